@@ -1,0 +1,41 @@
+"""Egocentric frames (RULES.md §0.3 item 2, DESIGN.md §5).
+
+Each player sees the board, and names its actions, in its own *frame*: the board as it would be
+if that player were the first player. A frame is one of three symmetries of the board, each its
+own inverse, so the same function maps frame coordinates to board coordinates and back:
+
+* ``IDENTITY``: the first player's view.
+* ``TRANSPOSE``: Crisscross Blue, who connects left-right, sees the board transposed so that he
+  too connects top to bottom.
+* ``ROTATE_180``: the colour whose home is at the top sees the board turned half a turn.
+
+These are numba functions so that kernels can use them directly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+IDENTITY = 0
+TRANSPOSE = 1
+ROTATE_180 = 2
+
+
+@njit(cache=True, inline="always")
+def frame_to_board(row: int, col: int, frame: int, height: int, width: int) -> tuple[int, int]:
+    """Map ``(row, col)`` between a frame and the board (the maps are involutions)."""
+    if frame == TRANSPOSE:
+        return col, row
+    if frame == ROTATE_180:
+        return height - 1 - row, width - 1 - col
+    return row, col
+
+
+def board_in_frame(board: np.ndarray, frame: int) -> np.ndarray:
+    """A view of ``board`` as seen in ``frame`` (no copy)."""
+    if frame == TRANSPOSE:
+        return board.T
+    if frame == ROTATE_180:
+        return board[::-1, ::-1]
+    return board

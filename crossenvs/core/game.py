@@ -1,0 +1,196 @@
+"""The engine contract every game implements (DESIGN.md §3).
+
+A :class:`Game` holds the static facts of one game with its options (sizes, number of actions,
+observation shape, house rules) and offers pure functions over :class:`~crossenvs.core.state.State`
+values. The shared parts live here: the option check, outcomes, ``apply`` with its legality
+check, legal-action lists, position text and rendering. A game module supplies the rules: the
+numba kernels behind ``legal_mask``, ``_apply_in_place`` and ``observe``, its notation, and how
+its own state slots read and write as text.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+
+from . import state as st
+from .errors import IllegalActionError, InvalidOptionError, PositionTextError
+from .state import State
+from .text import ParsedPosition, format_position_text, parse_int_header, parse_position_text
+
+PASS_TEXT = "pass"  # the notation of the pass action in every game that has one
+
+
+class Game(ABC):
+    """Base class of the five games. Subclasses set the class attributes and the abstract hooks."""
+
+    #: registry name, e.g. ``"crisscross"``
+    name: ClassVar[str]
+    #: option name -> default (RULES.md §0.3 item 6); anything else is refused
+    OPTIONS: ClassVar[dict[str, Any]] = {}
+    #: the common header keys plus the game's own
+    BASE_HEADER_KEYS: ClassVar[tuple[str, ...]] = ("to_move", "ply")
+    EXTRA_HEADER_KEYS: ClassVar[tuple[str, ...]] = ()
+
+    # Set by each game's __init__:
+    height: int
+    width: int
+    num_actions: int
+    observation_shape: tuple[int, int, int]
+    #: colour name of seat 0 and seat 1 (seat 0 moves first)
+    colours: tuple[str, str]
+    #: cell code -> letter used in position text (code 0 is empty, ``.``)
+    cell_letters: dict[int, str]
+
+    def __init__(self, **options: Any) -> None:
+        unknown = sorted(set(options) - set(self.OPTIONS))
+        if unknown:
+            known = ", ".join(f"{k}={v!r}" for k, v in self.OPTIONS.items()) or "none"
+            raise InvalidOptionError(f"{self.name}: unknown option(s) {', '.join(unknown)}; known options: {known}")
+        self.options: dict[str, Any] = {**self.OPTIONS, **options}
+
+    # ----------------------------------------------------------------- the rules (per game)
+    @abstractmethod
+    def initial_state(self) -> State:
+        """The setup of RULES.md."""
+
+    @abstractmethod
+    def legal_mask(self, state: State) -> np.ndarray:
+        """int8 vector of length ``num_actions``: 1 for each legal action of the player to decide."""
+
+    @abstractmethod
+    def observe(self, state: State, player: int) -> np.ndarray:
+        """float32 tensor of ``observation_shape`` from ``player``'s point of view."""
+
+    @abstractmethod
+    def action_to_str(self, state: State, action: int) -> str:
+        """Notation (DESIGN.md §4) of ``action`` for the player who decides in ``state``."""
+
+    @abstractmethod
+    def str_to_action(self, state: State, text: str) -> int:
+        """Inverse of :meth:`action_to_str`; ``IllegalActionError`` if the text names no action."""
+
+    @abstractmethod
+    def _apply_in_place(self, state: State, action: int) -> bool:
+        """Play a legal ``action`` on ``state`` in place; return False, untouched, if illegal."""
+
+    @abstractmethod
+    def _finish_loaded_state(self, state: State, parsed: ParsedPosition) -> None:
+        """Fill derived slots (status, game slots) of a state read from text; raise if inconsistent."""
+
+    # ----------------------------------------------------------------- shared mechanics
+    def current_player(self, state: State) -> int:
+        """The seat (0 or 1) that must decide now."""
+        return int(state.meta[st.TO_MOVE])
+
+    def is_terminal(self, state: State) -> bool:
+        return int(state.meta[st.STATUS]) != st.STATUS_PLAYING
+
+    def outcome(self, state: State) -> tuple[float, float] | None:
+        """None while playing, else per-seat returns: +1 win, -1 loss, 0 draw."""
+        status = int(state.meta[st.STATUS])
+        if status == st.STATUS_PLAYING:
+            return None
+        if status == st.STATUS_WIN_0:
+            return (1.0, -1.0)
+        if status == st.STATUS_WIN_1:
+            return (-1.0, 1.0)
+        return (0.0, 0.0)
+
+    def legal_actions(self, state: State) -> np.ndarray:
+        """The legal action ids, ascending."""
+        return np.flatnonzero(self.legal_mask(state))
+
+    def apply(self, state: State, action: int) -> State:
+        """The state after ``action``; ``IllegalActionError`` naming the move if it is not legal."""
+        if self.is_terminal(state):
+            raise IllegalActionError(f"{self.name}: the game is over; no action can be applied")
+        if not isinstance(action, (int, np.integer)) or not 0 <= action < self.num_actions:
+            raise IllegalActionError(f"{self.name}: action {action!r} is not an id in 0..{self.num_actions - 1}")
+        after = state.copy()
+        if not self._apply_in_place(after, int(action)):
+            move = self.action_to_str(state, int(action))
+            raise IllegalActionError(
+                f"{self.name}: illegal move {move} (action {int(action)}) for {self.colours[self.current_player(state)]}"
+            )
+        return after
+
+    def player_of_colour(self, colour: str) -> int:
+        """Seat of a colour name such as ``"red"``."""
+        try:
+            return self.colours.index(colour.strip().lower())
+        except ValueError:
+            raise ValueError(f"{colour!r} is not a colour of {self.name} ({' or '.join(self.colours)})") from None
+
+    # ----------------------------------------------------------------- position text
+    def to_text(self, state: State) -> str:
+        """Position text (DESIGN.md §4) that :meth:`from_text` reads back to an equal state."""
+        headers = [("to_move", self.colours[int(state.meta[st.TO_MOVE])]), ("ply", str(int(state.meta[st.PLY])))]
+        headers += self._extra_headers(state)
+        rows = [[self.cell_letters[int(code)] for code in row] for row in state.board]
+        return format_position_text(headers, rows)
+
+    def from_text(self, text: str) -> State:
+        """Read position text; ``PositionTextError`` naming the line if it is malformed."""
+        parsed = parse_position_text(
+            text,
+            height=self.height,
+            width=self.width,
+            cell_letters="".join(self._text_letter_codes()),
+            header_keys=self.BASE_HEADER_KEYS + self.EXTRA_HEADER_KEYS,
+        )
+        if "to_move" not in parsed.headers:
+            raise PositionTextError(
+                f"header 'to_move' is missing: give the side to move ({' or '.join(self.colours)}); "
+                "it is never inferred from the pieces"
+            )
+        state = self.initial_state()
+        letter_codes = self._text_letter_codes()
+        state.board[:] = 0
+        for row, cells in enumerate(parsed.cells):
+            for col, letter in enumerate(cells):
+                state.board[row, col] = letter_codes[letter] if letter is not None else 0
+        try:
+            state.meta[st.TO_MOVE] = self.player_of_colour(parsed.headers["to_move"])
+        except ValueError as exc:
+            raise parsed.error("to_move", str(exc)) from None
+        state.meta[st.PLY] = parse_int_header(parsed, "ply", 0)
+        state.meta[st.STATUS] = st.STATUS_PLAYING
+        state.meta[st.PASSES] = 0
+        self._finish_loaded_state(state, parsed)
+        return state
+
+    def _text_letter_codes(self) -> dict[str, int]:
+        """Letter -> cell code accepted when reading text (a game may add aliases)."""
+        return {letter: code for code, letter in self.cell_letters.items()}
+
+    def _extra_headers(self, state: State) -> list[tuple[str, str]]:
+        """Header lines for the game's own state slots (written only where they matter)."""
+        return []
+
+    # ----------------------------------------------------------------- rendering
+    def render_ansi(self, state: State) -> str:
+        """The board as text with a status line, for terminals."""
+        from .render import render_ansi
+
+        return render_ansi(self, state)
+
+    def render_rgb(self, state: State, cell_pixels: int = 48) -> np.ndarray:
+        """The board as an RGB image (H, W, 3) uint8, drawn with Pillow."""
+        from .render import render_rgb
+
+        return render_rgb(self, state, cell_pixels)
+
+    # Rendering hooks, overridden where a game has more to show.
+    #: cell code -> RGB fill of the piece drawn there
+    piece_colours: ClassVar[dict[int, tuple[int, int, int]]] = {}
+
+    def edge_colours(self) -> dict[str, tuple[int, int, int]]:
+        """Colour bars to draw along edges (``top``, ``bottom``, ``left``, ``right``)."""
+        return {}
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
+        return f"{type(self).__name__}({opts})"

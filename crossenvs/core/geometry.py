@@ -1,0 +1,30 @@
+"""Square names and board geometry (RULES.md §0.1).
+
+Squares are chess-style: files ``a..`` from the left, ranks ``1..`` from the bottom. Arrays are
+indexed ``[row, col]`` with ``row = rank - 1`` and ``col = file index``.
+"""
+
+from __future__ import annotations
+
+import re
+
+FILE_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_SQUARE_RE = re.compile(r"^([a-z])([1-9][0-9]?)$")
+
+
+def square_name(row: int, col: int) -> str:
+    """``(row, col)`` to a name such as ``c4`` (row 0 is rank 1)."""
+    return f"{FILE_LETTERS[col]}{row + 1}"
+
+
+def parse_square(text: str, height: int, width: int) -> tuple[int, int]:
+    """A name such as ``c4`` to ``(row, col)``; ``ValueError`` if it is not on the board."""
+    match = _SQUARE_RE.match(text.strip().lower())
+    if not match:
+        raise ValueError(f"{text!r} is not a square name (expected a file letter and a rank, e.g. 'c4')")
+    col = FILE_LETTERS.index(match.group(1))
+    row = int(match.group(2)) - 1
+    if not (0 <= row < height and 0 <= col < width):
+        last = f"{FILE_LETTERS[width - 1]}{height}"
+        raise ValueError(f"square {text!r} is off the {width}x{height} board (a1..{last})")
+    return row, col

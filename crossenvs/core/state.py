@@ -1,0 +1,64 @@
+"""The game state record shared by every game.
+
+A state is two small numpy arrays, so that the same numba kernels serve one game or a batch of
+games (a leading batch axis on both arrays):
+
+* ``board``: int8 ``(H, W)``, indexed ``board[rank - 1, file]`` (row 0 is rank 1, the bottom
+  edge). Cell codes are defined per game (0 is always empty).
+* ``meta``: int32 ``(K,)``. The first :data:`META_SIZE` slots are common to every game (below);
+  a game appends its own slots (move tokens, a pending decision, a jump in progress...).
+
+States are values: engine functions never modify a state they receive, they return a new one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# Common meta slots (every game's meta vector starts with these).
+TO_MOVE = 0  # seat (0 or 1) that must decide now; player 0 moves first
+PLY = 1  # plies (turns) counted so far, for the move cap (RULES.md §0.3 item 3)
+STATUS = 2  # one of the STATUS_* codes below
+PASSES = 3  # consecutive passes so far (two in a row draw, RULES.md §0.3 item 5)
+META_SIZE = 4
+
+STATUS_PLAYING = 0
+STATUS_WIN_0 = 1  # player 0 won
+STATUS_WIN_1 = 2  # player 1 won
+STATUS_DRAW = 3
+
+
+class State:
+    """One position: ``board`` (int8) and ``meta`` (int32). Compared by value."""
+
+    __slots__ = ("board", "meta")
+
+    def __init__(self, board: np.ndarray, meta: np.ndarray) -> None:
+        self.board = board
+        self.meta = meta
+
+    def copy(self) -> "State":
+        return State(self.board.copy(), self.meta.copy())
+
+    @property
+    def to_move(self) -> int:
+        return int(self.meta[TO_MOVE])
+
+    @property
+    def ply(self) -> int:
+        return int(self.meta[PLY])
+
+    @property
+    def status(self) -> int:
+        return int(self.meta[STATUS])
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        return np.array_equal(self.board, other.board) and np.array_equal(self.meta, other.meta)
+
+    def __hash__(self) -> int:
+        return hash((self.board.tobytes(), self.meta.tobytes()))
+
+    def __repr__(self) -> str:
+        return f"State(to_move={self.to_move}, ply={self.ply}, status={self.status}, board=\n{self.board[::-1]})"

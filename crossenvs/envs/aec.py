@@ -1,0 +1,147 @@
+"""The PettingZoo AEC environment over any game (DESIGN.md §5).
+
+``make_raw_env`` gives the bare env, which raises :class:`IllegalActionError` on an illegal
+action. ``make_env`` adds PettingZoo's standard wrappers, as PettingZoo classic does: an
+illegal action ends the game with -1 for the mover, an out-of-range action raises, and the
+call order is enforced.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..core.game import Game
+from ..core.registry import make_game
+from ..core.state import State
+
+RENDER_MODES = ["human", "ansi", "rgb_array"]
+
+
+def resolve_game(game: str | Game, options: dict[str, Any]) -> Game:
+    """A Game from a name plus options, or a ready Game (then options must be empty)."""
+    if isinstance(game, Game):
+        if options:
+            raise TypeError("pass options either to make_game or to the env, not both")
+        return game
+    return make_game(game, **options)
+
+
+def check_render_mode(render_mode: str | None) -> str | None:
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode {render_mode!r} is not one of {RENDER_MODES}")
+    return render_mode
+
+
+def render_state(game: Game, state: State, render_mode: str | None) -> np.ndarray | str | None:
+    """Render for a gymnasium/PettingZoo ``render()`` call in the given mode."""
+    if render_mode is None:
+        gymnasium.logger.warn("render() called without a render_mode; pass render_mode= when creating the env")
+        return None
+    if render_mode == "rgb_array":
+        return game.render_rgb(state)
+    text = game.render_ansi(state)
+    if render_mode == "human":
+        print(text)
+        return None
+    return text
+
+
+class CrossAECEnv(AECEnv, EzPickle):
+    """Two-player AEC env: agents ``player_0`` (moves first) and ``player_1``.
+
+    Observation of each agent: ``{"observation": float32 (H, W, C) egocentric planes,
+    "action_mask": int8 (num_actions,)}``; the mask is all zeros for the agent not on move.
+    Rewards are +1/-1/0 when the game ends. The same agent is selected again when the rules give
+    it the next decision.
+    """
+
+    metadata = {"render_modes": RENDER_MODES, "name": "crossenvs_v0", "is_parallelizable": True, "render_fps": 2}
+
+    def __init__(self, game: str | Game = "crisscross", render_mode: str | None = None, **options: Any) -> None:
+        EzPickle.__init__(self, game, render_mode, **options)
+        super().__init__()
+        self.game = resolve_game(game, options)
+        self.metadata = {**self.metadata, "name": f"{self.game.name}_v0"}
+        self.render_mode = check_render_mode(render_mode)
+        self.possible_agents = ["player_0", "player_1"]
+        self.agents = self.possible_agents[:]
+        observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, self.game.observation_shape, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.game.num_actions,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {agent: observation_space for agent in self.possible_agents}
+        self.action_spaces = {agent: spaces.Discrete(self.game.num_actions) for agent in self.possible_agents}
+        self._no_actions = np.zeros(self.game.num_actions, dtype=np.int8)
+        self.reset()
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game. The games have no chance; ``seed`` seeds the action spaces."""
+        if seed is not None:
+            for offset, agent in enumerate(self.possible_agents):
+                self.action_spaces[agent].seed(seed + offset)
+        self.state = self.game.initial_state()
+        self.agents = self.possible_agents[:]
+        self.rewards = {agent: 0 for agent in self.agents}
+        self._cumulative_rewards = {agent: 0 for agent in self.agents}
+        self.terminations = {agent: False for agent in self.agents}
+        self.truncations = {agent: False for agent in self.agents}
+        self.infos = {agent: {} for agent in self.agents}
+        self.agent_selection = self.agents[self.game.current_player(self.state)]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        player = self.possible_agents.index(agent)
+        on_move = agent == self.agent_selection and not self.game.is_terminal(self.state)
+        mask = self.game.legal_mask(self.state) if on_move else self._no_actions.copy()
+        return {"observation": self.game.observe(self.state, player), "action_mask": mask}
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0
+        self.state = self.game.apply(self.state, action)  # raises IllegalActionError naming the move
+        outcome = self.game.outcome(self.state)
+        if outcome is not None:
+            for index, name in enumerate(self.agents):
+                self.rewards[name] = outcome[index]
+                self.terminations[name] = True
+        self.agent_selection = self.agents[self.game.current_player(self.state)]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> np.ndarray | str | None:
+        return render_state(self.game, self.state, self.render_mode)
+
+    def close(self) -> None:
+        """Nothing to release (no window is opened)."""
+
+
+def make_raw_env(game: str | Game, render_mode: str | None = None, **options: Any) -> CrossAECEnv:
+    """The bare AEC env: an illegal action raises ``IllegalActionError``."""
+    return CrossAECEnv(game, render_mode=render_mode, **options)
+
+
+def make_env(game: str | Game, render_mode: str | None = None, **options: Any) -> AECEnv:
+    """The AEC env with PettingZoo's standard wrappers (illegal action: -1 and game over)."""
+    env: AECEnv = make_raw_env(game, render_mode=render_mode, **options)
+    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    env = wrappers.OrderEnforcingWrapper(env)
+    return env

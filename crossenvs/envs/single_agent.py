@@ -1,0 +1,93 @@
+"""The single-agent gymnasium view: the learner plays one seat, an opponent the other.
+
+``gymnasium.make("crossenvs/<Game>-v0", opponent=..., **game_options)``. The learner's seat is
+drawn from the env's seed at each reset; the opponent moves inside ``reset`` and ``step``
+until the learner must decide again, so every observation the learner gets is its own turn.
+``action_masks()`` serves MaskablePPO. An illegal learner action ends the episode with reward
+-1 and ``info["illegal_action"] = True`` (as PettingZoo's ``env()`` does); an illegal opponent
+action raises :class:`IllegalActionError`, since that is a bug in the opponent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from ..core.errors import IllegalActionError
+from ..core.game import Game
+from .aec import RENDER_MODES, check_render_mode, render_state, resolve_game
+from .opponents import as_opponent
+
+
+class CrossSingleAgentEnv(gymnasium.Env):
+    """One seat against a built-in opponent (random unless told otherwise)."""
+
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 2}
+
+    def __init__(
+        self,
+        game: str | Game = "crisscross",
+        opponent: Any = None,
+        render_mode: str | None = None,
+        **options: Any,
+    ) -> None:
+        self.game = resolve_game(game, options)
+        self.opponent = as_opponent(opponent)
+        self.render_mode = check_render_mode(render_mode)
+        self.observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, dtype=np.float32)
+        self.action_space = spaces.Discrete(self.game.num_actions)
+        self.learner = 0
+        self.state = self.game.initial_state()
+
+    # ----------------------------------------------------------------- gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        if seed is not None and hasattr(self.opponent, "seed"):
+            self.opponent.seed(int(self.np_random.integers(2**31)))
+        self.learner = int(self.np_random.integers(2))
+        self.state = self.game.initial_state()
+        self._let_opponent_play()
+        return self._observation(), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        if self.game.is_terminal(self.state):
+            raise RuntimeError("step() called on a finished game; call reset() first")
+        action = int(action)
+        if not (0 <= action < self.game.num_actions) or not self.game.legal_mask(self.state)[action]:
+            return self._observation(), -1.0, True, False, {**self._info(), "illegal_action": True}
+        self.state = self.game.apply(self.state, action)
+        self._let_opponent_play()
+        outcome = self.game.outcome(self.state)
+        reward = 0.0 if outcome is None else float(outcome[self.learner])
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), reward, outcome is not None, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean legal-action mask of the learner (all False once the game is over)."""
+        if self.game.is_terminal(self.state):
+            return np.zeros(self.game.num_actions, dtype=bool)
+        return self.game.legal_mask(self.state).astype(bool)
+
+    def render(self) -> np.ndarray | str | None:
+        return render_state(self.game, self.state, self.render_mode)
+
+    # ----------------------------------------------------------------- internals
+    def _let_opponent_play(self) -> None:
+        """The opponent decides until it is the learner's turn or the game ends."""
+        while not self.game.is_terminal(self.state) and self.game.current_player(self.state) != self.learner:
+            seat = 1 - self.learner
+            mask = self.game.legal_mask(self.state)
+            action = int(self.opponent(self.game.observe(self.state, seat), mask))
+            if not (0 <= action < self.game.num_actions) or not mask[action]:
+                raise IllegalActionError(f"the opponent chose action {action}, which is not legal here")
+            self.state = self.game.apply(self.state, action)
+
+    def _observation(self) -> np.ndarray:
+        return self.game.observe(self.state, self.learner)
+
+    def _info(self) -> dict[str, Any]:
+        return {"learner_seat": self.learner}

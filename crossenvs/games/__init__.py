@@ -1,0 +1,1 @@
+"""One module per game: the rules only, written against :mod:`crossenvs.core`."""

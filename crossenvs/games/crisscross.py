@@ -1,0 +1,267 @@
+"""Crisscross (Mark Steere, 2023): full rules in ``RULES.md`` §5.
+
+Rules in brief
+--------------
+An N x N board starts empty. Red moves first. On a turn a player places one checker of his
+colour on any empty square; there is no passing. Red must connect the top and bottom edges
+(rank N to rank 1), Blue the left and right edges (file a to the last file), through
+orthogonally adjacent checkers.
+
+Capture: the new checker lies in a horizontal and a vertical segment (maximal runs of the
+mover's colour through it). Beyond each of the four ends of those two segments, a closed run of
+enemy checkers that is followed by one of the mover's checkers, or by the board edge (every
+edge counts as the mover's on his turn), is flanked. All flanked runs flip at once; flipped
+checkers capture nothing further. Only runs on the lines of the new segments are taken. After
+the flips, a player with a connection between his edges wins. A full board without a winner
+is a draw, so a game lasts at most N² plies and needs no move cap.
+
+Options
+-------
+``size`` (int, default 8): the board is ``size`` x ``size``, any size from 3 to 19.
+
+Players and frames
+------------------
+Seat 0 (``player_0``) is Red, seat 1 is Blue. Observations and actions are egocentric
+(RULES.md §0.3 item 2): Blue sees the board *transposed*, so that in his own frame he too
+connects the bottom row to the top row, and one network can play both seats.
+
+Action encoding
+---------------
+``num_actions = N * N``. Action ``a`` places a checker on the square at ``(row, col) =
+divmod(a, N)`` of the acting player's frame, where row 0 is the player's bottom edge. For Red
+that is square ``(file col, rank row + 1)``; for Blue the transpose, ``(file row, rank col + 1)``.
+Notation (DESIGN.md §4): the square, e.g. ``c4``.
+
+Observation
+-----------
+float32 tensor of shape ``(N, N, 2)`` in the observing player's frame, indexed like the
+actions (row 0 is that player's first edge):
+
+* plane 0: the observer's checkers;
+* plane 1: the opponent's checkers.
+
+Everything else is visible on the board (no hidden state, no pass, no cap).
+
+Rewards and end
+---------------
++1 to the winner and -1 to the loser when a move completes a connection; 0 to both when the
+board fills without a winner.
+
+Position text
+-------------
+Cells ``.`` empty, ``R`` red, ``B`` blue; headers ``to_move`` (``red``/``blue``, required) and
+``ply``. The result is derived from the board: a connected player has won, a full board without
+one is a draw.
+
+Version history
+---------------
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..core import state as st
+from ..core.errors import IllegalActionError, InvalidOptionError, PositionTextError
+from ..core.frames import IDENTITY, TRANSPOSE, frame_to_board
+from ..core.game import Game
+from ..core.geometry import parse_square, square_name
+from ..core.observation import fill_piece_planes
+from ..core.state import State
+from ..core.text import ParsedPosition
+
+EMPTY, RED, BLUE = 0, 1, 2
+MIN_SIZE, MAX_SIZE = 3, 19
+
+# Row and column steps of the four rays from the ends of the new segments.
+_RAY_ROWS = np.array([1, -1, 0, 0], dtype=np.int64)
+_RAY_COLS = np.array([0, 0, 1, -1], dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def _frame_of(player: int) -> int:
+    """Red plays in the board's own frame, Blue in the transposed one."""
+    return TRANSPOSE if player == 1 else IDENTITY
+
+
+@njit(cache=True)
+def _flip_flanked_runs(board: np.ndarray, row: int, col: int, mine: int) -> None:
+    """Flip every enemy run flanked beyond an end of the new checker's two segments.
+
+    The four rays never share a cell, so flipping one run cannot change the test of another:
+    doing them in turn equals doing them at once, and no flip triggers a further capture.
+    """
+    n = board.shape[0]
+    enemy = 3 - mine
+    for ray in range(4):
+        dr, dc = _RAY_ROWS[ray], _RAY_COLS[ray]
+        r, c = row, col
+        while 0 <= r + dr < n and 0 <= c + dc < n and board[r + dr, c + dc] == mine:
+            r += dr
+            c += dc
+        run = 0
+        rr, rc = r + dr, c + dc
+        while 0 <= rr < n and 0 <= rc < n and board[rr, rc] == enemy:
+            rr += dr
+            rc += dc
+            run += 1
+        closed = not (0 <= rr < n and 0 <= rc < n) or board[rr, rc] == mine
+        if run > 0 and closed:
+            for k in range(1, run + 1):
+                board[r + k * dr, c + k * dc] = mine
+
+
+@njit(cache=True)
+def has_connection(board: np.ndarray, player: int) -> bool:
+    """Does ``player`` join his two edges (rows 0 and N-1 of his own frame) orthogonally?"""
+    n = board.shape[0]
+    mine = player + 1
+    frame = _frame_of(player)
+    seen = np.zeros((n, n), dtype=np.bool_)
+    stack_r = np.empty(n * n, dtype=np.int64)
+    stack_c = np.empty(n * n, dtype=np.int64)
+    top = 0
+    for c in range(n):
+        br, bc = frame_to_board(0, c, frame, n, n)
+        if board[br, bc] == mine:
+            seen[0, c] = True
+            stack_r[top] = 0
+            stack_c[top] = c
+            top += 1
+    while top > 0:
+        top -= 1
+        r, c = stack_r[top], stack_c[top]
+        if r == n - 1:
+            return True
+        for ray in range(4):
+            nr, nc = r + _RAY_ROWS[ray], c + _RAY_COLS[ray]
+            if 0 <= nr < n and 0 <= nc < n and not seen[nr, nc]:
+                br, bc = frame_to_board(nr, nc, frame, n, n)
+                if board[br, bc] == mine:
+                    seen[nr, nc] = True
+                    stack_r[top] = nr
+                    stack_c[top] = nc
+                    top += 1
+    return False
+
+
+@njit(cache=True)
+def _board_full(board: np.ndarray) -> bool:
+    for cell in board.flat:
+        if cell == EMPTY:
+            return False
+    return True
+
+
+@njit(cache=True)
+def place(board: np.ndarray, meta: np.ndarray, action: int) -> bool:
+    """Play ``action`` for the player to move, in place. False (nothing changed) if illegal."""
+    n = board.shape[0]
+    if action < 0 or action >= n * n or meta[st.STATUS] != st.STATUS_PLAYING:
+        return False
+    player = meta[st.TO_MOVE]
+    row, col = frame_to_board(action // n, action % n, _frame_of(player), n, n)
+    if board[row, col] != EMPTY:
+        return False
+    mine = player + 1
+    board[row, col] = mine
+    _flip_flanked_runs(board, row, col, mine)
+    meta[st.PLY] += 1
+    if has_connection(board, player):
+        meta[st.STATUS] = st.STATUS_WIN_0 + player
+    elif _board_full(board):
+        meta[st.STATUS] = st.STATUS_DRAW
+    meta[st.TO_MOVE] = 1 - player
+    return True
+
+
+@njit(cache=True)
+def legal_mask_into(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
+    """``out[a] = 1`` for each empty square of the acting player's frame (all 0 once over)."""
+    n = board.shape[0]
+    playing = meta[st.STATUS] == st.STATUS_PLAYING
+    frame = _frame_of(meta[st.TO_MOVE])
+    for fr in range(n):
+        for fc in range(n):
+            br, bc = frame_to_board(fr, fc, frame, n, n)
+            out[fr * n + fc] = 1 if (playing and board[br, bc] == EMPTY) else 0
+
+
+@njit(cache=True)
+def observe_into(board: np.ndarray, player: int, out: np.ndarray) -> None:
+    """Planes 0/1: the observer's / the opponent's checkers, in the observer's frame."""
+    codes = np.empty(2, dtype=np.int8)
+    codes[0] = player + 1
+    codes[1] = 2 - player
+    fill_piece_planes(board, _frame_of(player), codes, out)
+
+
+class Crisscross(Game):
+    """Crisscross on an N x N board (see the module docstring)."""
+
+    name = "crisscross"
+    OPTIONS = {"size": 8}
+    colours = ("red", "blue")
+    cell_letters = {EMPTY: ".", RED: "R", BLUE: "B"}
+    piece_colours = {RED: (205, 45, 45), BLUE: (45, 85, 205)}
+
+    def __init__(self, **options) -> None:
+        super().__init__(**options)
+        size = self.options["size"]
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not MIN_SIZE <= size <= MAX_SIZE:
+            raise InvalidOptionError(f"crisscross: size must be an integer from {MIN_SIZE} to {MAX_SIZE}, got {size!r}")
+        self.size = int(size)
+        self.height = self.width = self.size
+        self.num_actions = self.size * self.size
+        self.observation_shape = (self.size, self.size, 2)
+
+    # ----------------------------------------------------------------- contract
+    def initial_state(self) -> State:
+        return State(np.zeros((self.size, self.size), dtype=np.int8), np.zeros(st.META_SIZE, dtype=np.int32))
+
+    def legal_mask(self, state: State) -> np.ndarray:
+        mask = np.empty(self.num_actions, dtype=np.int8)
+        legal_mask_into(state.board, state.meta, mask)
+        return mask
+
+    def observe(self, state: State, player: int) -> np.ndarray:
+        out = np.empty(self.observation_shape, dtype=np.float32)
+        observe_into(state.board, int(player), out)
+        return out
+
+    def _apply_in_place(self, state: State, action: int) -> bool:
+        return place(state.board, state.meta, action)
+
+    # ----------------------------------------------------------------- notation
+    def _frame(self, state: State) -> int:
+        return TRANSPOSE if self.current_player(state) == 1 else IDENTITY
+
+    def action_to_str(self, state: State, action: int) -> str:
+        if not 0 <= int(action) < self.num_actions:
+            raise IllegalActionError(f"crisscross: action {action!r} is not an id in 0..{self.num_actions - 1}")
+        row, col = frame_to_board(int(action) // self.size, int(action) % self.size, self._frame(state), self.size, self.size)
+        return square_name(row, col)
+
+    def str_to_action(self, state: State, text: str) -> int:
+        try:
+            row, col = parse_square(text, self.size, self.size)
+        except ValueError as exc:
+            raise IllegalActionError(f"crisscross: {exc}") from None
+        fr, fc = frame_to_board(row, col, self._frame(state), self.size, self.size)
+        return fr * self.size + fc
+
+    # ----------------------------------------------------------------- text and rendering
+    def _finish_loaded_state(self, state: State, parsed: ParsedPosition) -> None:
+        red_won, blue_won = has_connection(state.board, 0), has_connection(state.board, 1)
+        if red_won and blue_won:
+            raise PositionTextError("both red and blue connect their edges; at most one player can have won")
+        if red_won or blue_won:
+            state.meta[st.STATUS] = st.STATUS_WIN_0 if red_won else st.STATUS_WIN_1
+        elif not (state.board == EMPTY).any():
+            state.meta[st.STATUS] = st.STATUS_DRAW
+
+    def edge_colours(self) -> dict[str, tuple[int, int, int]]:
+        red, blue = self.piece_colours[RED], self.piece_colours[BLUE]
+        return {"top": red, "bottom": red, "left": blue, "right": blue}
