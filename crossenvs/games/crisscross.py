@@ -64,7 +64,7 @@ import numpy as np
 from numba import njit
 
 from ..core import state as st
-from ..core.errors import IllegalActionError, InvalidOptionError, PositionTextError
+from ..core.errors import IllegalActionError, InvalidOptionError
 from ..core.frames import IDENTITY, TRANSPOSE, frame_to_board
 from ..core.game import Game
 from ..core.geometry import parse_square, square_name
@@ -254,11 +254,11 @@ class Crisscross(Game):
 
     # ----------------------------------------------------------------- text and rendering
     def _finish_loaded_state(self, state: State, parsed: ParsedPosition) -> None:
-        red_won, blue_won = has_connection(state.board, 0), has_connection(state.board, 1)
-        if red_won and blue_won:
-            raise PositionTextError("both red and blue connect their edges; at most one player can have won")
-        if red_won or blue_won:
-            state.meta[st.STATUS] = st.STATUS_WIN_0 if red_won else st.STATUS_WIN_1
+        # Both sides can never connect at once: two orthogonal paths that cross share a cell.
+        if has_connection(state.board, 0):
+            state.meta[st.STATUS] = st.STATUS_WIN_0
+        elif has_connection(state.board, 1):
+            state.meta[st.STATUS] = st.STATUS_WIN_1
         elif not (state.board == EMPTY).any():
             state.meta[st.STATUS] = st.STATUS_DRAW
 

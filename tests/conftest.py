@@ -1,0 +1,47 @@
+"""Shared helpers for the tests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from crossenvs import make_game
+
+
+def position(diagram: str, to_move: str, ply: int = 0) -> str:
+    """Position text from a RULES.md diagram plus the headers the diagram leaves out."""
+    return f"to_move: {to_move}\nply: {ply}\n{diagram}"
+
+
+def position_from_squares(size: int, to_move: str, pieces: dict[str, list[str]], ply: int = 0) -> str:
+    """Position text for a list-style example such as 'Red c6, c5; Blue d6' (letter -> squares)."""
+    rows = [["."] * size for _ in range(size)]
+    for letter, squares in pieces.items():
+        for square in squares:
+            rows[int(square[1:]) - 1]["abcdefghijklmnopqrs".index(square[0])] = letter
+    lines = [f"{rank + 1} " + " ".join(rows[rank]) for rank in range(size - 1, -1, -1)]
+    return f"to_move: {to_move}\nply: {ply}\n" + "\n".join(lines) + "\n"
+
+
+def play_random_games(game, rng: np.random.Generator, min_plies: int):
+    """Yield (state_before, action, state_after) over random games until min_plies are played."""
+    played = 0
+    while played < min_plies:
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            legal = game.legal_actions(state)
+            action = int(legal[rng.integers(legal.size)])
+            after = game.apply(state, action)
+            yield state, action, after
+            state = after
+            played += 1
+
+
+@pytest.fixture(scope="session")
+def crisscross8():
+    return make_game("crisscross")
+
+
+@pytest.fixture(scope="session")
+def crisscross6():
+    return make_game("crisscross", size=6)

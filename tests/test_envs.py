@@ -1,0 +1,201 @@
+"""The official checkers (DESIGN.md §5) and the envs' own behaviour."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env as gym_check_env
+from pettingzoo.test import api_test, parallel_api_test, seed_test
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+import crossenvs
+from crossenvs import IllegalActionError, crisscross_v0
+from crossenvs.envs import CrossSingleAgentEnv
+
+SIZES = (3, 6, 8)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_pettingzoo_api_test(size):
+    api_test(crisscross_v0.env(size=size), num_cycles=1000)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_pettingzoo_seed_test(size):
+    seed_test(lambda: crisscross_v0.env(size=size), num_cycles=500)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_pettingzoo_parallel_api_test(size):
+    parallel_api_test(turn_based_aec_to_parallel(crisscross_v0.env(size=size)), num_cycles=1000)
+
+
+def test_gymnasium_check_env():
+    env = gymnasium.make("crossenvs/Crisscross-v0", size=6)
+    gym_check_env(env.unwrapped)
+
+
+def test_sb3_check_env():
+    from stable_baselines3.common.env_checker import check_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # SB3 reports problems as warnings...
+        # ...except this advice: our planes are float32 (H, W, C) by design (DESIGN.md §5).
+        warnings.filterwarnings("ignore", message="It seems that your observation  is an image")
+        check_env(gymnasium.make("crossenvs/Crisscross-v0", size=6).unwrapped)
+
+
+def test_maskable_ppo_trains_a_few_hundred_steps():
+    from sb3_contrib import MaskablePPO
+
+    env = gymnasium.make("crossenvs/Crisscross-v0", size=5)
+    model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=384)
+    assert model.num_timesteps >= 384
+    obs, _ = env.reset(seed=1)
+    action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
+    assert env.unwrapped.action_masks()[int(action)]
+
+
+def test_raw_env_raises_on_illegal_action():
+    env = crisscross_v0.raw_env(size=4)
+    env.reset()
+    env.step(0)  # player_0 takes a1
+    with pytest.raises(IllegalActionError, match="illegal move a1"):
+        env.step(0)  # player_1 tries a1 (action 0 is a1 in either frame)
+
+
+def test_wrapped_env_ends_the_game_with_minus_one_for_an_illegal_move():
+    env = crisscross_v0.env(size=4)
+    env.reset(seed=0)
+    env.step(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the wrapper warns about the illegal move
+        env.step(0)
+    assert all(env.terminations.values())
+    assert env._cumulative_rewards == {"player_0": 0, "player_1": -1}
+
+
+def test_aec_observation_and_mask_conventions():
+    env = crisscross_v0.env(size=5)
+    env.reset(seed=0)
+    assert env.agent_selection == "player_0"
+    first = env.observe("player_0")
+    other = env.observe("player_1")
+    assert first["observation"].shape == (5, 5, 2) and first["observation"].dtype == np.float32
+    assert first["action_mask"].dtype == np.int8 and first["action_mask"].all()
+    assert not other["action_mask"].any()  # not on move
+    env.step(7)  # red c2
+    obs = env.observe("player_1")["observation"]
+    assert obs[2, 1, 1] == 1.0  # Blue sees red's c2 at its transposed square (row 2, col 1)
+    assert env.agent_selection == "player_1"
+
+
+def test_aec_env_pickles():
+    env = crisscross_v0.env(size=5)
+    env.reset()
+    clone = pickle.loads(pickle.dumps(env))
+    clone.reset()
+    assert clone.unwrapped.game.size == 5
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_full_games_reward_winner_and_loser(seed):
+    env = crisscross_v0.env(size=5)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert sorted(env.rewards.values()) in ([-1, 1], [0, 0])
+
+
+def test_single_agent_learner_seat_follows_the_seed():
+    env = gymnasium.make("crossenvs/Crisscross-v0", size=5)
+    seats = {env.reset(seed=s)[1]["learner_seat"] for s in range(20)}
+    assert seats == {0, 1}
+    obs_a, info_a = env.reset(seed=3)
+    obs_b, info_b = env.reset(seed=3)
+    assert info_a == info_b and np.array_equal(obs_a, obs_b)
+    if info_a["learner_seat"] == 1:
+        assert obs_a[..., 1].sum() == 1  # the random opponent (Red) has already moved
+
+
+class CountingOpponent:
+    """An opponent with an SB3-style predict: always the first legal action."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def predict(self, observation, action_masks=None, deterministic=False):
+        self.calls += 1
+        return int(np.flatnonzero(action_masks)[0]), None
+
+
+@pytest.mark.parametrize(
+    "make_opponent",
+    [lambda: CountingOpponent(), lambda: (lambda obs, mask: int(np.flatnonzero(mask)[-1]))],
+    ids=["predict", "callable"],
+)
+def test_single_agent_plays_whole_games_against_custom_opponents(make_opponent):
+    opponent = make_opponent()
+    env = CrossSingleAgentEnv("crisscross", opponent=opponent, size=4)
+    rng = np.random.default_rng(0)
+    for episode in range(10):
+        env.reset(seed=episode)
+        done, reward = False, 0.0
+        while not done:
+            _, reward, done, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            assert not truncated and "illegal_action" not in info
+        assert reward in (-1.0, 0.0, 1.0)
+        assert not env.action_masks().any()
+    if isinstance(opponent, CountingOpponent):
+        assert opponent.calls > 0
+
+
+def test_single_agent_illegal_action_loses():
+    env = CrossSingleAgentEnv("crisscross", size=4)
+    env.reset(seed=0)
+    taken = int(np.flatnonzero(~env.action_masks())[0]) if (~env.action_masks()).any() else None
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    _, reward, terminated, _, info = env.step(illegal)
+    assert (reward, terminated, info["illegal_action"]) == (-1.0, True, True)
+    assert taken is None or taken >= 0
+
+
+def test_bad_opponent_and_render_mode_are_refused():
+    with pytest.raises(crossenvs.InvalidOptionError, match="opponent 42 is not usable"):
+        CrossSingleAgentEnv("crisscross", opponent=42)
+    with pytest.raises(ValueError, match="render_mode 'video'"):
+        crisscross_v0.env(render_mode="video")
+
+
+def test_render_modes(capsys):
+    env = crisscross_v0.env(render_mode="rgb_array", size=6)
+    env.reset()
+    env.step(0)
+    image = env.render()
+    assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
+    assert (image == np.array([205, 45, 45], dtype=np.uint8)).all(axis=2).any()  # a red checker is drawn
+    text_env = crisscross_v0.env(render_mode="ansi", size=6)
+    text_env.reset()
+    text_env.step(0)
+    text = text_env.render()
+    assert text.startswith("Blue to move (ply 1)") and "1 R . . . . ." in text
+    human = gymnasium.make("crossenvs/Crisscross-v0", size=3, render_mode="human")
+    human.reset(seed=0)
+    human.step(int(np.flatnonzero(human.unwrapped.action_masks())[0]))
+    assert "to move" in capsys.readouterr().out or human.unwrapped.game.is_terminal(human.unwrapped.state)
+
+
+def test_gymnasium_ids_registered_on_import():
+    assert "crossenvs/Crisscross-v0" in gymnasium.registry
+    assert crossenvs.list_games() == ["crisscross"]
