@@ -1,0 +1,45 @@
+"""Golden playthroughs (OpenSpiel's idea, DESIGN.md §6).
+
+A seeded random game written out position by position, with the legal moves in notation and
+the acting player's observation planes. Tests regenerate it and diff it against a committed
+file, so no change to the rules, the notation or the observations slips through silently.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .game import Game
+
+
+def _planes_text(planes: np.ndarray) -> list[str]:
+    """Each plane as rows of digits (float planes hold small integers or fractions)."""
+    lines = []
+    for index in range(planes.shape[-1]):
+        plane = planes[..., index]
+        rows = [" ".join(f"{value:g}" for value in row) for row in plane]
+        lines.append(f"plane {index}: " + " | ".join(rows))
+    return lines
+
+
+def playthrough(game: Game, seed: int, max_plies: int = 10_000) -> str:
+    """The text of one random game of ``game`` drawn with ``seed``."""
+    rng = np.random.default_rng(seed)
+    state = game.initial_state()
+    lines = [f"# {game!r}, seed {seed}: uniformly random legal play"]
+    step = 0
+    while not game.is_terminal(state) and step < max_plies:
+        player = game.current_player(state)
+        legal = game.legal_actions(state)
+        lines.append(f"== decision {step}, seat {player}")
+        lines.append(game.to_text(state).rstrip("\n"))
+        lines.append("legal: " + " ".join(game.action_to_str(state, int(a)) for a in legal))
+        lines.extend(_planes_text(game.observe(state, player)))
+        action = int(legal[rng.integers(legal.size)])
+        lines.append(f"action: {game.action_to_str(state, action)} ({action})")
+        state = game.apply(state, action)
+        step += 1
+    lines.append("== final")
+    lines.append(game.to_text(state).rstrip("\n"))
+    lines.append(f"outcome: {game.outcome(state)}")
+    return "\n".join(lines) + "\n"

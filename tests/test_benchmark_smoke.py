@@ -1,0 +1,25 @@
+"""The benchmark script runs end to end (tiny budget; speed itself is never asserted in tests)."""
+
+from __future__ import annotations
+
+import json
+import runpy
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench.py"
+
+
+def test_benchmark_runs_and_reports_ratios(tmp_path, capsys):
+    out = tmp_path / "bench.json"
+    bench = runpy.run_path(str(BENCH))
+    bench["main"](["--seconds", "0.05", "--size", "6", "--json", str(out)])
+    printed = capsys.readouterr().out
+    assert "AEC env / PettingZoo connect_four_v3" in printed
+    figures = json.loads(out.read_text())
+    assert figures["rates"]["crossenvs crisscross 6x6 engine"] > 0
+    assert figures["rates"]["crossenvs crisscross 6x6 AEC env()"] > 0
+    assert set(figures["ratios"]) == {
+        "AEC env / PettingZoo connect_four_v3 (target >= 3)",
+        "engine loop / OpenSpiel hex 11x11 (target >= 1)",
+        "engine loop / OpenSpiel connect_four",
+    }
