@@ -168,12 +168,10 @@ def test_single_agent_plays_whole_games_against_custom_opponents(make_opponent):
 def test_single_agent_illegal_action_loses():
     env = CrossSingleAgentEnv("crisscross", size=4)
     env.reset(seed=0)
-    taken = int(np.flatnonzero(~env.action_masks())[0]) if (~env.action_masks()).any() else None
-    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    env.step(int(np.flatnonzero(env.action_masks())[0]))  # now both sides have a checker down
     illegal = int(np.flatnonzero(~env.action_masks())[0])
     _, reward, terminated, _, info = env.step(illegal)
     assert (reward, terminated, info["illegal_action"]) == (-1.0, True, True)
-    assert taken is None or taken >= 0
 
 
 def test_bad_opponent_and_render_mode_are_refused():
@@ -197,8 +195,8 @@ def test_render_modes(capsys):
     assert text.startswith("Blue to move (ply 1)") and "1 R . . . . ." in text
     human = gymnasium.make("crossenvs/Crisscross-v0", size=3, render_mode="human")
     human.reset(seed=0)
-    human.step(int(np.flatnonzero(human.unwrapped.action_masks())[0]))
-    assert "to move" in capsys.readouterr().out or human.unwrapped.game.is_terminal(human.unwrapped.state)
+    human.step(int(np.flatnonzero(human.unwrapped.action_masks())[0]))  # no 3x3 game ends this early
+    assert "to move (ply" in capsys.readouterr().out
 
 
 def test_gymnasium_ids_registered_on_import():

@@ -58,7 +58,7 @@ def test_same_errors_as_the_pettingzoo_stack():
     for build in (lambda: make_env("crisscross", size=4), lambda: pettingzoo_stack(4)):
         env = build()
         with pytest.raises(AttributeError, match="agent_selection cannot be accessed before reset"):
-            env.agent_selection
+            _ = env.agent_selection
         with pytest.raises(Exception, match="reset"):
             env.step(0)
         env.reset()

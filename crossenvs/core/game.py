@@ -112,9 +112,8 @@ class Game(ABC):
         after = state.copy()
         if not self._apply_in_place(after, int(action)):
             move = self.action_to_str(state, int(action))
-            raise IllegalActionError(
-                f"{self.name}: illegal move {move} (action {int(action)}) for {self.colours[self.current_player(state)]}"
-            )
+            colour = self.colours[self.current_player(state)]
+            raise IllegalActionError(f"{self.name}: illegal move {move} (action {int(action)}) for {colour}")
         return after
 
     def player_of_colour(self, colour: str) -> int:

@@ -241,7 +241,8 @@ class Crisscross(Game):
     def action_to_str(self, state: State, action: int) -> str:
         if not 0 <= int(action) < self.num_actions:
             raise IllegalActionError(f"crisscross: action {action!r} is not an id in 0..{self.num_actions - 1}")
-        row, col = frame_to_board(int(action) // self.size, int(action) % self.size, self._frame(state), self.size, self.size)
+        frame_row, frame_col = divmod(int(action), self.size)
+        row, col = frame_to_board(frame_row, frame_col, self._frame(state), self.size, self.size)
         return square_name(row, col)
 
     def str_to_action(self, state: State, text: str) -> int:
