@@ -64,6 +64,7 @@ import numpy as np
 from numba import njit
 
 from ..core import state as st
+from ..core.codec import square_index, square_of
 from ..core.errors import IllegalActionError, InvalidOptionError
 from ..core.frames import IDENTITY, TRANSPOSE, frame_to_board
 from ..core.game import Game
@@ -162,7 +163,8 @@ def place(board: np.ndarray, meta: np.ndarray, action: int) -> bool:
     if action < 0 or action >= n * n or meta[st.STATUS] != st.STATUS_PLAYING:
         return False
     player = meta[st.TO_MOVE]
-    row, col = frame_to_board(action // n, action % n, _frame_of(player), n, n)
+    frame_row, frame_col = square_of(action, n)
+    row, col = frame_to_board(frame_row, frame_col, _frame_of(player), n, n)
     if board[row, col] != EMPTY:
         return False
     mine = player + 1
@@ -186,7 +188,7 @@ def legal_mask_into(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> Non
     for fr in range(n):
         for fc in range(n):
             br, bc = frame_to_board(fr, fc, frame, n, n)
-            out[fr * n + fc] = 1 if (playing and board[br, bc] == EMPTY) else 0
+            out[square_index(fr, fc, n)] = 1 if (playing and board[br, bc] == EMPTY) else 0
 
 
 @njit(cache=True)
@@ -241,7 +243,7 @@ class Crisscross(Game):
     def action_to_str(self, state: State, action: int) -> str:
         if not 0 <= int(action) < self.num_actions:
             raise IllegalActionError(f"crisscross: action {action!r} is not an id in 0..{self.num_actions - 1}")
-        frame_row, frame_col = divmod(int(action), self.size)
+        frame_row, frame_col = square_of(int(action), self.size)
         row, col = frame_to_board(frame_row, frame_col, self._frame(state), self.size, self.size)
         return square_name(row, col)
 
@@ -250,8 +252,8 @@ class Crisscross(Game):
             row, col = parse_square(text, self.size, self.size)
         except ValueError as exc:
             raise IllegalActionError(f"crisscross: {exc}") from None
-        fr, fc = frame_to_board(row, col, self._frame(state), self.size, self.size)
-        return fr * self.size + fc
+        frame_row, frame_col = frame_to_board(row, col, self._frame(state), self.size, self.size)
+        return square_index(frame_row, frame_col, self.size)
 
     # ----------------------------------------------------------------- text and rendering
     def _finish_loaded_state(self, state: State, parsed: ParsedPosition) -> None:
