@@ -73,6 +73,7 @@ def test_random_games_keep_every_invariant(size):
     rng = np.random.default_rng(size)
     games_ended = 0
     for before, action, after in play_random_games(game, rng, PLIES_PER_SIZE):
+        pristine = before.copy()
         mask = game.legal_mask(before)
         player = game.current_player(before)
         assert mask.dtype == np.int8 and mask.shape == (game.num_actions,)
@@ -82,7 +83,8 @@ def test_random_games_keep_every_invariant(size):
         for illegal in np.flatnonzero(mask == 0):
             with pytest.raises(IllegalActionError, match=game.action_to_str(before, int(illegal))):
                 game.apply(before, int(illegal))
-        # the state is a value: apply did not touch its input
+        # the state is a value: none of those applies touched their input
+        assert before == pristine
         assert game.from_text(game.to_text(before)) == before
         assert game.from_text(game.to_text(after)) == after
         # the reference model of captures and wins agrees with the kernel
@@ -112,6 +114,10 @@ def test_actions_are_egocentric(crisscross8):
     action = game.str_to_action(state, "a2")  # Blue's frame: row = file a (0), col = rank 2 (1)
     assert action == 1
     assert game.legal_mask(state)[0] == 0  # a1 is taken, in either frame
+    off_diagonal = game.from_text("to_move: blue\n2 R . . . . . . .\n")  # red a2
+    mask = game.legal_mask(off_diagonal)
+    assert mask[game.str_to_action(off_diagonal, "a2")] == 0 and mask[game.str_to_action(off_diagonal, "b1")] == 1
+    assert game.str_to_action(off_diagonal, "a2") == 1  # Blue's row 0 (file a), col 1 (rank 2)
     red_state = game.from_text("to_move: red\n")
     assert game.action_to_str(red_state, 1) == "b1"
     assert game.action_to_str(state, 1) == "a2"

@@ -122,15 +122,25 @@ def test_full_games_reward_winner_and_loser(seed):
     assert sorted(final.values()) in ([-1, 1], [0, 0])
 
 
-def test_single_agent_learner_seat_follows_the_seed():
+def episode(env, seed: int) -> tuple[int, list[bytes], float]:
+    """Learner seat, every observation, and the final reward of a seeded episode."""
+    observation, info = env.reset(seed=seed)
+    seen, done, reward = [observation.tobytes()], False, 0.0
+    while not done:
+        observation, reward, done, _, _ = env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+        seen.append(observation.tobytes())
+    return info["learner_seat"], seen, reward
+
+
+def test_single_agent_episodes_follow_the_seed():
     env = gymnasium.make("crossenvs/Crisscross-v0", size=5)
-    seats = {env.reset(seed=s)[1]["learner_seat"] for s in range(20)}
-    assert seats == {0, 1}
-    obs_a, info_a = env.reset(seed=3)
-    obs_b, info_b = env.reset(seed=3)
-    assert info_a == info_b and np.array_equal(obs_a, obs_b)
-    if info_a["learner_seat"] == 1:
-        assert obs_a[..., 1].sum() == 1  # the random opponent (Red) has already moved
+    runs = {seed: episode(env, seed) for seed in range(12)}
+    assert {seat for seat, _, _ in runs.values()} == {0, 1}
+    for seed, run in runs.items():
+        assert episode(env, seed) == run  # same seed: same seat, same opponent moves
+    for seat, observations, _ in runs.values():
+        first = np.frombuffer(observations[0], dtype=np.float32).reshape(5, 5, 2)
+        assert first[..., 1].sum() == seat  # as Blue, the random Red opponent has moved once
 
 
 class CountingOpponent:
@@ -172,6 +182,31 @@ def test_single_agent_illegal_action_loses():
     illegal = int(np.flatnonzero(~env.action_masks())[0])
     _, reward, terminated, _, info = env.step(illegal)
     assert (reward, terminated, info["illegal_action"]) == (-1.0, True, True)
+    assert not env.action_masks().any()  # the episode is over
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(int(np.flatnonzero(env.unwrapped.game.legal_mask(env.state))[0]))
+
+
+def test_draw_gives_zero_to_both_agents():
+    """The drawn 6x6 board of test_text_and_errors with a6 empty; Red fills it."""
+    env = crisscross_v0.env(size=6)
+    env.reset()
+    raw = env.unwrapped
+    rows = [". R B B R R"] + ["B B R R B B", "R R B B R R"] * 2 + ["B B R R B B"]
+    raw.state = raw.game.from_text("to_move: red\n" + "".join(f"{6 - i} {row}\n" for i, row in enumerate(rows)))
+    env.step(raw.game.str_to_action(raw.state, "a6"))
+    assert all(env.terminations.values())
+    assert env.rewards == {"player_0": 0, "player_1": 0}
+
+
+def test_observe_after_the_game_ended():
+    env = crisscross_v0.env(size=3)
+    env.reset(seed=0)
+    for _ in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else int(np.flatnonzero(observation["action_mask"])[0]))
+    for agent in ("player_0", "player_1"):
+        assert not env.observe(agent)["action_mask"].any()
 
 
 def test_bad_opponent_and_render_mode_are_refused():

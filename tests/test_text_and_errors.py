@@ -84,7 +84,42 @@ def test_text_round_trip_and_layout(crisscross6):
 
 def test_full_board_without_winner_is_a_draw(crisscross6):
     # Rows alternate colour in pairs of columns: neither side can cross.
-    rows = ["R R B B R R", "B B R R B B"] * 3
-    text = "to_move: red\n" + "".join(f"{6 - i} {row}\n" for i, row in enumerate(rows))
+    text = "to_move: red\n" + "".join(f"{6 - i} {row}\n" for i, row in enumerate(DRAWN_6X6))
     state = crisscross6.from_text(text)
     assert crisscross6.outcome(state) == (0.0, 0.0)
+
+
+DRAWN_6X6 = ["R R B B R R", "B B R R B B"] * 3
+
+
+def test_last_empty_square_can_end_in_a_draw(crisscross6):
+    """The kernel's draw branch: Red fills a6 last; c6-d6 flip but nobody connects."""
+    rows = ["." + DRAWN_6X6[0][1:]] + DRAWN_6X6[1:]
+    text = "to_move: red\nply: 35\n" + "".join(f"{6 - i} {row}\n" for i, row in enumerate(rows))
+    before = crisscross6.from_text(text)
+    assert crisscross6.outcome(before) is None
+    after = crisscross6.apply(before, crisscross6.str_to_action(before, "a6"))
+    assert crisscross6.to_text(after).splitlines()[2] == "6 R R R R R R"
+    assert crisscross6.outcome(after) == (0.0, 0.0)
+    assert not crisscross6.legal_mask(after).any()
+
+
+def test_blue_win_is_read_from_text(crisscross6):
+    state = crisscross6.from_text("to_move: red\n3 B B B B B B\n")
+    assert crisscross6.outcome(state) == (-1.0, 1.0)
+
+
+def test_passes_round_trip_through_text(crisscross6):
+    state = crisscross6.from_text("to_move: red\npasses: 1\n")
+    assert state.meta[3] == 1
+    assert "passes: 1" in crisscross6.to_text(state)
+    assert crisscross6.from_text(crisscross6.to_text(state)) == state
+    assert "passes" not in crisscross6.to_text(crisscross6.initial_state())
+
+
+def test_bad_arguments_to_engine_functions(crisscross6):
+    state = crisscross6.initial_state()
+    with pytest.raises(IllegalActionError, match="not an id"):
+        crisscross6.apply(state, True)
+    with pytest.raises(ValueError, match="player must be 0 or 1"):
+        crisscross6.observe(state, 2)

@@ -3,15 +3,21 @@
 A :class:`Game` holds the static facts of one game with its options (sizes, number of actions,
 observation shape, house rules) and offers pure functions over :class:`~crossenvs.core.state.State`
 values. The shared parts live here: the option check, outcomes, ``apply`` with its legality
-check, legal-action lists, position text and rendering. A game module supplies the rules: the
-numba kernels behind ``legal_mask``, ``_apply_in_place`` and ``observe``, its notation, and how
-its own state slots read and write as text.
+check, legal masks, observations, position text and rendering. A game module supplies the
+rules as three numba kernels with one signature for every game, which is what lets a batch
+runner (the vector env) drive any game by looping them over a leading batch axis:
+
+* ``apply_kernel(board, meta, action) -> bool``: play in place; False, untouched, if illegal;
+* ``mask_kernel(board, meta, out)``: ``out[a] = 1`` for each legal action (all 0 once over);
+* ``observe_kernel(board, meta, player, out)``: fill ``out`` (float32, values in [0, 1]).
+
+plus its notation and how its own state slots read and write as text.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 
@@ -31,7 +37,7 @@ class Game(ABC):
     #: option name -> default (RULES.md §0.3 item 6); anything else is refused
     OPTIONS: ClassVar[dict[str, Any]] = {}
     #: the common header keys plus the game's own
-    BASE_HEADER_KEYS: ClassVar[tuple[str, ...]] = ("to_move", "ply")
+    BASE_HEADER_KEYS: ClassVar[tuple[str, ...]] = ("to_move", "ply", "passes")
     EXTRA_HEADER_KEYS: ClassVar[tuple[str, ...]] = ()
 
     # Set by each game's __init__:
@@ -56,13 +62,10 @@ class Game(ABC):
     def initial_state(self) -> State:
         """The setup of RULES.md."""
 
-    @abstractmethod
-    def legal_mask(self, state: State) -> np.ndarray:
-        """int8 vector of length ``num_actions``: 1 for each legal action of the player to decide."""
-
-    @abstractmethod
-    def observe(self, state: State, player: int) -> np.ndarray:
-        """float32 tensor of ``observation_shape`` from ``player``'s point of view."""
+    # The rules as numba kernels (see the module docstring); each game sets these three.
+    apply_kernel: ClassVar[Callable[[np.ndarray, np.ndarray, int], bool]]
+    mask_kernel: ClassVar[Callable[[np.ndarray, np.ndarray, np.ndarray], None]]
+    observe_kernel: ClassVar[Callable[[np.ndarray, np.ndarray, int, np.ndarray], None]]
 
     @abstractmethod
     def action_to_str(self, state: State, action: int) -> str:
@@ -71,10 +74,6 @@ class Game(ABC):
     @abstractmethod
     def str_to_action(self, state: State, text: str) -> int:
         """Inverse of :meth:`action_to_str`; ``IllegalActionError`` if the text names no action."""
-
-    @abstractmethod
-    def _apply_in_place(self, state: State, action: int) -> bool:
-        """Play a legal ``action`` on ``state`` in place; return False, untouched, if illegal."""
 
     @abstractmethod
     def _finish_loaded_state(self, state: State, parsed: ParsedPosition) -> None:
@@ -99,6 +98,20 @@ class Game(ABC):
             return (-1.0, 1.0)
         return (0.0, 0.0)
 
+    def legal_mask(self, state: State) -> np.ndarray:
+        """int8 vector of length ``num_actions``: 1 for each legal action of the player to decide."""
+        mask = np.empty(self.num_actions, dtype=np.int8)
+        self.mask_kernel(state.board, state.meta, mask)
+        return mask
+
+    def observe(self, state: State, player: int) -> np.ndarray:
+        """float32 tensor of ``observation_shape`` from ``player``'s point of view."""
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        out = np.empty(self.observation_shape, dtype=np.float32)
+        self.observe_kernel(state.board, state.meta, int(player), out)
+        return out
+
     def legal_actions(self, state: State) -> np.ndarray:
         """The legal action ids, ascending."""
         return np.flatnonzero(self.legal_mask(state))
@@ -107,10 +120,10 @@ class Game(ABC):
         """The state after ``action``; ``IllegalActionError`` naming the move if it is not legal."""
         if self.is_terminal(state):
             raise IllegalActionError(f"{self.name}: the game is over; no action can be applied")
-        if not isinstance(action, (int, np.integer)) or not 0 <= action < self.num_actions:
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < self.num_actions:
             raise IllegalActionError(f"{self.name}: action {action!r} is not an id in 0..{self.num_actions - 1}")
         after = state.copy()
-        if not self._apply_in_place(after, int(action)):
+        if not self.apply_kernel(after.board, after.meta, int(action)):
             move = self.action_to_str(state, int(action))
             colour = self.colours[self.current_player(state)]
             raise IllegalActionError(f"{self.name}: illegal move {move} (action {int(action)}) for {colour}")
@@ -127,6 +140,8 @@ class Game(ABC):
     def to_text(self, state: State) -> str:
         """Position text (DESIGN.md §4) that :meth:`from_text` reads back to an equal state."""
         headers = [("to_move", self.colours[int(state.meta[st.TO_MOVE])]), ("ply", str(int(state.meta[st.PLY])))]
+        if state.meta[st.PASSES]:
+            headers.append(("passes", str(int(state.meta[st.PASSES]))))
         headers += self._extra_headers(state)
         rows = [[self.cell_letters[int(code)] for code in row] for row in state.board]
         return format_position_text(headers, rows)
@@ -157,7 +172,7 @@ class Game(ABC):
             raise parsed.error("to_move", str(exc)) from None
         state.meta[st.PLY] = parse_int_header(parsed, "ply", 0)
         state.meta[st.STATUS] = st.STATUS_PLAYING
-        state.meta[st.PASSES] = 0
+        state.meta[st.PASSES] = parse_int_header(parsed, "passes", 0)
         self._finish_loaded_state(state, parsed)
         return state
 
@@ -189,6 +204,14 @@ class Game(ABC):
     def edge_colours(self) -> dict[str, tuple[int, int, int]]:
         """Colour bars to draw along edges (``top``, ``bottom``, ``left``, ``right``)."""
         return {}
+
+    def cell_fill(self, row: int, col: int) -> tuple[int, int, int] | None:
+        """Background of a cell (light squares, rings, goals); None for the plain board colour."""
+        return None
+
+    def piece_label(self, code: int) -> str:
+        """A letter drawn on the piece of this cell code (to tell piece kinds apart); '' for none."""
+        return ""
 
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())

@@ -63,8 +63,9 @@ def render_rgb(game: "Game", state: "State", cell_pixels: int = 48) -> np.ndarra
         y0 = top + (height - 1 - row) * cell_pixels  # rank 1 at the bottom
         for col in range(width):
             x0 = left + col * cell_pixels
-            draw.rectangle([x0, y0, x0 + cell_pixels, y0 + cell_pixels], outline=GRID)
-            colour = game.piece_colours.get(int(state.board[row, col]))
+            draw.rectangle([x0, y0, x0 + cell_pixels, y0 + cell_pixels], fill=game.cell_fill(row, col), outline=GRID)
+            code = int(state.board[row, col])
+            colour = game.piece_colours.get(code)
             if colour is not None:
                 draw.ellipse(
                     [x0 + pad, y0 + pad, x0 + cell_pixels - pad, y0 + cell_pixels - pad],
@@ -72,6 +73,10 @@ def render_rgb(game: "Game", state: "State", cell_pixels: int = 48) -> np.ndarra
                     outline=(30, 30, 30),
                     width=2,
                 )
+                label = game.piece_label(code)
+                if label:
+                    centre = (x0 + cell_pixels // 2, y0 + cell_pixels // 2)
+                    draw.text(centre, label, fill="white", font=font, anchor="mm")
     for col in range(width):
         x = left + col * cell_pixels + cell_pixels // 2 - 3
         draw.text((x, bottom + bar + 2), FILE_LETTERS[col], fill=LABEL, font=font)

@@ -1,7 +1,8 @@
 """The game state record shared by every game.
 
-A state is two small numpy arrays, so that the same numba kernels serve one game or a batch of
-games (a leading batch axis on both arrays):
+A state is two small numpy arrays of fixed shape per game, so that a batch of games is just the
+same arrays with a leading batch axis, and a batch runner calls the per-game kernels (see
+:mod:`crossenvs.core.game`) on each slice:
 
 * ``board``: int8 ``(H, W)``, indexed ``board[rank - 1, file]`` (row 0 is rank 1, the bottom
   edge). Cell codes are defined per game (0 is always empty).

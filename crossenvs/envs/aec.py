@@ -16,6 +16,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
+from ..core.errors import InvalidOptionError
 from ..core.game import Game
 from ..core.registry import make_game
 from ..core.state import State
@@ -28,14 +29,14 @@ def resolve_game(game: str | Game, options: dict[str, Any]) -> Game:
     """A Game from a name plus options, or a ready Game (then options must be empty)."""
     if isinstance(game, Game):
         if options:
-            raise TypeError("pass options either to make_game or to the env, not both")
+            raise InvalidOptionError("pass options either to make_game or to the env, not both")
         return game
     return make_game(game, **options)
 
 
 def check_render_mode(render_mode: str | None) -> str | None:
     if render_mode is not None and render_mode not in RENDER_MODES:
-        raise ValueError(f"render_mode {render_mode!r} is not one of {RENDER_MODES}")
+        raise InvalidOptionError(f"render_mode {render_mode!r} is not one of {RENDER_MODES}")
     return render_mode
 
 
@@ -105,7 +106,8 @@ class CrossAECEnv(AECEnv, EzPickle):
         self.agent_selection = self.agents[self.game.current_player(self.state)]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        on_move = agent == self.agent_selection and not self.terminations[agent]
+        # .get: an agent that has finished may already be gone from terminations
+        on_move = agent == self.agent_selection and not self.terminations.get(agent, True)
         mask = self.game.legal_mask(self.state) if on_move else self._no_actions.copy()
         return {"observation": self.game.observe(self.state, self._seat[agent]), "action_mask": mask}
 

@@ -41,6 +41,7 @@ class CrossSingleAgentEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(self.game.num_actions)
         self.learner = 0
         self.state = self.game.initial_state()
+        self._episode_over = False  # set by the end of the game or an illegal learner move
 
     # ----------------------------------------------------------------- gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
@@ -50,17 +51,20 @@ class CrossSingleAgentEnv(gymnasium.Env):
         self.learner = int(self.np_random.integers(2))
         self.state = self.game.initial_state()
         self._let_opponent_play()
+        self._episode_over = self.game.is_terminal(self.state)
         return self._observation(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
-        if self.game.is_terminal(self.state):
-            raise RuntimeError("step() called on a finished game; call reset() first")
+        if self._episode_over:
+            raise RuntimeError("step() called after the episode ended; call reset() first")
         action = int(action)
         if not (0 <= action < self.game.num_actions) or not self.game.legal_mask(self.state)[action]:
+            self._episode_over = True
             return self._observation(), -1.0, True, False, {**self._info(), "illegal_action": True}
         self.state = self.game.apply(self.state, action)
         self._let_opponent_play()
         outcome = self.game.outcome(self.state)
+        self._episode_over = outcome is not None
         reward = 0.0 if outcome is None else float(outcome[self.learner])
         if self.render_mode == "human":
             self.render()
@@ -68,7 +72,7 @@ class CrossSingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean legal-action mask of the learner (all False once the game is over)."""
-        if self.game.is_terminal(self.state):
+        if self._episode_over:
             return np.zeros(self.game.num_actions, dtype=bool)
         return self.game.legal_mask(self.state).astype(bool)
 

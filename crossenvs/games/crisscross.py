@@ -192,7 +192,7 @@ def legal_mask_into(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> Non
 
 
 @njit(cache=True)
-def observe_into(board: np.ndarray, player: int, out: np.ndarray) -> None:
+def observe_into(board: np.ndarray, meta: np.ndarray, player: int, out: np.ndarray) -> None:
     """Planes 0/1: the observer's / the opponent's checkers, in the observer's frame."""
     codes = np.empty(2, dtype=np.int8)
     codes[0] = player + 1
@@ -208,6 +208,9 @@ class Crisscross(Game):
     colours = ("red", "blue")
     cell_letters = {EMPTY: ".", RED: "R", BLUE: "B"}
     piece_colours = {RED: (205, 45, 45), BLUE: (45, 85, 205)}
+    apply_kernel = staticmethod(place)
+    mask_kernel = staticmethod(legal_mask_into)
+    observe_kernel = staticmethod(observe_into)
 
     def __init__(self, **options) -> None:
         super().__init__(**options)
@@ -222,19 +225,6 @@ class Crisscross(Game):
     # ----------------------------------------------------------------- contract
     def initial_state(self) -> State:
         return State(np.zeros((self.size, self.size), dtype=np.int8), np.zeros(st.META_SIZE, dtype=np.int32))
-
-    def legal_mask(self, state: State) -> np.ndarray:
-        mask = np.empty(self.num_actions, dtype=np.int8)
-        legal_mask_into(state.board, state.meta, mask)
-        return mask
-
-    def observe(self, state: State, player: int) -> np.ndarray:
-        out = np.empty(self.observation_shape, dtype=np.float32)
-        observe_into(state.board, int(player), out)
-        return out
-
-    def _apply_in_place(self, state: State, action: int) -> bool:
-        return place(state.board, state.meta, action)
 
     # ----------------------------------------------------------------- notation
     def _frame(self, state: State) -> int:
