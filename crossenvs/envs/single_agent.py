@@ -57,11 +57,11 @@ class CrossSingleAgentEnv(gymnasium.Env):
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         if self._episode_over:
             raise RuntimeError("step() called after the episode ended; call reset() first")
-        action = int(action)
-        if not (0 <= action < self.game.num_actions) or not self.game.legal_mask(self.state)[action]:
+        try:
+            self.state = self.game.apply(self.state, int(action))  # the one legality check
+        except IllegalActionError:
             self._episode_over = True
             return self._observation(), -1.0, True, False, {**self._info(), "illegal_action": True}
-        self.state = self.game.apply(self.state, action)
         self._let_opponent_play()
         outcome = self.game.outcome(self.state)
         self._episode_over = outcome is not None
