@@ -2,7 +2,7 @@
 
 >>> import crossenvs
 >>> game = crossenvs.make_game("crisscross", size=6)
->>> env = crossenvs.crisscross_v0.env()          # PettingZoo AEC
+>>> env = crossenvs.crossings_v0.env()           # PettingZoo AEC
 >>> import gymnasium; gym_env = gymnasium.make("crossenvs/Crisscross-v0")  # single agent
 """
 
@@ -22,7 +22,7 @@ from .core import (
     make_game,
 )
 from .envs.registration import register_envs
-from . import crisscross_v0
+from . import crisscross_v0, crossings_v0, neo_crossings_v0
 
 try:
     __version__ = version("crossenvs")
@@ -40,6 +40,8 @@ __all__ = [
     "State",
     "UnknownGameError",
     "crisscross_v0",
+    "crossings_v0",
     "list_games",
     "make_game",
+    "neo_crossings_v0",
 ]

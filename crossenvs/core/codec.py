@@ -13,6 +13,26 @@ from numba import njit
 
 #: the eight king-step directions as (row step, col step): N, NE, E, SE, S, SW, W, NW
 DIRECTIONS = np.array([[1, 0], [1, 1], [0, 1], [-1, 1], [-1, 0], [-1, -1], [0, -1], [1, -1]], dtype=np.int64)
+DIRECTION_NAMES = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
+
+
+@njit(cache=True, inline="always")
+def opposite_direction(direction: int) -> int:
+    """The direction turned half a turn (what a direction becomes in a ROTATE_180 frame)."""
+    return (direction + 4) % 8
+
+
+def direction_between(from_row: int, from_col: int, to_row: int, to_col: int) -> tuple[int, int]:
+    """``(direction, distance)`` from one square to another along a rank, file or diagonal.
+
+    ``ValueError`` if the squares are equal or not on one line.
+    """
+    dr, dc = to_row - from_row, to_col - from_col
+    if (dr, dc) == (0, 0) or not (dr == 0 or dc == 0 or abs(dr) == abs(dc)):
+        raise ValueError("the squares are not on one rank, file or diagonal")
+    unit = (int(np.sign(dr)), int(np.sign(dc)))
+    direction = next(d for d in range(8) if (DIRECTIONS[d, 0], DIRECTIONS[d, 1]) == unit)
+    return direction, max(abs(dr), abs(dc))
 
 
 @njit(cache=True, inline="always")

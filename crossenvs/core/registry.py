@@ -27,6 +27,16 @@ class GameEntry:
 
 # A new game adds one entry here; the envs and ids follow from it.
 GAMES: dict[str, GameEntry] = {
+    "crossings": GameEntry(
+        "crossenvs.games.crossings:Crossings",
+        "Crossings",
+        "move lines of stones, capture the head enemy stone, freeze a stone on the far rank to win",
+    ),
+    "neo_crossings": GameEntry(
+        "crossenvs.games.neo_crossings:NeoCrossings",
+        "NeoCrossings",
+        "move lines of stones, capture whole enemy lines, out-number the opponent on the far rank",
+    ),
     "crisscross": GameEntry(
         "crossenvs.games.crisscross:Crisscross",
         "Crisscross",

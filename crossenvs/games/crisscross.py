@@ -65,11 +65,12 @@ from numba import njit
 
 from ..core import state as st
 from ..core.codec import square_index, square_of
-from ..core.errors import IllegalActionError, InvalidOptionError
+from ..core.errors import IllegalActionError
 from ..core.frames import IDENTITY, TRANSPOSE, frame_to_board
 from ..core.game import Game
 from ..core.geometry import parse_square, square_name
 from ..core.observation import fill_piece_planes
+from ..core.options import int_option
 from ..core.state import State
 from ..core.text import ParsedPosition
 
@@ -214,10 +215,7 @@ class Crisscross(Game):
 
     def __init__(self, **options) -> None:
         super().__init__(**options)
-        size = self.options["size"]
-        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not MIN_SIZE <= size <= MAX_SIZE:
-            raise InvalidOptionError(f"crisscross: size must be an integer from {MIN_SIZE} to {MAX_SIZE}, got {size!r}")
-        self.size = int(size)
+        self.size = int_option(self.name, "size", self.options["size"], MIN_SIZE, MAX_SIZE)
         self.height = self.width = self.size
         self.num_actions = self.size * self.size
         self.observation_shape = (self.size, self.size, 2)

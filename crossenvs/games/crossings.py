@@ -1,0 +1,134 @@
+"""Crossings (Robert Abbott, 1969): full rules in ``RULES.md`` §3; movement in :mod:`.phalanx`.
+
+Rules in brief
+--------------
+8x8 board; White (16 stones on ranks 1-2) moves first, Black holds ranks 7-8. A turn moves a
+single stone one square, or a line (phalanx) of your stones along its own direction by up to
+its length (see :mod:`crossenvs.games.phalanx`).
+
+* **Capture**: a group whose head lands on an enemy stone takes **only that stone**, if the
+  enemy run from it onward (frozen stones included) is shorter than the group and the stone
+  is not frozen.
+* **Freezing**: a stone that reaches its far rank (rank 8 for White, rank 1 for Black) is
+  frozen at once and for good: it never moves, cannot be captured, and still blocks. A group
+  with a frozen member cannot move.
+* **Win** at the start of your turn: you have more frozen (crossed) stones than the opponent.
+  So a crossing must be answered by a counter-crossing at once.
+* **No legal move**: pass (two passes in a row draw), or lose with ``stalemate="loss"``.
+* **Cap**: a draw once ``move_cap`` plies have been played without a result.
+
+Options
+-------
+``stalemate`` (``"pass"`` | ``"loss"``, default ``"pass"``), ``move_cap`` (int, default 400).
+
+Players, actions, notation
+--------------------------
+Seat 0 (``player_0``) is White, seat 1 Black. ``num_actions = 3585``: tail square x direction x
+distance in the mover's frame (Black sees the board turned half a turn), plus ``pass``; the
+layout is in :mod:`crossenvs.games.phalanx`. Notation ``d5-d6``, ``c2-c4-c6``, ``pass``.
+
+Observation
+-----------
+float32 ``(8, 8, 8)`` in the observer's frame: the six shared planes of
+:mod:`crossenvs.games.phalanx` (own stones, opponent stones, far-rank counts of both, a pass
+pending, progress to the cap), then
+
+* plane 6: the observer's frozen stones;
+* plane 7: the opponent's frozen stones.
+
+Rewards and end
+---------------
++1 / -1 for a win or loss (the win test above, or a stalemate under ``stalemate="loss"``),
+0 to both for a draw by two passes or by the cap.
+
+Position text
+-------------
+Cells ``.``, ``W``, ``B``; headers ``to_move`` (``white``/``black``, required), ``ply``,
+``passes``. A stone on its far rank is frozen, so the board says everything. The start-of-turn
+tests run on a position read from text.
+
+Version history
+---------------
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sys
+
+from numba import njit
+
+from ..core.frames import frame_to_board
+from . import phalanx as ph
+
+
+# ----------------------------------------------------------------------------- rule hooks
+@njit(cache=True)
+def is_frozen(board: np.ndarray, row: int, col: int) -> bool:
+    """RULES.md §3(c)4: a stone on its far rank has crossed and is frozen for good."""
+    colour = board[row, col]
+    return colour != ph.EMPTY and row == ph.far_row(colour)
+
+
+@njit(cache=True)
+def capture_head_only(board: np.ndarray, row: int, col: int, dr: int, dc: int, movers: int, remove: bool) -> bool:
+    """RULES.md §3(c)3: the landed-on stone goes, if not frozen and its run (frozen ones counted) is shorter."""
+    if is_frozen(board, row, col) or ph.enemy_run(board, row, col, dr, dc) >= movers:
+        return False
+    if remove:
+        board[row, col] = ph.EMPTY
+    return True
+
+
+@njit(cache=True)
+def any_crossing(board: np.ndarray, meta: np.ndarray, mine: int) -> bool:
+    """Crossings has no symmetry rule: every crossing is allowed."""
+    return True
+
+
+# ----------------------------------------------------------------------------- kernels
+# The kernels hand the hooks to the generic ones as ``rules.<hook>`` (this module by name):
+# numba then binds them at compile time, where bare globals would be embedded as Python
+# object pointers, which stops numba caching the compiled kernels on disk.
+rules = sys.modules[__name__]
+
+
+@njit(cache=True)
+def apply_kernel(board: np.ndarray, meta: np.ndarray, action: int) -> bool:
+    return ph.apply_action(board, meta, action, rules.is_frozen, rules.capture_head_only, rules.any_crossing)
+
+
+@njit(cache=True)
+def mask_kernel(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
+    ph.legal_mask(board, meta, out, rules.is_frozen, rules.capture_head_only, rules.any_crossing)
+
+
+@njit(cache=True)
+def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.ndarray) -> None:
+    """The shared planes, then planes 6/7: the observer's / the opponent's frozen stones."""
+    ph.observe_shared(board, meta, player, out)
+    frame = ph.frame_of(player)
+    for r in range(ph.SIZE):
+        for c in range(ph.SIZE):
+            br, bc = frame_to_board(r, c, frame, ph.SIZE, ph.SIZE)
+            frozen = is_frozen(board, br, bc)
+            out[r, c, 6] = 1.0 if frozen and board[br, bc] == player + 1 else 0.0
+            out[r, c, 7] = 1.0 if frozen and board[br, bc] == 2 - player else 0.0
+
+
+@njit(cache=True)
+def start_turn_kernel(board: np.ndarray, meta: np.ndarray) -> None:
+    ph.start_turn(board, meta, rules.is_frozen, rules.capture_head_only, rules.any_crossing)
+
+
+class Crossings(ph.PhalanxGame):
+    """Crossings (see the module docstring)."""
+
+    name = "crossings"
+    OPTIONS = {"stalemate": "pass", "move_cap": 400}
+    num_planes = ph.SHARED_PLANES + 2
+    apply_kernel = staticmethod(apply_kernel)
+    mask_kernel = staticmethod(mask_kernel)
+    observe_kernel = staticmethod(observe_kernel)
+    start_turn_kernel = staticmethod(start_turn_kernel)

@@ -1,0 +1,145 @@
+"""Neo-Crossings: full rules in ``RULES.md`` §2; movement shared with Crossings (:mod:`.phalanx`).
+
+Rules in brief
+--------------
+8x8 board; White (16 stones on ranks 1-2) moves first, Black holds ranks 7-8. A turn moves a
+single stone one square, or a line (phalanx) of your stones along its own direction by up to
+its length (see :mod:`crossenvs.games.phalanx`). A group whose head lands on an enemy stone
+captures **the whole enemy run** from that stone onward along the line of movement, if that
+run is shorter than the moving group; the head stops on the first captured square. Stones on
+the far rank are ordinary stones: they move and can be taken.
+
+* **Symmetry rule** (``symmetry_rule``): a move that brings one of the mover's stones onto his
+  far rank from another rank is illegal if the resulting position is its own 180° turn with
+  the colours swapped (this defeats the mimic strategy).
+* **Win** at the start of your turn: you have more stones on your far rank (rank 8 for White,
+  rank 1 for Black) than the opponent has on his.
+* **No legal move**: pass (two passes in a row draw), or lose with ``stalemate="loss"``.
+* **Cap**: a draw once ``move_cap`` plies have been played without a result.
+
+Options
+-------
+``stalemate`` (``"pass"`` | ``"loss"``, default ``"pass"``), ``symmetry_rule`` (bool or
+``"on"``/``"off"``, default on), ``move_cap`` (int, default 400).
+
+Players, actions, notation
+--------------------------
+Seat 0 (``player_0``) is White, seat 1 Black. ``num_actions = 3585``: tail square x direction x
+distance in the mover's frame (Black sees the board turned half a turn), plus ``pass``; the
+layout is in :mod:`crossenvs.games.phalanx`. Notation ``d5-d6``, ``c2-c4-c6``, ``pass``.
+
+Observation
+-----------
+float32 ``(8, 8, 6)`` in the observer's frame: the six shared planes of
+:mod:`crossenvs.games.phalanx` (own stones, opponent stones, far-rank counts of both, a pass
+pending, progress to the cap). Nothing else is hidden: every stone on a far rank is a stone
+like any other.
+
+Rewards and end
+---------------
++1 / -1 for a win or loss (the win test above, or a stalemate under ``stalemate="loss"``),
+0 to both for a draw by two passes or by the cap.
+
+Position text
+-------------
+Cells ``.``, ``W``, ``B``; headers ``to_move`` (``white``/``black``, required), ``ply``,
+``passes``. The start-of-turn tests run on a position read from text, so a diagram in which the
+side to move is ahead on far-rank stones reads as a finished game.
+
+Version history
+---------------
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sys
+
+from numba import njit
+
+from ..core.options import flag_option
+from . import phalanx as ph
+
+
+# ----------------------------------------------------------------------------- rule hooks
+@njit(cache=True)
+def never_frozen(board: np.ndarray, row: int, col: int) -> bool:
+    """Neo-Crossings freezes nothing: a crossed stone can move and be captured."""
+    return False
+
+
+@njit(cache=True)
+def capture_whole_run(board: np.ndarray, row: int, col: int, dr: int, dc: int, movers: int, remove: bool) -> bool:
+    """RULES.md §2(c)3: legal iff the enemy run is shorter than the group; the whole run goes."""
+    run = ph.enemy_run(board, row, col, dr, dc)
+    if run >= movers:
+        return False
+    if remove:
+        for i in range(run):
+            board[row + i * dr, col + i * dc] = ph.EMPTY
+    return True
+
+
+@njit(cache=True)
+def not_self_symmetric(board: np.ndarray, meta: np.ndarray, mine: int) -> bool:
+    """RULES.md §2(c)5: refuse a crossing whose result equals its 180° turn with colours swapped."""
+    if meta[ph.SYMMETRY_RULE] == 0:
+        return True
+    last = ph.SIZE - 1
+    for row in range(ph.SIZE):
+        for col in range(ph.SIZE):
+            cell = board[row, col]
+            turned = board[last - row, last - col]
+            swapped = 0 if turned == ph.EMPTY else 3 - turned
+            if cell != swapped:
+                return True
+    return False
+
+
+# ----------------------------------------------------------------------------- kernels
+# The kernels hand the hooks to the generic ones as ``rules.<hook>`` (this module by name):
+# numba then binds them at compile time, where bare globals would be embedded as Python
+# object pointers, which stops numba caching the compiled kernels on disk.
+rules = sys.modules[__name__]
+
+
+@njit(cache=True)
+def apply_kernel(board: np.ndarray, meta: np.ndarray, action: int) -> bool:
+    return ph.apply_action(board, meta, action, rules.never_frozen, rules.capture_whole_run, rules.not_self_symmetric)
+
+
+@njit(cache=True)
+def mask_kernel(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
+    ph.legal_mask(board, meta, out, rules.never_frozen, rules.capture_whole_run, rules.not_self_symmetric)
+
+
+@njit(cache=True)
+def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.ndarray) -> None:
+    ph.observe_shared(board, meta, player, out)
+
+
+@njit(cache=True)
+def start_turn_kernel(board: np.ndarray, meta: np.ndarray) -> None:
+    ph.start_turn(board, meta, rules.never_frozen, rules.capture_whole_run, rules.not_self_symmetric)
+
+
+class NeoCrossings(ph.PhalanxGame):
+    """Neo-Crossings (see the module docstring)."""
+
+    name = "neo_crossings"
+    OPTIONS = {"stalemate": "pass", "symmetry_rule": True, "move_cap": 400}
+    apply_kernel = staticmethod(apply_kernel)
+    mask_kernel = staticmethod(mask_kernel)
+    observe_kernel = staticmethod(observe_kernel)
+    start_turn_kernel = staticmethod(start_turn_kernel)
+
+    def __init__(self, **options) -> None:
+        super().__init__(**options)
+        self.symmetry_rule = flag_option(self.name, "symmetry_rule", self.options["symmetry_rule"])
+        self.options["symmetry_rule"] = self.symmetry_rule
+
+    def initial_state(self) -> ph.State:
+        state = super().initial_state()
+        state.meta[ph.SYMMETRY_RULE] = self.symmetry_rule
+        return state

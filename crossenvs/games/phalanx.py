@@ -1,0 +1,382 @@
+"""Shared phalanx mechanics of Crossings and Neo-Crossings (RULES.md "§2 & 3").
+
+Both games move lines of stones the same way; they differ only in three rule hooks that each
+game module supplies as numba functions and passes to the generic kernels below:
+
+* ``frozen(board, row, col) -> bool``: may this stone never move (and never be captured)?
+  Crossings: a stone on its far rank. Neo-Crossings: never.
+* ``capture(board, row, col, dr, dc, movers, remove) -> bool``: the head of a group of
+  ``movers`` stones moving by ``(dr, dc)`` lands on the enemy stone at ``(row, col)``; is that a
+  legal capture? With ``remove`` set, also take the captured stones off the board.
+* ``allowed(board, meta, mine) -> bool``: called on the position after a move that brings one of
+  the mover's stones onto his far rank from another rank; False makes that move illegal
+  (Neo-Crossings' symmetry rule; Crossings allows every such move).
+
+Movement (written once, here): a *tail* stone and a direction define the group, the run of
+consecutive friendly stones from the tail forward; its front stone is the *head*. The group moves
+``k`` squares, ``1 <= k <= L`` (its length); the squares the head passes over must be empty, and
+it lands on an empty square or on an enemy stone (a capture attempt, judged by ``capture``).
+A single stone steps one square and never captures (no enemy run is shorter than one).
+
+The win test is shared too: at the start of his turn, a player with more stones on his far rank
+than the opponent has on his wins (in Crossings those stones are exactly the frozen ones). A
+player without a legal move passes (``stalemate="pass"``; two passes in a row draw) or loses
+(``stalemate="loss"``), and reaching ``move_cap`` plies without a result draws (RULES.md §0.3).
+
+Action encoding (both games)
+----------------------------
+Actions are named in the acting player's frame: White sees the board as it is, Black turned
+half a turn (RULES.md §0.3 item 2), so both push their stones "up" from row 0. With ``square =
+row * 8 + col`` of the tail in that frame, ``direction`` in ``0..7`` (N, NE, E, SE, S, SW, W, NW
+in that frame) and ``distance`` ``k`` in ``1..7``::
+
+    action = (square * 8 + direction) * 7 + (k - 1)        # 0 .. 3583
+    action = 3584                                          # pass (only when nothing else is legal)
+
+``num_actions = 3585``. Notation (DESIGN.md §4): a single stone ``d5-d6``; a line
+``<tail>-<head>-<destination of the head>``, e.g. ``c2-c4-c6``; ``pass``.
+
+Observation (shared planes; a game may append its own)
+------------------------------------------------------
+float32 ``(8, 8, C)`` in the observer's frame (row 0 is the observer's home rank):
+
+* plane 0: the observer's stones;
+* plane 1: the opponent's stones;
+* plane 2: the observer's stones on his far rank, as a count / 8 in every cell;
+* plane 3: the opponent's stones on his far rank, as a count / 8 in every cell;
+* plane 4: all ones if the previous turn was a pass (one more pass draws);
+* plane 5: plies played / ``move_cap`` in every cell (how near the draw by the cap is).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+from numba import njit
+
+from ..core import state as st
+from ..core.codec import DIRECTION_NAMES, DIRECTIONS, direction_between, move_index, move_of, opposite_direction
+from ..core.errors import IllegalActionError
+from ..core.frames import IDENTITY, ROTATE_180, frame_to_board
+from ..core.game import PASS_TEXT, Game
+from ..core.geometry import parse_square, square_name
+from ..core.observation import fill_piece_planes
+from ..core.options import choice_option, int_option
+from ..core.state import State
+from ..core.text import ParsedPosition
+
+SIZE = 8
+MAX_DISTANCE = SIZE - 1
+EMPTY, WHITE, BLACK = 0, 1, 2
+NUM_MOVE_ACTIONS = SIZE * SIZE * 8 * MAX_DISTANCE  # 3584
+PASS_ACTION = NUM_MOVE_ACTIONS
+NUM_ACTIONS = NUM_MOVE_ACTIONS + 1
+SHARED_PLANES = 6
+
+# Game slots of the meta vector, after the common ones. Options live in the state so that the
+# kernels (and a batch of games) need nothing but the two arrays.
+MOVE_CAP = st.META_SIZE  # draw once this many plies are played
+STALEMATE_LOSS = st.META_SIZE + 1  # 1: a player without a move loses; 0: he passes
+SYMMETRY_RULE = st.META_SIZE + 2  # 1: Neo-Crossings' symmetry restriction is on
+META_SIZE = st.META_SIZE + 3
+
+
+# ----------------------------------------------------------------------------- geometry
+@njit(cache=True, inline="always")
+def on_board(row: int, col: int) -> bool:
+    return 0 <= row < SIZE and 0 <= col < SIZE
+
+
+@njit(cache=True, inline="always")
+def far_row(colour: int) -> int:
+    """Board row of a colour's far rank: rank 8 for White, rank 1 for Black."""
+    return SIZE - 1 if colour == WHITE else 0
+
+
+@njit(cache=True, inline="always")
+def frame_of(player: int) -> int:
+    """White (seat 0) plays in the board's frame, Black (seat 1) in the half-turned one."""
+    return ROTATE_180 if player == 1 else IDENTITY
+
+
+@njit(cache=True)
+def far_rank_count(board: np.ndarray, colour: int) -> int:
+    """Stones of ``colour`` on its far rank (the win test counts these)."""
+    row = far_row(colour)
+    count = 0
+    for col in range(SIZE):
+        if board[row, col] == colour:
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def enemy_run(board: np.ndarray, row: int, col: int, dr: int, dc: int) -> int:
+    """E of the rules: consecutive stones of the colour at ``(row, col)``, from there onward."""
+    colour = board[row, col]
+    run = 0
+    while on_board(row, col) and board[row, col] == colour:
+        run += 1
+        row += dr
+        col += dc
+    return run
+
+
+# ----------------------------------------------------------------------------- moves
+@njit(cache=True)
+def group_length(board: np.ndarray, row: int, col: int, dr: int, dc: int, mine: int, frozen) -> int:
+    """L: the friendly run from the tail forward; 0 if the tail is not ``mine`` or any member is frozen."""
+    length = 0
+    while on_board(row, col) and board[row, col] == mine:
+        if frozen(board, row, col):
+            return 0
+        length += 1
+        row += dr
+        col += dc
+    return length
+
+
+@njit(cache=True)
+def _play(board, row, col, dr, dc, k, length, mine, capture) -> None:
+    """Move the group (already checked legal) and make its capture, in place."""
+    land_r, land_c = row + (length - 1 + k) * dr, col + (length - 1 + k) * dc
+    if board[land_r, land_c] != EMPTY:
+        capture(board, land_r, land_c, dr, dc, length, True)
+    for i in range(length):
+        board[row + i * dr, col + i * dc] = EMPTY
+    for i in range(length):
+        board[row + (i + k) * dr, col + (i + k) * dc] = mine
+
+
+@njit(cache=True)
+def is_legal_move(board, meta, row, col, direction, k, frozen, capture, allowed) -> bool:
+    """Is moving the group of tail ``(row, col)`` by ``k`` in board ``direction`` legal for the player to move?
+
+    Legality is monotone in ``k``: once a distance is illegal, every longer one is too (the head
+    would have to pass the square that stopped it), which is what lets the mask stop early.
+    """
+    mine = meta[st.TO_MOVE] + 1
+    dr, dc = DIRECTIONS[direction, 0], DIRECTIONS[direction, 1]
+    length = group_length(board, row, col, dr, dc, mine, frozen)
+    if length == 0 or k > length:
+        return False
+    head_r, head_c = row + (length - 1) * dr, col + (length - 1) * dc
+    for step in range(1, k):
+        r, c = head_r + step * dr, head_c + step * dc
+        if not on_board(r, c) or board[r, c] != EMPTY:
+            return False
+    land_r, land_c = head_r + k * dr, head_c + k * dc
+    if not on_board(land_r, land_c):
+        return False
+    target = board[land_r, land_c]
+    if target == mine or (target != EMPTY and not capture(board, land_r, land_c, dr, dc, length, False)):
+        return False
+    if land_r == far_row(mine) and dr != 0:  # a stone arrives on the far rank from another rank
+        after = board.copy()
+        _play(after, row, col, dr, dc, k, length, mine, capture)
+        return allowed(after, meta, mine)
+    return True
+
+
+@njit(cache=True)
+def scan_moves(board, meta, out, first_only, frozen, capture, allowed) -> bool:
+    """Find the legal moves of the player to move; True if there is one.
+
+    Marks each in ``out`` (which must be zeroed), or with ``first_only`` stops at the first and
+    writes nothing.
+    """
+    player = meta[st.TO_MOVE]
+    mine = player + 1
+    frame = frame_of(player)
+    found = False
+    for row in range(SIZE):
+        for col in range(SIZE):
+            if board[row, col] != mine or frozen(board, row, col):
+                continue
+            frame_r, frame_c = frame_to_board(row, col, frame, SIZE, SIZE)
+            square = frame_r * SIZE + frame_c
+            for frame_dir in range(8):
+                direction = opposite_direction(frame_dir) if frame == ROTATE_180 else frame_dir
+                for k in range(1, MAX_DISTANCE + 1):
+                    if not is_legal_move(board, meta, row, col, direction, k, frozen, capture, allowed):
+                        break
+                    if first_only:
+                        return True
+                    found = True
+                    out[move_index(square, frame_dir, k, MAX_DISTANCE)] = 1
+    return found
+
+
+@njit(cache=True)
+def decode(player: int, action: int) -> tuple[int, int, int, int]:
+    """``(row, col, direction, k)`` on the board of a move action named in ``player``'s frame."""
+    square, frame_dir, k = move_of(action, MAX_DISTANCE)
+    frame = frame_of(player)
+    row, col = frame_to_board(square // SIZE, square % SIZE, frame, SIZE, SIZE)
+    direction = opposite_direction(frame_dir) if frame == ROTATE_180 else frame_dir
+    return row, col, direction, k
+
+
+# ----------------------------------------------------------------------------- turns
+@njit(cache=True)
+def start_turn(board, meta, frozen, capture, allowed) -> None:
+    """The tests at the start of a turn, then the cap (RULES.md §2(c)6-8, §3(c)5-7, §0.3 item 4)."""
+    player = meta[st.TO_MOVE]
+    if meta[st.PASSES] >= 2:
+        meta[st.STATUS] = st.STATUS_DRAW
+    elif far_rank_count(board, player + 1) > far_rank_count(board, 2 - player):
+        meta[st.STATUS] = st.STATUS_WIN_0 + player
+    elif meta[STALEMATE_LOSS] and not scan_moves(board, meta, board[0, :0], True, frozen, capture, allowed):
+        meta[st.STATUS] = st.STATUS_WIN_0 + (1 - player)
+    elif meta[st.PLY] >= meta[MOVE_CAP]:
+        meta[st.STATUS] = st.STATUS_DRAW
+
+
+@njit(cache=True)
+def apply_action(board, meta, action, frozen, capture, allowed) -> bool:
+    """Play ``action`` in place for the player to move; False (nothing changed) if illegal."""
+    if meta[st.STATUS] != st.STATUS_PLAYING or action < 0 or action >= NUM_ACTIONS:
+        return False
+    player = meta[st.TO_MOVE]
+    if action == PASS_ACTION:
+        if scan_moves(board, meta, board[0, :0], True, frozen, capture, allowed):
+            return False  # passing is allowed only when nothing else is
+        meta[st.PASSES] += 1
+    else:
+        row, col, direction, k = decode(player, action)
+        if not is_legal_move(board, meta, row, col, direction, k, frozen, capture, allowed):
+            return False
+        dr, dc = DIRECTIONS[direction, 0], DIRECTIONS[direction, 1]
+        length = group_length(board, row, col, dr, dc, player + 1, frozen)
+        _play(board, row, col, dr, dc, k, length, player + 1, capture)
+        meta[st.PASSES] = 0
+    meta[st.PLY] += 1
+    meta[st.TO_MOVE] = 1 - player
+    start_turn(board, meta, frozen, capture, allowed)
+    return True
+
+
+@njit(cache=True)
+def legal_mask(board, meta, out, frozen, capture, allowed) -> None:
+    """``out[a] = 1`` for each legal action; the pass is legal only when no move is."""
+    out[:] = 0
+    if meta[st.STATUS] != st.STATUS_PLAYING:
+        return
+    if not scan_moves(board, meta, out, False, frozen, capture, allowed):
+        out[PASS_ACTION] = 1
+
+
+@njit(cache=True)
+def observe_shared(board, meta, player, out) -> None:
+    """The shared planes 0-5 (see the module docstring)."""
+    codes = np.empty(2, dtype=np.int8)
+    codes[0] = player + 1
+    codes[1] = 2 - player
+    fill_piece_planes(board, frame_of(player), codes, out)
+    out[:, :, 2] = far_rank_count(board, player + 1) / SIZE
+    out[:, :, 3] = far_rank_count(board, 2 - player) / SIZE
+    out[:, :, 4] = 1.0 if meta[st.PASSES] == 1 else 0.0
+    out[:, :, 5] = min(1.0, meta[st.PLY] / meta[MOVE_CAP])
+
+
+# ----------------------------------------------------------------------------- the game class
+class PhalanxGame(Game):
+    """What Crossings and Neo-Crossings share: setup, options, notation, position text.
+
+    A subclass names the game, sets its ``OPTIONS`` and its three kernels (thin numba wrappers
+    that pass its rule hooks to the generic kernels above) and ``start_turn_kernel``.
+    """
+
+    colours = ("white", "black")
+    cell_letters = {EMPTY: ".", WHITE: "W", BLACK: "B"}
+    piece_colours = {WHITE: (238, 236, 228), BLACK: (40, 40, 40)}
+    #: the generic start-of-turn tests bound to the game's hooks (used on positions read from text)
+    start_turn_kernel: Callable[[np.ndarray, np.ndarray], None]
+    #: observation planes of the game (the shared six plus its own)
+    num_planes: int = SHARED_PLANES
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.stalemate = choice_option(self.name, "stalemate", self.options["stalemate"], ("pass", "loss"))
+        self.move_cap = int_option(self.name, "move_cap", self.options["move_cap"], 1, 1_000_000)
+        self.options.update(stalemate=self.stalemate, move_cap=self.move_cap)
+        self.height = self.width = SIZE
+        self.num_actions = NUM_ACTIONS
+        self.observation_shape = (SIZE, SIZE, self.num_planes)
+
+    def initial_state(self) -> State:
+        board = np.zeros((SIZE, SIZE), dtype=np.int8)
+        board[:2] = WHITE
+        board[-2:] = BLACK
+        meta = np.zeros(META_SIZE, dtype=np.int32)
+        meta[MOVE_CAP] = self.move_cap
+        meta[STALEMATE_LOSS] = self.stalemate == "loss"
+        return State(board, meta)
+
+    # ----------------------------------------------------------------- notation
+    def action_to_str(self, state: State, action: int) -> str:
+        action = int(action)
+        if not 0 <= action < NUM_ACTIONS:
+            raise IllegalActionError(f"{self.name}: action {action!r} is not an id in 0..{NUM_ACTIONS - 1}")
+        if action == PASS_ACTION:
+            return PASS_TEXT
+        row, col, direction, k = decode(self.current_player(state), action)
+        dr, dc = int(DIRECTIONS[direction, 0]), int(DIRECTIONS[direction, 1])
+        length = max(1, self._run_length(state.board, row, col, dr, dc))
+        head_r, head_c = row + (length - 1) * dr, col + (length - 1) * dc
+        land_r, land_c = head_r + k * dr, head_c + k * dc
+        tail = square_name(row, col)
+        if not (0 <= land_r < SIZE and 0 <= land_c < SIZE):
+            return f"{tail} {DIRECTION_NAMES[direction]}{k} (off the board)"
+        head = "" if length == 1 else square_name(head_r, head_c) + "-"
+        return f"{tail}-{head}{square_name(land_r, land_c)}"
+
+    def str_to_action(self, state: State, text: str) -> int:
+        if text.strip().lower() == PASS_TEXT:
+            return PASS_ACTION
+        parts = text.strip().lower().split("-")
+        try:
+            if len(parts) not in (2, 3):
+                raise ValueError("expected a move such as 'd5-d6', a line move such as 'c2-c4-c6', or 'pass'")
+            squares = [parse_square(part, SIZE, SIZE) for part in parts]
+            direction, k = direction_between(*squares[-2], *squares[-1])
+            if len(parts) == 3 and direction_between(*squares[0], *squares[1])[0] != direction:
+                raise ValueError("the tail, head and destination are not on one line in that order")
+        except ValueError as exc:
+            raise IllegalActionError(f"{self.name}: cannot read move {text!r}: {exc}") from None
+        if k > MAX_DISTANCE:
+            raise IllegalActionError(f"{self.name}: cannot read move {text!r}: a group moves at most {MAX_DISTANCE}")
+        player = self.current_player(state)
+        frame = frame_of(player)
+        frame_r, frame_c = frame_to_board(squares[0][0], squares[0][1], frame, SIZE, SIZE)
+        frame_dir = opposite_direction(direction) if frame == ROTATE_180 else direction
+        action = move_index(frame_r * SIZE + frame_c, frame_dir, k, MAX_DISTANCE)
+        canonical = self.action_to_str(state, action)
+        if canonical != "-".join(parts):
+            raise IllegalActionError(
+                f"{self.name}: {text!r} does not describe a group here: the group from {parts[0]} "
+                f"moving {DIRECTION_NAMES[direction]} by {k} is written {canonical!r}"
+            )
+        return action
+
+    @staticmethod
+    def _run_length(board: np.ndarray, row: int, col: int, dr: int, dc: int) -> int:
+        """Stones of the tail's colour in a row from the tail (0 on an empty square)."""
+        colour = board[row, col]
+        if colour == EMPTY:
+            return 0
+        length = 0
+        while 0 <= row < SIZE and 0 <= col < SIZE and board[row, col] == colour:
+            length += 1
+            row, col = row + dr, col + dc
+        return length
+
+    # ----------------------------------------------------------------- text and rendering
+    def _finish_loaded_state(self, state: State, parsed: ParsedPosition) -> None:
+        if state.meta[st.PASSES] > 2:
+            raise parsed.error("passes", "passes counts consecutive passes: 0, 1 or 2")
+        type(self).start_turn_kernel(state.board, state.meta)
+
+    def cell_fill(self, row: int, col: int) -> tuple[int, int, int] | None:
+        return (214, 190, 150) if (row + col) % 2 == 0 else (240, 222, 186)
