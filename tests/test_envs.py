@@ -16,45 +16,63 @@ import crossenvs
 from crossenvs import IllegalActionError, crisscross_v0
 from crossenvs.envs import CrossSingleAgentEnv
 
-SIZES = (3, 6, 8)
+# (entry module, options): every game's env under the official checkers (DESIGN.md §5)
+ENV_CASES = [
+    ("crisscross_v0", {"size": 3}),
+    ("crisscross_v0", {"size": 6}),
+    ("crisscross_v0", {"size": 8}),
+    ("crossings_v0", {}),
+    ("crossings_v0", {"stalemate": "loss", "move_cap": 30}),
+    ("neo_crossings_v0", {}),
+    ("neo_crossings_v0", {"symmetry_rule": False, "move_cap": 30}),
+]
+CASE_IDS = [module + "".join(f"-{v}" for v in options.values()) for module, options in ENV_CASES]
+GYM_CASES = [("Crisscross", {"size": 6}), ("Crossings", {}), ("NeoCrossings", {"move_cap": 50})]
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_pettingzoo_api_test(size):
-    api_test(crisscross_v0.env(size=size), num_cycles=1000)
+def entry(module: str):
+    return getattr(crossenvs, module)
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_pettingzoo_seed_test(size):
-    seed_test(lambda: crisscross_v0.env(size=size), num_cycles=500)
+@pytest.mark.parametrize("module, options", ENV_CASES, ids=CASE_IDS)
+def test_pettingzoo_api_test(module, options):
+    api_test(entry(module).env(**options), num_cycles=1000)
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_pettingzoo_parallel_api_test(size):
-    parallel_api_test(turn_based_aec_to_parallel(crisscross_v0.env(size=size)), num_cycles=1000)
+@pytest.mark.parametrize("module, options", ENV_CASES, ids=CASE_IDS)
+def test_pettingzoo_seed_test(module, options):
+    seed_test(lambda: entry(module).env(**options), num_cycles=500)
 
 
-def test_gymnasium_check_env():
-    env = gymnasium.make("crossenvs/Crisscross-v0", size=6)
+@pytest.mark.parametrize("module, options", ENV_CASES, ids=CASE_IDS)
+def test_pettingzoo_parallel_api_test(module, options):
+    parallel_api_test(turn_based_aec_to_parallel(entry(module).env(**options)), num_cycles=1000)
+
+
+@pytest.mark.parametrize("name, options", GYM_CASES)
+def test_gymnasium_check_env(name, options):
+    env = gymnasium.make(f"crossenvs/{name}-v0", **options)
     gym_check_env(env.unwrapped)
 
 
-def test_sb3_check_env():
+@pytest.mark.parametrize("name, options", GYM_CASES)
+def test_sb3_check_env(name, options):
     from stable_baselines3.common.env_checker import check_env
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        check_env(gymnasium.make("crossenvs/Crisscross-v0", size=6).unwrapped)
+        check_env(gymnasium.make(f"crossenvs/{name}-v0", **options).unwrapped)
     # SB3 reports problems as warnings. The only ones allowed are its advice for CnnPolicy
     # about 3-D boxes: our planes are float32 (H, W, C) by design (DESIGN.md §5).
     problems = [str(w.message) for w in caught if "image" not in str(w.message)]
     assert problems == []
 
 
-def test_maskable_ppo_trains_a_few_hundred_steps():
+@pytest.mark.parametrize("name, options", [("Crisscross", {"size": 5}), ("Crossings", {"move_cap": 60})])
+def test_maskable_ppo_trains_a_few_hundred_steps(name, options):
     from sb3_contrib import MaskablePPO
 
-    env = gymnasium.make("crossenvs/Crisscross-v0", size=5)
+    env = gymnasium.make(f"crossenvs/{name}-v0", **options)
     model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu")
     model.learn(total_timesteps=384)
     assert model.num_timesteps >= 384
@@ -236,4 +254,5 @@ def test_render_modes(capsys):
 
 def test_gymnasium_ids_registered_on_import():
     assert "crossenvs/Crisscross-v0" in gymnasium.registry
-    assert crossenvs.list_games() == ["crisscross"]
+    assert crossenvs.list_games() == ["crisscross", "crossings", "neo_crossings"]
+    assert "crossenvs/Crossings-v0" in gymnasium.registry and "crossenvs/NeoCrossings-v0" in gymnasium.registry

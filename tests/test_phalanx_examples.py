@@ -19,7 +19,8 @@ def setup(game, to_move: str, white: list[str], black: list[str], ply: int = 0):
 
 def stones(game, state) -> tuple[set[str], set[str]]:
     """(White squares, Black squares) of a state."""
-    text_rows = {int(line.split()[0]): line.split()[1:] for line in game.to_text(state).splitlines() if line[0].isdigit()}
+    lines = [line.split() for line in game.to_text(state).splitlines() if line[0].isdigit()]
+    text_rows = {int(line[0]): line[1:] for line in lines}
     found: dict[str, set[str]] = {"W": set(), "B": set()}
     for rank, cells in text_rows.items():
         for file, cell in zip("abcdefgh", cells):
@@ -192,7 +193,8 @@ def test_x7_frozen_stones_are_uncapturable_from_any_side(crossings):
     assert not any(m.endswith("a1") or m.endswith("d1") for m in moves)  # neither frozen stone is taken
     assert not {"a4-a2-a1", "a3-a2-a1", "b1-c1-d1"} & moves
     neo = make_game("neo_crossings")  # in Neo-Crossings nothing is frozen
-    assert {"a4-a2-a1", "b1-c1-d1"} <= legal_moves(neo, setup(neo, "white", ["a2", "a3", "a4", "b1", "c1"], ["a1", "d1"]))
+    same = setup(neo, "white", ["a2", "a3", "a4", "b1", "c1"], ["a1", "d1"])
+    assert {"a4-a2-a1", "b1-c1-d1"} <= legal_moves(neo, same)
 
 
 def test_stones_on_the_far_rank_never_move(crossings):
@@ -338,4 +340,5 @@ def test_initial_observation_planes(crossings, neo):
             assert planes[:2, :, 0].all() and planes[6:, :, 1].all()  # own stones at the bottom
             assert not planes[..., 2:].any()
     assert crossings.observation_shape == (8, 8, 8) and neo.observation_shape == (8, 8, 6)
-    assert np.array_equal(crossings.observe(crossings.initial_state(), 0), crossings.observe(crossings.initial_state(), 1))
+    start = crossings.initial_state()
+    assert np.array_equal(crossings.observe(start, 0), crossings.observe(start, 1))

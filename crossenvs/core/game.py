@@ -114,13 +114,15 @@ class Game(ABC):
 
     def legal_actions(self, state: State) -> np.ndarray:
         """The legal action ids, ascending."""
-        return np.flatnonzero(self.legal_mask(state))
+        return self.legal_mask(state).view(np.bool_).nonzero()[0]  # several times np.flatnonzero's speed on int8
 
     def apply(self, state: State, action: int) -> State:
         """The state after ``action``; ``IllegalActionError`` naming the move if it is not legal."""
-        if self.is_terminal(state):
+        if state.meta[st.STATUS] != st.STATUS_PLAYING:
             raise IllegalActionError(f"{self.name}: the game is over; no action can be applied")
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < self.num_actions:
+        if type(action) is not int and (isinstance(action, bool) or not isinstance(action, np.integer)):
+            raise IllegalActionError(f"{self.name}: action {action!r} is not an id in 0..{self.num_actions - 1}")
+        if not 0 <= action < self.num_actions:
             raise IllegalActionError(f"{self.name}: action {action!r} is not an id in 0..{self.num_actions - 1}")
         after = state.copy()
         if not self.apply_kernel(after.board, after.meta, int(action)):

@@ -62,6 +62,11 @@ from numba import njit
 from ..core.frames import frame_to_board
 from . import phalanx as ph
 
+# Hooks are handed to numba functions as ``rules.<hook>`` (this module by name): numba binds
+# them at compile time, where bare global names would be embedded as Python object pointers,
+# which stops numba caching the compiled kernels on disk.
+rules = sys.modules[__name__]
+
 
 # ----------------------------------------------------------------------------- rule hooks
 @njit(cache=True)
@@ -82,18 +87,12 @@ def capture_head_only(board: np.ndarray, row: int, col: int, dr: int, dc: int, m
 
 
 @njit(cache=True)
-def any_crossing(board: np.ndarray, meta: np.ndarray, mine: int) -> bool:
+def any_crossing(board, meta, row, col, dr, dc, k, length) -> bool:
     """Crossings has no symmetry rule: every crossing is allowed."""
     return True
 
 
 # ----------------------------------------------------------------------------- kernels
-# The kernels hand the hooks to the generic ones as ``rules.<hook>`` (this module by name):
-# numba then binds them at compile time, where bare globals would be embedded as Python
-# object pointers, which stops numba caching the compiled kernels on disk.
-rules = sys.modules[__name__]
-
-
 @njit(cache=True)
 def apply_kernel(board: np.ndarray, meta: np.ndarray, action: int) -> bool:
     return ph.apply_action(board, meta, action, rules.is_frozen, rules.capture_head_only, rules.any_crossing)

@@ -61,6 +61,11 @@ from numba import njit
 from ..core.options import flag_option
 from . import phalanx as ph
 
+# Hooks are handed to numba functions as ``rules.<hook>`` (this module by name): numba binds
+# them at compile time, where bare global names would be embedded as Python object pointers,
+# which stops numba caching the compiled kernels on disk.
+rules = sys.modules[__name__]
+
 
 # ----------------------------------------------------------------------------- rule hooks
 @njit(cache=True)
@@ -82,28 +87,22 @@ def capture_whole_run(board: np.ndarray, row: int, col: int, dr: int, dc: int, m
 
 
 @njit(cache=True)
-def not_self_symmetric(board: np.ndarray, meta: np.ndarray, mine: int) -> bool:
+def not_self_symmetric(board, meta, row, col, dr, dc, k, length) -> bool:
     """RULES.md §2(c)5: refuse a crossing whose result equals its 180° turn with colours swapped."""
     if meta[ph.SYMMETRY_RULE] == 0:
         return True
+    after = board.copy()
+    ph.play_move(after, row, col, dr, dc, k, length, board[row, col], rules.capture_whole_run)
     last = ph.SIZE - 1
-    for row in range(ph.SIZE):
-        for col in range(ph.SIZE):
-            cell = board[row, col]
-            turned = board[last - row, last - col]
-            swapped = 0 if turned == ph.EMPTY else 3 - turned
-            if cell != swapped:
+    for r in range(ph.SIZE):
+        for c in range(ph.SIZE):
+            turned = after[last - r, last - c]
+            if after[r, c] != (ph.EMPTY if turned == ph.EMPTY else 3 - turned):
                 return True
     return False
 
 
 # ----------------------------------------------------------------------------- kernels
-# The kernels hand the hooks to the generic ones as ``rules.<hook>`` (this module by name):
-# numba then binds them at compile time, where bare globals would be embedded as Python
-# object pointers, which stops numba caching the compiled kernels on disk.
-rules = sys.modules[__name__]
-
-
 @njit(cache=True)
 def apply_kernel(board: np.ndarray, meta: np.ndarray, action: int) -> bool:
     return ph.apply_action(board, meta, action, rules.never_frozen, rules.capture_whole_run, rules.not_self_symmetric)

@@ -8,9 +8,11 @@ game module supplies as numba functions and passes to the generic kernels below:
 * ``capture(board, row, col, dr, dc, movers, remove) -> bool``: the head of a group of
   ``movers`` stones moving by ``(dr, dc)`` lands on the enemy stone at ``(row, col)``; is that a
   legal capture? With ``remove`` set, also take the captured stones off the board.
-* ``allowed(board, meta, mine) -> bool``: called on the position after a move that brings one of
-  the mover's stones onto his far rank from another rank; False makes that move illegal
-  (Neo-Crossings' symmetry rule; Crossings allows every such move).
+* ``allowed(board, meta, row, col, dr, dc, k, length) -> bool``: called for a move (the group
+  of ``length`` stones from tail ``(row, col)``, moving ``k`` by ``(dr, dc)``) that brings one of
+  the mover's stones onto his far rank from another rank; False makes it illegal (Neo-Crossings'
+  symmetry rule, which plays the move on a copy with :func:`play_move` to judge the result;
+  Crossings allows every such move).
 
 Movement (written once, here): a *tail* stone and a direction define the group, the run of
 consecutive friendly stones from the tail forward; its front stone is the *head*. The group moves
@@ -61,7 +63,6 @@ from ..core.errors import IllegalActionError
 from ..core.frames import IDENTITY, ROTATE_180, frame_to_board
 from ..core.game import PASS_TEXT, Game
 from ..core.geometry import parse_square, square_name
-from ..core.observation import fill_piece_planes
 from ..core.options import choice_option, int_option
 from ..core.state import State
 from ..core.text import ParsedPosition
@@ -124,7 +125,7 @@ def enemy_run(board: np.ndarray, row: int, col: int, dr: int, dc: int) -> int:
 
 
 # ----------------------------------------------------------------------------- moves
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def group_length(board: np.ndarray, row: int, col: int, dr: int, dc: int, mine: int, frozen) -> int:
     """L: the friendly run from the tail forward; 0 if the tail is not ``mine`` or any member is frozen."""
     length = 0
@@ -138,7 +139,7 @@ def group_length(board: np.ndarray, row: int, col: int, dr: int, dc: int, mine: 
 
 
 @njit(cache=True)
-def _play(board, row, col, dr, dc, k, length, mine, capture) -> None:
+def play_move(board, row, col, dr, dc, k, length, mine, capture) -> None:
     """Move the group (already checked legal) and make its capture, in place."""
     land_r, land_c = row + (length - 1 + k) * dr, col + (length - 1 + k) * dc
     if board[land_r, land_c] != EMPTY:
@@ -149,34 +150,31 @@ def _play(board, row, col, dr, dc, k, length, mine, capture) -> None:
         board[row + (i + k) * dr, col + (i + k) * dc] = mine
 
 
-@njit(cache=True)
-def is_legal_move(board, meta, row, col, direction, k, frozen, capture, allowed) -> bool:
-    """Is moving the group of tail ``(row, col)`` by ``k`` in board ``direction`` legal for the player to move?
+@njit(cache=True, inline="always")
+def legal_distances(board, meta, row, col, direction, frozen, capture, allowed) -> int:
+    """How far the group of tail ``(row, col)`` may move in board ``direction``: the legal ``k`` are ``1..K``.
 
-    Legality is monotone in ``k``: once a distance is illegal, every longer one is too (the head
-    would have to pass the square that stopped it), which is what lets the mask stop early.
+    Legality is monotone in ``k`` (a longer move would take the head over the square that
+    stopped a shorter one), so one count describes every distance. The player to move is the
+    mover; 0 if the tail is not his or his group cannot move that way.
     """
     mine = meta[st.TO_MOVE] + 1
     dr, dc = DIRECTIONS[direction, 0], DIRECTIONS[direction, 1]
     length = group_length(board, row, col, dr, dc, mine, frozen)
-    if length == 0 or k > length:
-        return False
     head_r, head_c = row + (length - 1) * dr, col + (length - 1) * dc
-    for step in range(1, k):
-        r, c = head_r + step * dr, head_c + step * dc
-        if not on_board(r, c) or board[r, c] != EMPTY:
-            return False
-    land_r, land_c = head_r + k * dr, head_c + k * dc
-    if not on_board(land_r, land_c):
-        return False
-    target = board[land_r, land_c]
-    if target == mine or (target != EMPTY and not capture(board, land_r, land_c, dr, dc, length, False)):
-        return False
-    if land_r == far_row(mine) and dr != 0:  # a stone arrives on the far rank from another rank
-        after = board.copy()
-        _play(after, row, col, dr, dc, k, length, mine, capture)
-        return allowed(after, meta, mine)
-    return True
+    for k in range(1, length + 1):
+        land_r, land_c = head_r + k * dr, head_c + k * dc
+        if not on_board(land_r, land_c):
+            return k - 1
+        target = board[land_r, land_c]
+        if target == mine or (target != EMPTY and not capture(board, land_r, land_c, dr, dc, length, False)):
+            return k - 1
+        crossing = land_r == far_row(mine) and dr != 0  # a stone arrives on the far rank from another rank
+        if crossing and not allowed(board, meta, row, col, dr, dc, k, length):
+            return k - 1
+        if target != EMPTY:
+            return k  # the head stops on the first enemy stone it meets
+    return length
 
 
 @njit(cache=True)
@@ -192,19 +190,21 @@ def scan_moves(board, meta, out, first_only, frozen, capture, allowed) -> bool:
     found = False
     for row in range(SIZE):
         for col in range(SIZE):
-            if board[row, col] != mine or frozen(board, row, col):
-                continue
+            if board[row, col] != mine:
+                continue  # (a frozen tail gives groups of length 0 below)
             frame_r, frame_c = frame_to_board(row, col, frame, SIZE, SIZE)
             square = frame_r * SIZE + frame_c
             for frame_dir in range(8):
                 direction = opposite_direction(frame_dir) if frame == ROTATE_180 else frame_dir
-                for k in range(1, MAX_DISTANCE + 1):
-                    if not is_legal_move(board, meta, row, col, direction, k, frozen, capture, allowed):
-                        break
-                    if first_only:
-                        return True
-                    found = True
-                    out[move_index(square, frame_dir, k, MAX_DISTANCE)] = 1
+                count = legal_distances(board, meta, row, col, direction, frozen, capture, allowed)
+                if count == 0:
+                    continue
+                if first_only:
+                    return True
+                found = True
+                first = move_index(square, frame_dir, 1, MAX_DISTANCE)
+                for k in range(count):
+                    out[first + k] = 1
     return found
 
 
@@ -245,11 +245,11 @@ def apply_action(board, meta, action, frozen, capture, allowed) -> bool:
         meta[st.PASSES] += 1
     else:
         row, col, direction, k = decode(player, action)
-        if not is_legal_move(board, meta, row, col, direction, k, frozen, capture, allowed):
+        if k > legal_distances(board, meta, row, col, direction, frozen, capture, allowed):
             return False
         dr, dc = DIRECTIONS[direction, 0], DIRECTIONS[direction, 1]
         length = group_length(board, row, col, dr, dc, player + 1, frozen)
-        _play(board, row, col, dr, dc, k, length, player + 1, capture)
+        play_move(board, row, col, dr, dc, k, length, player + 1, capture)
         meta[st.PASSES] = 0
     meta[st.PLY] += 1
     meta[st.TO_MOVE] = 1 - player
@@ -269,15 +269,23 @@ def legal_mask(board, meta, out, frozen, capture, allowed) -> None:
 
 @njit(cache=True)
 def observe_shared(board, meta, player, out) -> None:
-    """The shared planes 0-5 (see the module docstring)."""
-    codes = np.empty(2, dtype=np.int8)
-    codes[0] = player + 1
-    codes[1] = 2 - player
-    fill_piece_planes(board, frame_of(player), codes, out)
-    out[:, :, 2] = far_rank_count(board, player + 1) / SIZE
-    out[:, :, 3] = far_rank_count(board, 2 - player) / SIZE
-    out[:, :, 4] = 1.0 if meta[st.PASSES] == 1 else 0.0
-    out[:, :, 5] = min(1.0, meta[st.PLY] / meta[MOVE_CAP])
+    """The shared planes 0-5 (see the module docstring), in one pass over the cells."""
+    mine, theirs = player + 1, 2 - player
+    own_far = far_rank_count(board, mine) / SIZE
+    their_far = far_rank_count(board, theirs) / SIZE
+    passed = 1.0 if meta[st.PASSES] == 1 else 0.0
+    progress = min(1.0, meta[st.PLY] / meta[MOVE_CAP])
+    frame = frame_of(player)
+    for r in range(SIZE):
+        for c in range(SIZE):
+            br, bc = frame_to_board(r, c, frame, SIZE, SIZE)
+            cell = board[br, bc]
+            out[r, c, 0] = 1.0 if cell == mine else 0.0
+            out[r, c, 1] = 1.0 if cell == theirs else 0.0
+            out[r, c, 2] = own_far
+            out[r, c, 3] = their_far
+            out[r, c, 4] = passed
+            out[r, c, 5] = progress
 
 
 # ----------------------------------------------------------------------------- the game class
