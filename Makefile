@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 TORCH  := torch==2.13.0
 STAMP  := $(VENV)/.installed
 
-.PHONY: test bench venv clean
+.PHONY: test bench venv clean clean-numba
 
 venv: $(STAMP)
 
@@ -24,5 +24,10 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py
 
-clean:
+# numba's on-disk cache is keyed on the file of each compiled function only: after editing a
+# shared kernel (crossenvs/core, games/phalanx.py), clear it so callers in other files recompile.
+clean-numba:
+	find crossenvs -name '*.nbi' -delete -o -name '*.nbc' -delete
+
+clean: clean-numba
 	rm -rf $(VENV) build *.egg-info

@@ -27,7 +27,7 @@ def test_shell_snippets_name_real_make_targets_and_files():
     makefile = (ROOT / "Makefile").read_text()
     targets = set(re.findall(r"^([a-z][a-z-]*):", makefile, re.M))
     for block in SHELL_BLOCKS:
-        for target in re.findall(r"\bmake (\w+)", block):
+        for target in re.findall(r"\bmake ([\w-]+)", block):
             assert target in targets, f"README runs 'make {target}', which the Makefile lacks"
         for path in re.findall(r"python3? ((?:\w+/)+\w+\.py)", block):
             assert (ROOT / path).exists(), f"README runs {path}, which does not exist"
