@@ -115,11 +115,12 @@ def pettingzoo_connect_four() -> Callable[[], object]:
 
 # ----------------------------------------------------------------------------- report
 # Each crossenvs game, the options it is timed with, and the OpenSpiel game whose Python loop its
-# engine loop is held against (the nearest peer: connection game -> hex, phalanx game -> breakthrough).
+# engine loop is held against (the nearest peer: connection game -> hex, race games -> breakthrough).
 GAMES = {
     "crisscross": ("hex 11x11",),
     "crossings": ("breakthrough",),
     "neo_crossings": ("breakthrough",),
+    "charing_cross": ("breakthrough",),
 }
 PEERS = {
     "PettingZoo connect_four_v3 AEC env()": lambda: aec_loop(pettingzoo_connect_four()),

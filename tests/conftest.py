@@ -23,6 +23,18 @@ def position_from_squares(size: int, to_move: str, pieces: dict[str, list[str]],
     return f"to_move: {to_move}\nply: {ply}\n" + "\n".join(lines) + "\n"
 
 
+def play(game, state, *moves: str):
+    """The state after playing moves given in notation, one after another."""
+    for move in moves:
+        state = game.apply(state, game.str_to_action(state, move))
+    return state
+
+
+def legal_moves(game, state) -> set[str]:
+    """The legal actions of a state, in notation."""
+    return {game.action_to_str(state, int(a)) for a in game.legal_actions(state)}
+
+
 def play_random_games(game, rng: np.random.Generator, min_plies: int):
     """Yield (state_before, action, state_after) over random games until min_plies are played."""
     played = 0

@@ -16,9 +16,9 @@ def test_benchmark_runs_and_reports_ratios(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "AEC env / PettingZoo connect_four_v3" in printed
     figures = json.loads(out.read_text())
-    for label in ("crisscross 6x6", "crossings", "neo_crossings"):
+    for label in ("crisscross 6x6", "crossings", "neo_crossings", "charing_cross"):
         assert figures["rates"][f"crossenvs {label} engine"] > 0
         assert figures["rates"][f"crossenvs {label} AEC env()"] > 0
     assert "crossings: engine loop / OpenSpiel breakthrough (target >= 1)" in figures["ratios"]
     assert "crisscross 6x6: engine loop / OpenSpiel hex 11x11 (target >= 1)" in figures["ratios"]
-    assert len(figures["ratios"]) == 9
+    assert len(figures["ratios"]) == 12

@@ -25,9 +25,16 @@ ENV_CASES = [
     ("crossings_v0", {"stalemate": "loss", "move_cap": 30}),
     ("neo_crossings_v0", {}),
     ("neo_crossings_v0", {"symmetry_rule": False, "move_cap": 30}),
+    ("charing_cross_v0", {}),
+    ("charing_cross_v0", {"first_player": "black", "self_jump": False, "move_cap": 40}),
 ]
 CASE_IDS = [module + "".join(f"-{v}" for v in options.values()) for module, options in ENV_CASES]
-GYM_CASES = [("Crisscross", {"size": 6}), ("Crossings", {}), ("NeoCrossings", {"move_cap": 50})]
+GYM_CASES = [
+    ("Crisscross", {"size": 6}),
+    ("Crossings", {}),
+    ("NeoCrossings", {"move_cap": 50}),
+    ("CharingCross", {}),
+]
 
 
 def entry(module: str):
@@ -254,5 +261,6 @@ def test_render_modes(capsys):
 
 def test_gymnasium_ids_registered_on_import():
     assert "crossenvs/Crisscross-v0" in gymnasium.registry
-    assert crossenvs.list_games() == ["crisscross", "crossings", "neo_crossings"]
+    assert crossenvs.list_games() == ["charing_cross", "crisscross", "crossings", "neo_crossings"]
+    assert "crossenvs/CharingCross-v0" in gymnasium.registry
     assert "crossenvs/Crossings-v0" in gymnasium.registry and "crossenvs/NeoCrossings-v0" in gymnasium.registry

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import position, position_from_squares
+from conftest import legal_moves, play, position, position_from_squares
 from crossenvs import IllegalActionError, InvalidOptionError, make_game
 from crossenvs.games.phalanx import PASS_ACTION
 
@@ -27,16 +27,6 @@ def stones(game, state) -> tuple[set[str], set[str]]:
             if cell in found:
                 found[cell].add(f"{file}{rank}")
     return found["W"], found["B"]
-
-
-def play(game, state, *moves: str):
-    for move in moves:
-        state = game.apply(state, game.str_to_action(state, move))
-    return state
-
-
-def legal_moves(game, state) -> set[str]:
-    return {game.action_to_str(state, int(a)) for a in game.legal_actions(state)}
 
 
 def perft(game, state, depth: int) -> int:

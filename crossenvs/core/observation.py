@@ -25,3 +25,13 @@ def fill_piece_planes(board: np.ndarray, frame: int, plane_codes: np.ndarray, ou
             cell = board[br, bc]
             for p in range(plane_codes.shape[0]):
                 out[r, c, p] = 1.0 if cell == plane_codes[p] else 0.0
+
+
+@njit(cache=True, inline="always")
+def pass_and_cap_values(passes: int, ply: int, move_cap: int) -> tuple[float, float]:
+    """The two constant planes of every game with passes and a move cap.
+
+    A pass pending (1.0 when the previous turn was a pass, so one more draws) and the progress
+    to the cap (plies / cap, at most 1): neither shows on the board, and both decide draws.
+    """
+    return (1.0 if passes == 1 else 0.0), min(1.0, ply / move_cap)

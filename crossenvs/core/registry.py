@@ -37,6 +37,11 @@ GAMES: dict[str, GameEntry] = {
         "NeoCrossings",
         "move lines of stones, capture whole enemy lines, out-number the opponent on the far rank",
     ),
+    "charing_cross": GameEntry(
+        "crossenvs.games.charing_cross:CharingCross",
+        "CharingCross",
+        "race knights and rooks across; a jumped piece's owner re-places it at home",
+    ),
     "crisscross": GameEntry(
         "crossenvs.games.crisscross:Crisscross",
         "Crisscross",

@@ -76,7 +76,8 @@ def render_rgb(game: "Game", state: "State", cell_pixels: int = 48) -> np.ndarra
                 label = game.piece_label(code)
                 if label:
                     centre = (x0 + cell_pixels // 2, y0 + cell_pixels // 2)
-                    draw.text(centre, label, fill="white", font=font, anchor="mm")
+                    ink = "black" if sum(colour) > 384 else "white"  # readable on light and dark pieces
+                    draw.text(centre, label, fill=ink, font=font, anchor="mm")
     for col in range(width):
         x = left + col * cell_pixels + cell_pixels // 2 - 3
         draw.text((x, bottom + bar + 2), FILE_LETTERS[col], fill=LABEL, font=font)

@@ -63,6 +63,7 @@ from ..core.errors import IllegalActionError
 from ..core.frames import IDENTITY, ROTATE_180, frame_to_board
 from ..core.game import PASS_TEXT, Game
 from ..core.geometry import parse_square, square_name
+from ..core.observation import pass_and_cap_values
 from ..core.options import choice_option, int_option
 from ..core.state import State
 from ..core.text import ParsedPosition
@@ -273,8 +274,7 @@ def observe_shared(board, meta, player, out) -> None:
     mine, theirs = player + 1, 2 - player
     own_far = far_rank_count(board, mine) / SIZE
     their_far = far_rank_count(board, theirs) / SIZE
-    passed = 1.0 if meta[st.PASSES] == 1 else 0.0
-    progress = min(1.0, meta[st.PLY] / meta[MOVE_CAP])
+    passed, progress = pass_and_cap_values(meta[st.PASSES], meta[st.PLY], meta[MOVE_CAP])
     frame = frame_of(player)
     for r in range(SIZE):
         for c in range(SIZE):
