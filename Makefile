@@ -6,6 +6,10 @@ BIN    := $(VENV)/bin
 # torch first, pinned: a loose torch requirement would pull several GB of CUDA wheels.
 TORCH  := torch==2.13.0
 STAMP  := $(VENV)/.installed
+# numba's disk cache only notices edits to the file of the function it compiled, not to the
+# shared kernels that function calls: clear it whenever any package source has changed.
+NUMBA_STAMP := $(VENV)/.numba-sources
+SOURCES := $(shell find crossenvs -name '*.py')
 
 .PHONY: test bench venv clean clean-numba
 
@@ -18,14 +22,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -e ".[train,bench,dev]"
 	touch $(STAMP)
 
-test: $(STAMP)
+$(NUMBA_STAMP): $(SOURCES) | $(STAMP)
+	find crossenvs -name '*.nbi' -delete -o -name '*.nbc' -delete
+	touch $(NUMBA_STAMP)
+
+test: $(STAMP) $(NUMBA_STAMP)
 	$(BIN)/python -m pytest
 
-bench: $(STAMP)
+bench: $(STAMP) $(NUMBA_STAMP)
 	$(BIN)/python benchmarks/bench.py
 
-# numba's on-disk cache is keyed on the file of each compiled function only: after editing a
-# shared kernel (crossenvs/core, games/phalanx.py), clear it so callers in other files recompile.
+# By hand (make test and make bench do it when a source has changed).
 clean-numba:
 	find crossenvs -name '*.nbi' -delete -o -name '*.nbc' -delete
 

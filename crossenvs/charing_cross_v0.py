@@ -1,4 +1,4 @@
-"""Charing Cross as a PettingZoo AEC env (rules: :mod:`crossenvs.games.charing_cross`).
+"""Charing Cross as a PettingZoo AEC env (rules and options: :mod:`crossenvs.games.charing_cross`).
 
 After a jump that leaves the jumped piece two vacant home squares, the env selects that piece's
 owner, whose mask allows only the two re-placement actions.
@@ -9,6 +9,8 @@ owner, whose mask allows only the two re-placement actions.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pettingzoo import AECEnv
 
 from .envs.aec import CrossAECEnv, make_env, make_raw_env
@@ -16,17 +18,16 @@ from .envs.aec import CrossAECEnv, make_env, make_raw_env
 GAME = "charing_cross"
 
 
-def env(
-    render_mode: str | None = None, first_player: str = "white", self_jump: bool = True, move_cap: int = 200
-) -> AECEnv:
-    """The wrapped AEC env: an illegal move ends the game with -1 for the mover."""
-    options = dict(first_player=first_player, self_jump=self_jump, move_cap=move_cap)
+def env(render_mode: str | None = None, **options: Any) -> AECEnv:
+    """The wrapped AEC env: an illegal move ends the game with -1 for the mover.
+
+    ``options``:
+    ``first_player`` ("white" or "black"), ``self_jump`` (on), ``move_cap`` (200).
+    An unknown one raises ``InvalidOptionError`` naming the known ones.
+    """
     return make_env(GAME, render_mode=render_mode, **options)
 
 
-def raw_env(
-    render_mode: str | None = None, first_player: str = "white", self_jump: bool = True, move_cap: int = 200
-) -> CrossAECEnv:
+def raw_env(render_mode: str | None = None, **options: Any) -> CrossAECEnv:
     """The bare AEC env: an illegal move raises ``IllegalActionError``."""
-    options = dict(first_player=first_player, self_jump=self_jump, move_cap=move_cap)
     return make_raw_env(GAME, render_mode=render_mode, **options)

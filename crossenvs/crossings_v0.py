@@ -1,10 +1,12 @@
-"""Crossings as a PettingZoo AEC env (rules: :mod:`crossenvs.games.crossings`).
+"""Crossings as a PettingZoo AEC env (rules and options: :mod:`crossenvs.games.crossings`).
 
 >>> from crossenvs import crossings_v0
 >>> env = crossings_v0.env(stalemate="loss")
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from pettingzoo import AECEnv
 
@@ -13,11 +15,16 @@ from .envs.aec import CrossAECEnv, make_env, make_raw_env
 GAME = "crossings"
 
 
-def env(render_mode: str | None = None, stalemate: str = "pass", move_cap: int = 400) -> AECEnv:
-    """The wrapped AEC env: an illegal move ends the game with -1 for the mover."""
-    return make_env(GAME, render_mode=render_mode, stalemate=stalemate, move_cap=move_cap)
+def env(render_mode: str | None = None, **options: Any) -> AECEnv:
+    """The wrapped AEC env: an illegal move ends the game with -1 for the mover.
+
+    ``options``:
+    ``stalemate`` ("pass" or "loss"), ``move_cap`` (400).
+    An unknown one raises ``InvalidOptionError`` naming the known ones.
+    """
+    return make_env(GAME, render_mode=render_mode, **options)
 
 
-def raw_env(render_mode: str | None = None, stalemate: str = "pass", move_cap: int = 400) -> CrossAECEnv:
+def raw_env(render_mode: str | None = None, **options: Any) -> CrossAECEnv:
     """The bare AEC env: an illegal move raises ``IllegalActionError``."""
-    return make_raw_env(GAME, render_mode=render_mode, stalemate=stalemate, move_cap=move_cap)
+    return make_raw_env(GAME, render_mode=render_mode, **options)

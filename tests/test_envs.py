@@ -264,3 +264,11 @@ def test_gymnasium_ids_registered_on_import():
     assert crossenvs.list_games() == ["charing_cross", "crisscross", "crossings", "neo_crossings"]
     assert "crossenvs/CharingCross-v0" in gymnasium.registry
     assert "crossenvs/Crossings-v0" in gymnasium.registry and "crossenvs/NeoCrossings-v0" in gymnasium.registry
+
+
+@pytest.mark.parametrize("module", ["crisscross_v0", "crossings_v0", "neo_crossings_v0", "charing_cross_v0"])
+def test_entry_modules_refuse_unknown_options_by_name(module):
+    with pytest.raises(crossenvs.InvalidOptionError, match="unknown option.*known options"):
+        entry(module).env(colour="red")
+    with pytest.raises(crossenvs.InvalidOptionError, match="unknown option"):
+        entry(module).raw_env(colour="red")

@@ -21,8 +21,8 @@ CASES = {  # file name -> (game, options, seed)
     "crisscross_size5_seed0.txt": ("crisscross", {"size": 5}, 0),
     "crisscross_size8_seed1.txt": ("crisscross", {"size": 8}, 1),
     "charing_cross_seed0.txt": ("charing_cross", {}, 0),
-    "crossings_cap60_seed0.txt": ("crossings", {"move_cap": 60}, 0),
-    "neo_crossings_cap60_seed3.txt": ("neo_crossings", {"move_cap": 60}, 3),
+    "crossings_seed1.txt": ("crossings", {}, 1),  # a Black win after 109 plies (a crossing left unanswered)
+    "neo_crossings_seed0.txt": ("neo_crossings", {}, 0),  # a White win after 116 plies
 }
 
 

@@ -115,6 +115,21 @@ def test_n5_the_symmetry_rule(neo):
     assert without == from_d2 | {"d2-d1"}
 
 
+def test_symmetry_rule_binds_only_crossings(neo):
+    along_far_rank = setup(neo, "white", ["d8"], ["d1"])
+    assert "d8-e8" in legal_moves(neo, along_far_rank)  # White e8 / Black d1 is symmetric, but no stone crossed
+    not_a_crossing = setup(neo, "white", ["c3"], ["f5"])
+    assert "c3-c4" in legal_moves(neo, not_a_crossing)  # White c4 / Black f5 is symmetric, but not a crossing
+
+
+def test_symmetry_rule_judges_the_position_after_the_capture(neo):
+    state = setup(neo, "white", ["e6", "e7"], ["e8", "d1", "d2"])
+    assert_illegal(neo, state, "e6-e7-e8")  # takes e8, leaving White e7, e8 against Black d2, d1
+    free = make_game("neo_crossings", symmetry_rule=False)
+    after = play(free, setup(free, "white", ["e6", "e7"], ["e8", "d1", "d2"]), "e6-e7-e8")
+    assert stones(free, after) == ({"e7", "e8"}, {"d1", "d2"})
+
+
 def test_n6_win_timing(neo):
     state = play(neo, setup(neo, "white", ["e7", "h1"], ["b2"]), "e7-e8")
     assert not neo.is_terminal(state)  # Black is not judged at White's move
@@ -164,8 +179,11 @@ def test_x6_crossing_freezing_counter_crossing(crossings):
     for counter in ("b2-a1", "b2-b1", "b2-c1"):
         after = play(crossings, state, counter)
         assert crossings.outcome(after) is None  # 1 : 1 at White's turn
-        assert not any(m.startswith(("e8-", counter[-2:] + "-")) for m in legal_moves(crossings, after))
+        assert not any(m.startswith("e8-") for m in legal_moves(crossings, after))
         assert crossings.observe(after, 0)[7, 4, 6] == 1.0  # White's frozen e8 in plane 6
+        assert crossings.observe(after, 1)[..., 6].sum() == 1.0  # and Black's own crossed stone
+        later = play(crossings, after, "h1-h2")
+        assert not any(m.startswith(counter[-2:] + "-") for m in legal_moves(crossings, later))
     for other in sorted(legal_moves(crossings, state) - {"b2-a1", "b2-b1", "b2-c1"}):
         assert crossings.outcome(play(crossings, state, other)) == (1.0, -1.0), other
     # h1 is on White's own home rank: not frozen
@@ -175,6 +193,13 @@ def test_x6_crossing_freezing_counter_crossing(crossings):
 def _due_west(move: str) -> bool:
     tail, destination = move.split("-")[0], move.split("-")[-1]
     return tail[1:] == destination[1:] and destination[0] < tail[0]
+
+
+def test_x7_the_line_has_no_downward_move(crossings):
+    state = setup(crossings, "white", ["a2", "a3", "a4"], ["a1"])  # a1 is Black's far rank: frozen
+    assert_illegal(crossings, state, "a4-a2-a1")
+    downward = {m for m in legal_moves(crossings, state) if m.split("-")[-1][0] == "a" and m.startswith("a")}
+    assert all(int(m.split("-")[-1][1]) > int(m.split("-")[0][1]) for m in downward)  # only upward along file a
 
 
 def test_x7_frozen_stones_are_uncapturable_from_any_side(crossings):
@@ -292,6 +317,9 @@ def test_notation_names_the_head(crossings):
         crossings.str_to_action(state, "c2-d4")
     with pytest.raises(IllegalActionError, match="cannot read move"):
         crossings.str_to_action(state, "c2")
+    with pytest.raises(IllegalActionError, match="no white stone on e2"):
+        crossings.str_to_action(state, "e2-e4-e6")
+    assert crossings.str_to_action(state, " C2 - c4 - c6 ") == action  # spaces and capitals are fine
 
 
 def test_black_names_moves_on_the_real_board(crossings):
@@ -318,7 +346,20 @@ def test_bad_options_are_refused(name, options, message):
 
 def test_option_words(neo):
     assert make_game("neo_crossings", symmetry_rule="off").symmetry_rule is False
+    assert make_game("neo_crossings", symmetry_rule=0).symmetry_rule is False
     assert make_game("neo_crossings", stalemate="LOSS").stalemate == "loss"
+
+
+def test_observation_values():
+    game = make_game("crossings", move_cap=10)
+    diagram = "8 W W . . . . . .\n7 . . . . . . . B\n2 . W . . . . . .\n1 . . . . . . . B\n"
+    state = game.from_text("passes: 1\n" + position(diagram, "black", ply=5))  # 1 : 2 on the far ranks
+    planes = game.observe(state, 1)  # Black's frame: the board turned half a turn, his far rank on top
+    assert planes[7, 0, 0] == 1.0 and planes[0, 7, 1] == 1.0  # own h1 -> top left; White a8 -> bottom right
+    assert (planes[..., 2] == 1 / 8).all() and (planes[..., 3] == 2 / 8).all()
+    assert planes[..., 4].all() and (planes[..., 5] == 0.5).all()
+    assert planes[7, 0, 6] == 1.0 and planes[..., 6].sum() == 1.0  # own frozen h1
+    assert planes[0, 7, 7] == planes[0, 6, 7] == 1.0 and planes[..., 7].sum() == 2.0  # White's frozen a8, b8
 
 
 def test_initial_observation_planes(crossings, neo):

@@ -31,9 +31,9 @@ def int_option(game: str, name: str, value: Any, low: int, high: int) -> int:
 
 
 def flag_option(game: str, name: str, value: Any) -> bool:
-    """An on/off option: a bool, or one of the words on/off, true/false, yes/no."""
-    if isinstance(value, (bool, np.bool_)):
+    """An on/off option: a bool, 0 or 1, or one of the words on/off, true/false, yes/no."""
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and value in (0, 1)):
         return bool(value)
     if isinstance(value, str) and value.strip().lower() in _ON + _OFF:
         return value.strip().lower() in _ON
-    raise InvalidOptionError(f"{game}: {name} must be on or off (True/False), got {value!r}")
+    raise InvalidOptionError(f"{game}: {name} must be on or off (True/False, 1/0, 'on'/'off'), got {value!r}")

@@ -13,10 +13,13 @@ from .game import Game
 
 
 def _planes_text(planes: np.ndarray) -> list[str]:
-    """Each plane as rows of digits (float planes hold small integers or fractions)."""
+    """Each plane as rows of numbers, or ``all <value>`` for a constant plane (counts, flags)."""
     lines = []
     for index in range(planes.shape[-1]):
         plane = planes[..., index]
+        if (plane == plane.flat[0]).all():
+            lines.append(f"plane {index}: all {plane.flat[0]:g}")
+            continue
         rows = [" ".join(f"{value:g}" for value in row) for row in plane]
         lines.append(f"plane {index}: " + " | ".join(rows))
     return lines

@@ -36,7 +36,9 @@ in that frame) and ``distance`` ``k`` in ``1..7``::
     action = 3584                                          # pass (only when nothing else is legal)
 
 ``num_actions = 3585``. Notation (DESIGN.md §4): a single stone ``d5-d6``; a line
-``<tail>-<head>-<destination of the head>``, e.g. ``c2-c4-c6``; ``pass``.
+``<tail>-<head>-<destination of the head>``, e.g. ``c2-c4-c6``; ``pass``. (An id whose head would
+leave the board names no move; ``action_to_str`` describes it, e.g. ``h8 N3 (off the board)``,
+for error messages, and ``str_to_action`` reads only real moves.)
 
 Observation (shared planes; a game may append its own)
 ------------------------------------------------------
@@ -343,7 +345,7 @@ class PhalanxGame(Game):
     def str_to_action(self, state: State, text: str) -> int:
         if text.strip().lower() == PASS_TEXT:
             return PASS_ACTION
-        parts = text.strip().lower().split("-")
+        parts = [part.strip() for part in text.strip().lower().split("-")]
         try:
             if len(parts) not in (2, 3):
                 raise ValueError("expected a move such as 'd5-d6', a line move such as 'c2-c4-c6', or 'pass'")
@@ -356,6 +358,8 @@ class PhalanxGame(Game):
         if k > MAX_DISTANCE:
             raise IllegalActionError(f"{self.name}: cannot read move {text!r}: a group moves at most {MAX_DISTANCE}")
         player = self.current_player(state)
+        if state.board[squares[0]] != player + 1:
+            raise IllegalActionError(f"{self.name}: {text!r}: there is no {self.colours[player]} stone on {parts[0]}")
         frame = frame_of(player)
         frame_r, frame_c = frame_to_board(squares[0][0], squares[0][1], frame, SIZE, SIZE)
         frame_dir = opposite_direction(direction) if frame == ROTATE_180 else direction
