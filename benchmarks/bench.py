@@ -1,15 +1,17 @@
-"""Random-legal-play speed of crossenvs next to PettingZoo classic and OpenSpiel, in one run.
+"""Random-legal-play speed of crossenvs next to PettingZoo classic, OpenSpiel and pgx, in one run.
 
 Each row plays uniformly random legal moves for a fixed wall-clock budget and counts steps
 (one decision each). Every loop does the same work per step: read the legal mask, pick an
-action, apply it, and build the observation tensor of the next player to decide.
+action, apply it, and build the observation tensor of the next player to decide. Batched rows
+(our vector env, pgx on CPU JAX) step B games per call with auto-reset and count B steps a call.
 
     python benchmarks/bench.py                 # default budget, all rows
     python benchmarks/bench.py --seconds 1     # quicker
     python benchmarks/bench.py --json out.json # also write the figures
+    python benchmarks/bench.py --games crossings --batch-sizes 1024 --no-pgx
 
 Rows of peers that are not installed are reported as skipped (`pip install -e ".[bench]"`).
-Numba compilation is excluded: each loop runs once briefly before it is timed.
+Numba and JAX compilation are excluded: each loop runs once briefly before it is timed.
 """
 
 from __future__ import annotations
@@ -84,7 +86,65 @@ def aec_loop(make_env: Callable[[], object]) -> Callable[[float], int]:
     return loop
 
 
+def vector_loop(game_name: str, batch: int, **options) -> Callable[[float], int]:
+    """The batched two-player env: B games per call, random legal actions drawn in numba."""
+    from crossenvs.envs import batch_kernels
+    from crossenvs.envs.vector import CrossVectorEnv
+
+    env = CrossVectorEnv(game_name, num_envs=batch, **options)
+    rng = np.random.default_rng(0)
+    actions = np.empty(batch, dtype=np.int64)
+    _, info = env.reset()
+
+    def loop(deadline: float) -> int:
+        nonlocal info
+        steps = 0
+        while time.perf_counter() < deadline:
+            batch_kernels.random_legal_actions(info["action_mask"], rng.random(batch), actions)
+            info = env.step(actions)[4]
+            steps += batch
+        return steps
+
+    return loop
+
+
 # ----------------------------------------------------------------------------- peers
+def pgx_loop(env_id: str, batch: int) -> Callable[[float], int]:
+    """pgx on CPU JAX: B games per jitted step (random legal actions, auto-reset), compile excluded."""
+    import jax
+    import jax.numpy as jnp
+    import pgx
+
+    env = pgx.make(env_id)
+    init = jax.vmap(env.init)
+
+    @jax.jit
+    def step(state, key):
+        act_key, reset_key = jax.random.split(key)
+        logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
+        state = jax.vmap(env.step)(state, jax.random.categorical(act_key, logits, axis=-1))
+        fresh = init(jax.random.split(reset_key, batch))
+        done = state.terminated | state.truncated
+        return jax.tree_util.tree_map(
+            lambda new, old: jnp.where(done.reshape((-1,) + (1,) * (old.ndim - 1)), new, old), fresh, state
+        )
+
+    key = jax.random.PRNGKey(0)
+    state = jax.jit(init)(jax.random.split(key, batch))
+
+    def loop(deadline: float) -> int:
+        nonlocal state, key
+        steps = 0
+        while time.perf_counter() < deadline:
+            key, sub = jax.random.split(key)
+            state = step(state, sub)
+            steps += batch
+        jax.block_until_ready(state.observation)
+        return steps
+
+    return loop
+
+
 def openspiel_loop(game_string: str) -> Callable[[float], int]:
     import pyspiel
 
@@ -139,7 +199,14 @@ def row_names(game: str, size: int) -> tuple[str, str]:
     return f"crossenvs {label} engine", f"crossenvs {label} AEC env()"
 
 
-def measure(seconds: float, size: int, games: list[str]) -> dict[str, float | None]:
+def batched_name(game: str, size: int, batch: int) -> str:
+    label = f"crisscross {size}x{size}" if game == "crisscross" else game
+    return f"crossenvs {label} vector B={batch}"
+
+
+def measure(
+    seconds: float, size: int, games: list[str], batches: list[int] = (), pgx: bool = True
+) -> dict[str, float | None]:
     rows: dict[str, Callable[[], Callable[[float], int]]] = {}
     for game in games:
         engine, aec = row_names(game, size)
@@ -148,25 +215,34 @@ def measure(seconds: float, size: int, games: list[str]) -> dict[str, float | No
         rows[aec] = lambda game=game, options=options: aec_loop(
             lambda: getattr(crossenvs, f"{game}_v0").env(**options)
         )
+        for batch in batches:
+            rows[batched_name(game, size, batch)] = lambda game=game, batch=batch, options=options: vector_loop(
+                game, batch, **options
+            )
     rows.update(PEERS)
+    for env_id in ("connect_four", "othello") if pgx else ():
+        for batch in batches:
+            rows[f"pgx {env_id} B={batch} (CPU JAX)"] = lambda env_id=env_id, batch=batch: pgx_loop(env_id, batch)
     rates: dict[str, float | None] = {}
     for name, build in rows.items():
         try:
             loop = build()
         except ImportError as exc:
-            print(f"  {name:<44} skipped ({exc.name} not installed)")
+            print(f"  {name:<52} skipped ({exc.name} not installed)")
             rates[name] = None
             continue
         rates[name] = timed(loop, seconds)
-        print(f"  {name:<44} {rates[name]:>12,.0f} steps/s", flush=True)
+        print(f"  {name:<52} {rates[name]:>12,.0f} steps/s", flush=True)
     return rates
 
 
-def ratios(rates: dict[str, float | None], size: int, games: list[str]) -> dict[str, float | None]:
+def ratios(
+    rates: dict[str, float | None], size: int, games: list[str], batches: list[int] = ()
+) -> dict[str, float | None]:
     """Per game: AEC env over PettingZoo connect_four_v3 (target >= 3), engine over its OpenSpiel peer (>= 1)."""
 
     def ratio(ours: str, theirs: str) -> float | None:
-        return rates[ours] / rates[theirs] if rates[ours] and rates[theirs] else None
+        return rates[ours] / rates[theirs] if rates.get(ours) and rates.get(theirs) else None
 
     table: dict[str, float | None] = {}
     pettingzoo = "PettingZoo connect_four_v3 AEC env()"
@@ -177,6 +253,10 @@ def ratios(rates: dict[str, float | None], size: int, games: list[str]) -> dict[
         table[f"{label}: AEC env / PettingZoo connect_four_v3 (target >= 3)"] = ratio(aec, pettingzoo)
         table[f"{label}: engine loop / {peer} (target >= 1)"] = ratio(engine, peer)
         table[f"{label}: engine loop / OpenSpiel connect_four"] = ratio(engine, "OpenSpiel connect_four")
+        for batch in batches:
+            table[f"{label}: vector B={batch} / pgx othello B={batch}"] = ratio(
+                batched_name(game, size, batch), f"pgx othello B={batch} (CPU JAX)"
+            )
     return table
 
 
@@ -185,13 +265,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="timed budget per row (default 3)")
     parser.add_argument("--size", type=int, default=8, help="Crisscross board size (default 8)")
     parser.add_argument("--games", nargs="+", choices=sorted(GAMES), default=list(GAMES), help="games to time")
+    parser.add_argument(
+        "--batch-sizes", type=int, nargs="*", default=[1, 64, 1024], help="vector env and pgx batch sizes"
+    )
+    parser.add_argument("--no-pgx", action="store_true", help="leave out the pgx rows (JAX compiles for a while)")
     parser.add_argument("--json", help="write rates and ratios to this file")
     args = parser.parse_args(argv)
 
-    print(f"Random legal play, {args.seconds:g} s per row (steps = decisions):")
-    rates = measure(args.seconds, args.size, args.games)
+    print(f"Random legal play, {args.seconds:g} s per row (steps = decisions; a batched call is B steps):")
+    rates = measure(args.seconds, args.size, args.games, args.batch_sizes, pgx=not args.no_pgx)
     print("Ratios (same run):")
-    table = ratios(rates, args.size, args.games)
+    table = ratios(rates, args.size, args.games, args.batch_sizes)
     for name, value in table.items():
         print(f"  {name:<72} {'n/a' if value is None else f'{value:.2f}x'}")
     if args.json:

@@ -12,7 +12,7 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench.py"
 def test_benchmark_runs_and_reports_ratios(tmp_path, capsys):
     out = tmp_path / "bench.json"
     bench = runpy.run_path(str(BENCH))
-    bench["main"](["--seconds", "0.05", "--size", "6", "--json", str(out)])
+    bench["main"](["--seconds", "0.05", "--size", "6", "--batch-sizes", "4", "--json", str(out)])
     printed = capsys.readouterr().out
     assert "AEC env / PettingZoo connect_four_v3" in printed
     figures = json.loads(out.read_text())
@@ -21,4 +21,7 @@ def test_benchmark_runs_and_reports_ratios(tmp_path, capsys):
         assert figures["rates"][f"crossenvs {label} AEC env()"] > 0
     assert "crossings: engine loop / OpenSpiel breakthrough (target >= 1)" in figures["ratios"]
     assert "crisscross 6x6: engine loop / OpenSpiel hex 11x11 (target >= 1)" in figures["ratios"]
-    assert len(figures["ratios"]) == 12
+    assert figures["rates"]["crossenvs crossings vector B=4"] > 0
+    assert figures["rates"]["pgx othello B=4 (CPU JAX)"] > 0  # pgx is part of the bench extra
+    assert "crossings: vector B=4 / pgx othello B=4" in figures["ratios"]
+    assert len(figures["ratios"]) == 16

@@ -54,16 +54,21 @@ def test_h2_forced_re_placement(game):
     assert after == game.from_text(position(expected, "white", ply=1))
 
 
-def test_h2b_the_owner_chooses_then_plays_his_own_turn(game):
+@pytest.mark.parametrize("first", ["white", "black"])
+def test_h2b_the_owner_chooses_then_plays_his_own_turn(first):
+    game = make_game("charing_cross", first_player=first)
+    white = game.colours.index("white")
     diagram = H2.replace("5 N", "7 . N . . . . . .\n5 .")  # the second white knight on b7, not a5
     after = play(game, game.from_text(position(diagram, "black")), "d3-b5")
-    assert game.current_player(after) == 0  # White, the owner, decides
+    assert game.current_player(after) == white  # White, the owner, decides
     assert legal_moves(game, after) == {"@a4", "@a5"}
     assert after.ply == 1
+    assert game.observe(after, white)[..., 16].all()  # and knows he moves again afterwards
+    assert "White to move (ply 1): re-place the jumped N (@a4 or @a5)" in game.render_ansi(after)
     chosen = play(game, after, "@a5")
-    assert game.current_player(chosen) == 0 and chosen.ply == 1  # then White plays his own turn
+    assert game.current_player(chosen) == white and chosen.ply == 1  # then White plays his own turn
     assert chosen.board[4, 0] == 1 and "b7-c8" not in legal_moves(game, chosen)  # c8: knight edge
-    assert game.current_player(play(game, chosen, "b7-c7")) == 1
+    assert game.current_player(play(game, chosen, "b7-c7")) == 1 - white
 
 
 def test_h3_removed_for_good(game):
@@ -132,6 +137,7 @@ def test_cap_counts_plies_not_choices():
     assert state.ply == 1 and game.outcome(state) is None
     state = play(game, state, "h4-h6")
     assert game.outcome(state) == (0.0, 0.0)  # the cap ends it before the choice
+    assert not state.meta[PENDING] and "pending" not in game.to_text(state)
 
 
 def test_a_win_on_the_last_counted_ply_stands():
@@ -193,7 +199,8 @@ def test_a_piece_on_its_goal_reads_as_a_won_game(game):
 
 def test_notation_errors(game):
     state = game.initial_state()
-    for text, message in [("a4-a7", "one square or jumps two"), ("a4", "expected"), ("a4-c5", "not on one")]:
+    cases = [("a4-a7", "one square or jumps two"), ("a4", "expected"), ("a4-c5", "not on one"), ("a4-a4", "the same")]
+    for text, message in cases:
         with pytest.raises(IllegalActionError, match=message):
             game.str_to_action(state, text)
     with pytest.raises(IllegalActionError, match="illegal move @a4"):
@@ -216,11 +223,30 @@ def test_bad_options(options, message):
         make_game("charing_cross", **options)
 
 
+def test_ids_that_leave_the_board_read_back(game):
+    state = game.initial_state()
+    for action in range(game.num_actions):
+        assert game.str_to_action(state, game.action_to_str(state, action)) == action
+    assert game.action_to_str(state, (0 * 8 + 4) * 2 + 1) == "#9"  # a1 jumping south: off the board
+    with pytest.raises(IllegalActionError, match="not an action id"):
+        game.str_to_action(state, "#99999")
+
+
+def test_the_observation_tells_who_moves_after_the_choice(game):
+    board = "8 . . . R R . . .\n6 N . . . . . . .\n1 . . . r r . . .\n"
+    by_opponent = game.from_text("to_move: white\npending: N\njumper: black\n" + board)
+    by_self = game.from_text("to_move: white\npending: N\njumper: white\n" + board)
+    assert np.array_equal(game.legal_mask(by_opponent), game.legal_mask(by_self))
+    assert game.observe(by_opponent, 0)[..., 16].all() and not game.observe(by_self, 0)[..., 16].any()
+    assert game.current_player(play(game, by_opponent, "@a4")) == 0
+    assert game.current_player(play(game, by_self, "@a4")) == 1
+
+
 def test_observation_planes_at_the_start(game):
     start = game.initial_state()
     for seat in (0, 1):
         planes = game.observe(start, seat)
-        assert planes.shape == (8, 8, 16)
+        assert planes.shape == (8, 8, 17)
         assert planes[3, 0, 0] == planes[4, 0, 0] == 1.0  # own knights on a4/a5 of one's own frame
         assert planes[7, 3, 1] == planes[7, 4, 1] == 1.0  # own rooks at the top
         assert planes[:, 7, 6].all() and planes[0, :, 7].all()  # own goals: right file, bottom rank
@@ -237,8 +263,13 @@ FORWARD = {1: [(0, 1), (1, 1), (-1, 1)], 3: [(0, -1), (1, -1), (-1, -1)], 2: [(-
 HOMES = {1: [(3, 0), (4, 0)], 2: [(7, 3), (7, 4)], 3: [(3, 7), (4, 7)], 4: [(0, 3), (0, 4)]}
 
 
-def reference_moves(board: np.ndarray, white: bool, self_jump: bool) -> dict[str, tuple[np.ndarray, int]]:
-    """Notation -> (board after the action, number of re-placement choices) from RULES.md §4(c)."""
+def reference_moves(board: np.ndarray, white: bool, self_jump: bool) -> dict[str, tuple[np.ndarray, int, str]]:
+    """Notation -> (board after the action, re-placement choices, who decides next) from RULES.md §4(c).
+
+    Who decides next: ``"won"`` (the piece reached its goal), ``"owner-again"`` (the opponent
+    must re-place his jumped piece and then moves), ``"self-choice"`` (the mover re-places his
+    own jumped piece, then the opponent moves), or ``"opponent"``.
+    """
     names = "abcdefgh"
     mine = (1, 2) if white else (3, 4)
     moves = {}
@@ -259,15 +290,16 @@ def reference_moves(board: np.ndarray, white: bool, self_jump: bool) -> dict[str
             after = board.copy()
             after[r, c], after[tr, tc] = 0, code
             goal = (tc == (7 if code == 1 else 0)) if knight else (tr == (0 if code == 2 else 7))
-            choices = 1
+            choices, nxt = 1, "won" if goal else "opponent"
             if over is not None and not goal:
                 jumped = after[over]
                 after[over] = 0
                 vacant = [h for h in HOMES[jumped] if after[h] == 0]
                 if len(vacant) == 1:
                     after[vacant[0]] = jumped
-                choices = max(1, len(vacant) if len(vacant) == 2 else 1)
-            moves[f"{names[c]}{r + 1}-{names[tc]}{tr + 1}"] = (after, choices)
+                if len(vacant) == 2:
+                    choices, nxt = 2, "owner-again" if jumped not in mine else "self-choice"
+            moves[f"{names[c]}{r + 1}-{names[tc]}{tr + 1}"] = (after, choices, nxt)
     return moves
 
 
@@ -293,11 +325,21 @@ def test_random_games_keep_every_invariant(options):
                 if name == "pass":
                     continue
                 result = game.apply(before, legal_action)
-                board, choices = reference[name]
-                if choices == 2 and not game.is_terminal(result):
-                    assert result.meta[PENDING] and len(game.legal_actions(result)) == 2
-                    board = board.copy()  # the lifted piece is still off the board
+                board, choices, nxt = reference[name]
                 assert np.array_equal(result.board, board), name
+                if nxt == "won":
+                    assert game.outcome(result) == ((1.0, -1.0) if seat == 0 else (-1.0, 1.0))
+                elif result.ply >= game.move_cap:
+                    assert game.outcome(result) == (0.0, 0.0) and not result.meta[PENDING]
+                elif choices == 2:
+                    assert result.meta[PENDING] and len(game.legal_actions(result)) == 2
+                    owner = seat if nxt == "self-choice" else 1 - seat
+                    assert game.current_player(result) == owner
+                    after_choice = game.apply(result, int(game.legal_actions(result)[0]))
+                    assert game.current_player(after_choice) == (1 - seat if nxt == "self-choice" else owner)
+                    assert game.observe(result, owner)[..., 16].all() == (nxt == "owner-again")
+                else:
+                    assert game.outcome(result) is None and game.current_player(result) == 1 - seat
             assert after.ply == before.ply + 1 <= game.move_cap
         for illegal in rng.choice(np.flatnonzero(mask == 0), 60, replace=False):
             board, meta = before.board.copy(), before.meta.copy()

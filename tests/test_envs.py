@@ -272,3 +272,56 @@ def test_entry_modules_refuse_unknown_options_by_name(module):
         entry(module).env(colour="red")
     with pytest.raises(crossenvs.InvalidOptionError, match="unknown option"):
         entry(module).raw_env(colour="red")
+
+
+H2B = "to_move: black\n" + "\n".join(
+    ["8 . . . R R . . .", "7 . N . . . . . .", "5 . . . . . . . n"]
+    + ["4 . . N . . . . n", "3 . . . r . . . .", "1 . . . . r . . ."]
+)
+
+
+def test_charing_cross_aec_hands_the_choice_to_the_jumped_pieces_owner():
+    env = crossenvs.charing_cross_v0.raw_env()
+    env.reset()
+    raw = env.unwrapped
+    raw.state, env.agent_selection = raw.game.from_text(H2B), "player_1"
+    env.step(raw.game.str_to_action(raw.state, "d3-b5"))  # Black jumps White's c4 knight
+    assert env.agent_selection == "player_0"
+    mask = env.observe("player_0")["action_mask"]
+    assert {raw.game.action_to_str(raw.state, a) for a in np.flatnonzero(mask)} == {"@a4", "@a5"}
+    assert not env.observe("player_1")["action_mask"].any()
+    env.step(raw.game.str_to_action(raw.state, "@a5"))
+    assert env.agent_selection == "player_0"  # then White plays his own turn
+
+
+def learner_as_white(env) -> None:
+    for seed in range(20):
+        _, info = env.reset(seed=seed)
+        if info["learner_seat"] == 0:
+            return
+    raise AssertionError("no seed gave the learner White")
+
+
+def test_charing_cross_single_agent_learner_makes_its_own_choices():
+    game = crossenvs.make_game("charing_cross")
+
+    def jump_if_possible(observation, mask):  # the opponent: d3-b5 when legal, else its first move
+        state = env.state
+        wanted = game.str_to_action(state, "d3-b5") if game.current_player(state) == 1 else -1
+        return wanted if 0 <= wanted < mask.size and mask[wanted] else int(np.flatnonzero(mask)[0])
+
+    env = CrossSingleAgentEnv("charing_cross", opponent=jump_if_possible)
+    learner_as_white(env)
+    # the learner self-jumps: its next step is the choice, and only then does the opponent move
+    env.step(game.str_to_action(env.state, "a4-a6"))
+    assert {game.action_to_str(env.state, a) for a in np.flatnonzero(env.action_masks())} == {"@a4", "@a5"}
+    assert env.state.ply == 1
+    env.step(game.str_to_action(env.state, "@a4"))
+    assert env.state.ply == 2 and game.current_player(env.state) == 0
+    # the opponent jumps the learner's knight: the learner's next step is where it goes
+    env.state = game.from_text(H2B.replace("to_move: black", "to_move: white"))
+    env.step(game.str_to_action(env.state, "d8-d7"))
+    assert {game.action_to_str(env.state, a) for a in np.flatnonzero(env.action_masks())} == {"@a4", "@a5"}
+    ply = env.state.ply
+    env.step(game.str_to_action(env.state, "@a5"))
+    assert game.current_player(env.state) == 0 and env.state.ply == ply  # the learner moves again at once

@@ -28,7 +28,9 @@ def direction_between(from_row: int, from_col: int, to_row: int, to_col: int) ->
     ``ValueError`` if the squares are equal or not on one line.
     """
     dr, dc = to_row - from_row, to_col - from_col
-    if (dr, dc) == (0, 0) or not (dr == 0 or dc == 0 or abs(dr) == abs(dc)):
+    if (dr, dc) == (0, 0):
+        raise ValueError("the two squares are the same")
+    if not (dr == 0 or dc == 0 or abs(dr) == abs(dc)):
         raise ValueError("the squares are not on one rank, file or diagonal")
     unit = (int(np.sign(dr)), int(np.sign(dc)))
     direction = next(d for d in range(8) if (DIRECTIONS[d, 0], DIRECTIONS[d, 1]) == unit)

@@ -29,6 +29,15 @@ from .text import ParsedPosition, format_position_text, parse_int_header, parse_
 PASS_TEXT = "pass"  # the notation of the pass action in every game that has one
 
 
+def raw_id_text(action: int) -> str:
+    """Notation of an action id that names no move at all (e.g. one that leaves the board): ``#<id>``."""
+    return f"#{int(action)}"
+
+
+def is_raw_id_text(text: str) -> bool:
+    return text.strip().startswith("#")
+
+
 class Game(ABC):
     """Base class of the five games. Subclasses set the class attributes and the abstract hooks."""
 
@@ -131,6 +140,13 @@ class Game(ABC):
             raise IllegalActionError(f"{self.name}: illegal move {move} (action {int(action)}) for {colour}")
         return after
 
+    def parse_raw_id(self, text: str) -> int:
+        """Read ``#<id>`` (see :func:`raw_id_text`) back to the id; ``IllegalActionError`` if it is not one."""
+        digits = text.strip()[1:]
+        if not digits.isdigit() or not 0 <= int(digits) < self.num_actions:
+            raise IllegalActionError(f"{self.name}: {text!r} is not an action id '#0'..'#{self.num_actions - 1}'")
+        return int(digits)
+
     def player_of_colour(self, colour: str) -> int:
         """Seat of a colour name such as ``"red"``."""
         try:
@@ -210,6 +226,10 @@ class Game(ABC):
     def cell_fill(self, row: int, col: int) -> tuple[int, int, int] | None:
         """Background of a cell (light squares, rings, goals); None for the plain board colour."""
         return None
+
+    def status_note(self, state: State) -> str:
+        """Text added to the status line, e.g. a decision in progress ('' for none)."""
+        return ""
 
     def piece_label(self, code: int) -> str:
         """A letter drawn on the piece of this cell code (to tell piece kinds apart); '' for none."""

@@ -25,7 +25,7 @@ def status_line(game: "Game", state: "State") -> str:
     ply = int(state.meta[st.PLY])
     status = int(state.meta[st.STATUS])
     if status == st.STATUS_PLAYING:
-        return f"{game.colours[int(state.meta[st.TO_MOVE])].capitalize()} to move (ply {ply})"
+        return f"{game.colours[int(state.meta[st.TO_MOVE])].capitalize()} to move (ply {ply}){game.status_note(state)}"
     if status == st.STATUS_DRAW:
         return f"Draw (ply {ply})"
     winner = 0 if status == st.STATUS_WIN_0 else 1

@@ -50,7 +50,7 @@ Notation (DESIGN.md §4): ``a4-b5`` (forward move), ``a4-a6`` (jump), ``@a4`` (r
 
 Observation
 -----------
-float32 ``(8, 8, 16)`` in the observer's frame:
+float32 ``(8, 8, 17)`` in the observer's frame:
 
 * planes 0-3: own knights, own rooks, opponent knights, opponent rooks;
 * plane 4: the squares the pending piece may be re-placed on (all zero when no choice is pending);
@@ -60,7 +60,10 @@ float32 ``(8, 8, 16)`` in the observer's frame:
 * plane 11: edge squares of rooks;
 * planes 12-13: own home squares, opponent home squares;
 * plane 14: all ones if the previous turn was a pass (one more pass draws);
-* plane 15: plies played / ``move_cap`` in every cell.
+* plane 15: plies played / ``move_cap`` in every cell;
+* plane 16: all ones while the observer must re-place a piece that his opponent jumped, so
+  that he also plays the next turn (after re-placing a piece he jumped himself, the opponent
+  moves).
 
 Rewards and end
 ---------------
@@ -89,7 +92,7 @@ from ..core import state as st
 from ..core.codec import DIRECTIONS, direction_between, opposite_direction
 from ..core.errors import IllegalActionError, PositionTextError
 from ..core.frames import IDENTITY, ROTATE_180, frame_to_board
-from ..core.game import PASS_TEXT, Game
+from ..core.game import PASS_TEXT, Game, is_raw_id_text, raw_id_text
 from ..core.geometry import parse_square, square_name
 from ..core.observation import pass_and_cap_values
 from ..core.options import choice_option, flag_option, int_option
@@ -103,7 +106,7 @@ NUM_MOVE_ACTIONS = SIZE * SIZE * 8 * 2  # 1024
 PLACE_BASE = NUM_MOVE_ACTIONS
 PASS_ACTION = PLACE_BASE + SIZE * SIZE  # 1088
 NUM_ACTIONS = PASS_ACTION + 1
-NUM_PLANES = 16
+NUM_PLANES = 17
 
 # Game slots of the meta vector (options live in the state, so kernels need only the arrays).
 SEAT0_COLOUR = st.META_SIZE  # WHITE or BLACK: the colour of seat 0 (option first_player)
@@ -231,7 +234,7 @@ def _replace_jumped(board, meta, code, jumper) -> None:
     """RULES.md §4(c)6: the owner's choice when both homes are vacant, else forced or removed."""
     owner = 0 if seat_colour(meta, 0) == colour_of(code) else 1
     vacant = vacant_homes(board, code)
-    if vacant == 2:
+    if vacant == 2 and meta[st.PLY] < meta[MOVE_CAP]:  # (at the cap the game is drawn: nothing to ask)
         meta[PENDING] = code
         meta[JUMPER] = jumper
         _end_turn(meta, owner)
@@ -331,7 +334,7 @@ def mask_kernel(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
 
 @njit(cache=True)
 def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.ndarray) -> None:
-    """The 16 planes of the module docstring, in ``player``'s frame."""
+    """The 17 planes of the module docstring, in ``player``'s frame."""
     mine = seat_colour(meta, player)
     own_knight = WHITE_KNIGHT if mine == WHITE else BLACK_KNIGHT
     own_rook = own_knight + 1
@@ -341,6 +344,7 @@ def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.nda
     frame = frame_of(meta, player)
     passed, progress = pass_and_cap_values(meta[st.PASSES], meta[st.PLY], meta[MOVE_CAP])
     owns_pending = 1.0 if pending != EMPTY and colour_of(pending) == mine else 0.0
+    moves_again = 1.0 if owns_pending == 1.0 and meta[JUMPER] != player else 0.0
     for r in range(SIZE):
         for c in range(SIZE):
             br, bc = frame_to_board(r, c, frame, SIZE, SIZE)
@@ -372,6 +376,7 @@ def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.nda
             out[r, c, 13] = 1.0 if their_home else 0.0
             out[r, c, 14] = passed
             out[r, c, 15] = progress
+            out[r, c, 16] = moves_again
 
 
 # ----------------------------------------------------------------------------- the game
@@ -433,12 +438,14 @@ class CharingCross(Game):
         direction = opposite_direction(frame_dir) if frame == ROTATE_180 else frame_dir
         to_r, to_c = row + distance * int(DIRECTIONS[direction, 0]), col + distance * int(DIRECTIONS[direction, 1])
         if not (0 <= to_r < SIZE and 0 <= to_c < SIZE):
-            return f"{square_name(row, col)}-(off the board)"
+            return raw_id_text(action)  # leaves the board: no move has this notation
         return f"{square_name(row, col)}-{square_name(to_r, to_c)}"
 
     def str_to_action(self, state: State, text: str) -> int:
         move = text.strip().lower()
         frame = self._frame(state)
+        if is_raw_id_text(move):
+            return self.parse_raw_id(move)
         try:
             if move == PASS_TEXT:
                 return PASS_ACTION
@@ -501,6 +508,13 @@ class CharingCross(Game):
             raise parsed.error("jumper", "give the colour that jumped (white or black)") from None
         state.meta[PENDING] = code
         state.meta[JUMPER] = jumper
+
+    def status_note(self, state: State) -> str:
+        code = int(state.meta[PENDING])
+        if code == EMPTY or self.is_terminal(state):
+            return ""
+        choices = " or ".join(self.action_to_str(state, int(a)) for a in self.legal_actions(state))
+        return f": re-place the jumped {self.cell_letters[code]} ({choices})"
 
     def piece_label(self, code: int) -> str:
         return "N" if is_knight(code) else "R"

@@ -37,8 +37,7 @@ in that frame) and ``distance`` ``k`` in ``1..7``::
 
 ``num_actions = 3585``. Notation (DESIGN.md §4): a single stone ``d5-d6``; a line
 ``<tail>-<head>-<destination of the head>``, e.g. ``c2-c4-c6``; ``pass``. (An id whose head would
-leave the board names no move; ``action_to_str`` describes it, e.g. ``h8 N3 (off the board)``,
-for error messages, and ``str_to_action`` reads only real moves.)
+leave the board names no move; it is written ``#<id>``, e.g. ``#3583``, which reads back.)
 
 Observation (shared planes; a game may append its own)
 ------------------------------------------------------
@@ -63,7 +62,7 @@ from ..core import state as st
 from ..core.codec import DIRECTION_NAMES, DIRECTIONS, direction_between, move_index, move_of, opposite_direction
 from ..core.errors import IllegalActionError
 from ..core.frames import IDENTITY, ROTATE_180, frame_to_board
-from ..core.game import PASS_TEXT, Game
+from ..core.game import PASS_TEXT, Game, is_raw_id_text, raw_id_text
 from ..core.geometry import parse_square, square_name
 from ..core.observation import pass_and_cap_values
 from ..core.options import choice_option, int_option
@@ -338,13 +337,15 @@ class PhalanxGame(Game):
         land_r, land_c = head_r + k * dr, head_c + k * dc
         tail = square_name(row, col)
         if not (0 <= land_r < SIZE and 0 <= land_c < SIZE):
-            return f"{tail} {DIRECTION_NAMES[direction]}{k} (off the board)"
+            return raw_id_text(action)  # the head would leave the board: no move has this notation
         head = "" if length == 1 else square_name(head_r, head_c) + "-"
         return f"{tail}-{head}{square_name(land_r, land_c)}"
 
     def str_to_action(self, state: State, text: str) -> int:
         if text.strip().lower() == PASS_TEXT:
             return PASS_ACTION
+        if is_raw_id_text(text):
+            return self.parse_raw_id(text)
         parts = [part.strip() for part in text.strip().lower().split("-")]
         try:
             if len(parts) not in (2, 3):

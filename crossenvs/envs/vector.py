@@ -1,0 +1,297 @@
+"""Batched environments: many games of one kind stepped together inside numba (as pgx does with JAX).
+
+Two faces over one batch of states (``boards`` (B, H, W) int8, ``metas`` (B, K) int32, the same
+records as :class:`~crossenvs.core.state.State` with a batch axis):
+
+* :class:`CrossVectorEnv`, two players: in every game the player to act decides; ``step`` takes
+  one action per game and returns per-seat rewards. Self-play training drives this one.
+* :class:`CrossSB3VecEnv`, a stable-baselines3 ``VecEnv`` for single-agent training: the
+  learner's seat is drawn per game at every reset, and an opponent (random, or a batched policy
+  called once for all games that need an opponent move) plays inside ``step``.
+
+Both auto-reset a finished game at once and keep what it ended on in the info. An illegal action
+ends that game with -1 for the player who made it (as PettingZoo's standard wrapper does).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+from gymnasium import spaces
+
+from ..core import state as st
+from ..core.errors import InvalidOptionError
+from ..core.game import Game
+from . import batch_kernels as bk
+from .aec import resolve_game
+
+#: a batched opponent: (observations (n, H, W, C), masks (n, A) int8) -> actions (n,)
+BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+class _Batch:
+    """The batch of states and the kernel calls over it (shared by both faces)."""
+
+    def __init__(self, game: str | Game, num_envs: int, options: dict[str, Any]) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise InvalidOptionError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.game = resolve_game(game, options)
+        if self.game.name not in bk.GAME_IDS:
+            raise InvalidOptionError(f"{self.game.name} has no batch kernels yet (see crossenvs.envs.batch_kernels)")
+        self.game_id = bk.GAME_IDS[self.game.name]
+        self.num_envs = int(num_envs)
+        initial = self.game.initial_state()
+        self.initial_board, self.initial_meta = initial.board, initial.meta
+        self.boards = np.repeat(initial.board[None], self.num_envs, axis=0)
+        self.metas = np.repeat(initial.meta[None], self.num_envs, axis=0)
+        self.all_ids = np.arange(self.num_envs, dtype=np.int64)
+
+    def reset(self, ids: np.ndarray) -> None:
+        bk.reset_batch(self.boards, self.metas, bk.as_ids(ids), self.initial_board, self.initial_meta)
+
+    def apply(self, ids: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Play one action in each game of ``ids``; returns which were legal."""
+        ok = np.empty(len(ids), dtype=np.bool_)
+        bk.apply_batch(self.game_id, self.boards, self.metas, bk.as_ids(ids), np.asarray(actions, dtype=np.int64), ok)
+        return ok
+
+    def view(self, ids: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Observations of ``seats`` in games ``ids``, and masks (zeros where that seat is not to act)."""
+        observations = np.empty((len(ids), *self.game.observation_shape), dtype=np.float32)
+        masks = np.empty((len(ids), self.game.num_actions), dtype=np.int8)
+        seats = np.asarray(seats, dtype=np.int64)
+        bk.view_batch(self.game_id, self.boards, self.metas, bk.as_ids(ids), seats, observations, masks)
+        return observations, masks
+
+    def to_move(self, ids: np.ndarray | None = None) -> np.ndarray:
+        column = self.metas[:, st.TO_MOVE]
+        return column if ids is None else column[ids]
+
+    def status(self) -> np.ndarray:
+        return self.metas[:, st.STATUS]
+
+    def state(self, index: int):
+        """Game ``index`` as a :class:`State` (a copy)."""
+        return st.State(self.boards[index].copy(), self.metas[index].copy())
+
+
+def _seat_rewards(status: np.ndarray) -> np.ndarray:
+    """(n, 2) returns of finished games from their status codes (0 while playing)."""
+    rewards = np.zeros((len(status), 2), dtype=np.float32)
+    rewards[status == st.STATUS_WIN_0] = (1.0, -1.0)
+    rewards[status == st.STATUS_WIN_1] = (-1.0, 1.0)
+    return rewards
+
+
+class CrossVectorEnv:
+    """B games of one game, both seats played by the caller (self-play).
+
+    ``reset`` and ``step`` return the observation of the player to act in each game (its own
+    egocentric view) and, in the info, that player's seat (``current_player``) and legal mask
+    (``action_mask``). ``step`` returns rewards per seat, shape (B, 2), non-zero only on the step
+    that ends a game. A finished game restarts at once; the info keeps, for the games that ended
+    (``terminations``), both seats' final observations (``final_observation``, (B, 2, H, W, C),
+    meaningful only in those rows) and whether an illegal action ended it (``illegal_action``).
+    The games have no chance: ``seed`` is accepted for the usual API and changes nothing.
+    """
+
+    def __init__(self, game: str | Game = "crisscross", num_envs: int = 64, **options: Any) -> None:
+        self._batch = _Batch(game, num_envs, options)
+        self.game = self._batch.game
+        self.num_envs = self._batch.num_envs
+        self.single_observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, dtype=np.float32)
+        self.single_action_space = spaces.Discrete(self.game.num_actions)
+        self._final = np.zeros((self.num_envs, 2, *self.game.observation_shape), dtype=np.float32)
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        self._batch.reset(self._batch.all_ids)
+        return self._observe_all()
+
+    def step(self, actions: Sequence[int] | np.ndarray):
+        """One action per game, for its player to act. Returns obs, rewards (B, 2), terminations, truncations, info."""
+        actions = np.asarray(actions, dtype=np.int64).reshape(-1)
+        if actions.shape != (self.num_envs,):
+            raise ValueError(f"step expects {self.num_envs} actions, got {actions.shape[0]}")
+        batch = self._batch
+        movers = batch.to_move().copy()
+        ok = batch.apply(batch.all_ids, actions)
+        status = batch.status().copy()
+        rewards = _seat_rewards(status)
+        illegal = ~ok
+        rewards[illegal] = 0.0
+        rewards[illegal, movers[illegal]] = -1.0
+        ended = illegal | (status != st.STATUS_PLAYING)
+        if ended.any():
+            ids = np.flatnonzero(ended)
+            for seat in (0, 1):
+                self._final[ids, seat] = batch.view(ids, np.full(len(ids), seat))[0]
+            batch.reset(ids)
+        observations, info = self._observe_all()
+        info.update(final_observation=self._final, illegal_action=illegal)
+        return observations, rewards, ended, np.zeros(self.num_envs, dtype=bool), info
+
+    def _observe_all(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        seats = self._batch.to_move().astype(np.int64)
+        observations, masks = self._batch.view(self._batch.all_ids, seats)
+        return observations, {"action_mask": masks, "current_player": seats}
+
+    def state(self, index: int):
+        """Game ``index`` as a :class:`~crossenvs.core.state.State` (a copy), for rendering or analysis."""
+        return self._batch.state(index)
+
+
+def _as_batch_policy(opponent: Any) -> BatchPolicy | None:
+    """None for the built-in random opponent; a batched callable; or an SB3-style model."""
+    if opponent is None or opponent == "random":
+        return None
+    if hasattr(opponent, "predict"):
+
+        def predict(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+            actions, _ = opponent.predict(observations, action_masks=masks.astype(bool), deterministic=False)
+            return np.asarray(actions)
+
+        return predict
+    if callable(opponent):
+        return opponent
+    raise InvalidOptionError(
+        f"opponent {opponent!r} is not usable: give 'random', a callable (observations, masks) -> actions, "
+        "or a model with predict(observations, action_masks=...)"
+    )
+
+
+try:  # the SB3 face needs the train extra; the two-player face does not
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnv as _SB3VecEnv
+except ImportError:  # pragma: no cover - exercised only without stable-baselines3
+    _SB3VecEnv = object
+
+
+class CrossSB3VecEnv(_SB3VecEnv):
+    """A stable-baselines3 ``VecEnv`` of B games against an opponent that plays inside ``step``.
+
+    The learner's seat is drawn per game at every reset from the env's seed. ``opponent`` is
+    ``"random"`` (default; uniform over legal actions, drawn in numba), a batched callable
+    ``f(observations (n, H, W, C), masks (n, A)) -> actions (n,)`` called once per round for all
+    games where the opponent must act, or an SB3 model (its ``predict`` with ``action_masks``).
+    ``action_masks()`` (and ``env_method("action_masks")``) gives the learner's masks, which is
+    what sb3-contrib's MaskablePPO reads. Rewards are the learner's: +1 / -1 / 0 at the end, -1
+    for an illegal learner action. Each ``infos[i]`` has ``learner_seat`` and, when game i just
+    ended, ``terminal_observation`` (and ``illegal_action`` if that ended it).
+    """
+
+    def __init__(
+        self,
+        game: str | Game = "crisscross",
+        num_envs: int = 64,
+        opponent: Any = "random",
+        seed: int | None = None,
+        **options: Any,
+    ) -> None:
+        if _SB3VecEnv is object:
+            raise ImportError('CrossSB3VecEnv needs stable-baselines3: pip install -e ".[train]"')
+        self._batch = _Batch(game, num_envs, options)
+        self.game = self._batch.game
+        self.opponent = _as_batch_policy(opponent)
+        observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, dtype=np.float32)
+        self.render_mode = None  # SB3 reads it; these games are drawn through the engine (game.render_rgb)
+        super().__init__(self._batch.num_envs, observation_space, spaces.Discrete(self.game.num_actions))
+        self._rng = np.random.default_rng(seed)
+        self.learner = np.zeros(self.num_envs, dtype=np.int64)
+        self._masks = np.zeros((self.num_envs, self.game.num_actions), dtype=np.int8)
+        self._actions = np.zeros(self.num_envs, dtype=np.int64)
+
+    # ----------------------------------------------------------------- VecEnv API
+    def reset(self) -> np.ndarray:
+        if getattr(self, "_seeds", None) and self._seeds[0] is not None:
+            self._rng = np.random.default_rng(self._seeds[0])
+            self._reset_seeds()
+        ids = self._batch.all_ids
+        self._start_games(ids)
+        return self._learner_view()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+
+    def step_wait(self):
+        batch = self._batch
+        ok = batch.apply(batch.all_ids, self._actions)
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        rewards[~ok] = -1.0
+        illegal = ~ok
+        ended = illegal.copy()
+        self._let_opponent_play(np.flatnonzero(ok), ended)
+        finished = ended | (batch.status() != st.STATUS_PLAYING)
+        won = _seat_rewards(batch.status())
+        rewards[finished & ok] = won[finished & ok, self.learner[finished & ok]]
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        if finished.any():
+            ids = np.flatnonzero(finished)
+            final, _ = batch.view(ids, self.learner[ids])
+            for row, index in enumerate(ids):
+                infos[index]["terminal_observation"] = final[row]
+                if illegal[index]:
+                    infos[index]["illegal_action"] = True
+            self._start_games(ids)
+        for index in range(self.num_envs):
+            infos[index]["learner_seat"] = int(self.learner[index])
+        return self._learner_view(), rewards, finished, infos
+
+    def action_masks(self) -> np.ndarray:
+        """(B, A) bool: the learner's legal actions in every game."""
+        return self._masks.astype(bool)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        return [getattr(self, attr_name) for _ in self._indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[i] for i in self._indices(indices)]
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        return [result for _ in self._indices(indices)]
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False for _ in self._indices(indices)]
+
+    # ----------------------------------------------------------------- internals
+    def _start_games(self, ids: np.ndarray) -> None:
+        """Fresh games with a newly drawn learner seat; the opponent moves first where it must."""
+        self._batch.reset(ids)
+        self.learner[ids] = self._rng.integers(2, size=len(ids))
+        self._let_opponent_play(ids, np.zeros(self.num_envs, dtype=bool))
+
+    def _let_opponent_play(self, ids: np.ndarray, ended: np.ndarray) -> None:
+        """The opponent decides in games ``ids`` until the learner is to act or the game is over."""
+        batch = self._batch
+        while True:
+            ids = ids[(batch.status()[ids] == st.STATUS_PLAYING) & (batch.to_move(ids) != self.learner[ids])]
+            if len(ids) == 0:
+                return
+            seats = 1 - self.learner[ids]
+            observations, masks = batch.view(ids, seats)
+            actions = self._opponent_actions(observations, masks)
+            ok = batch.apply(ids, actions)
+            if not ok.all():
+                raise InvalidOptionError(f"the opponent chose illegal actions {actions[~ok][:5].tolist()}")
+
+    def _opponent_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if self.opponent is None:
+            actions = np.empty(len(masks), dtype=np.int64)
+            bk.random_legal_actions(masks, self._rng.random(len(masks)), actions)
+            return actions
+        return np.asarray(self.opponent(observations, masks), dtype=np.int64).reshape(len(masks))
+
+    def _learner_view(self) -> np.ndarray:
+        observations, self._masks = self._batch.view(self._batch.all_ids, self.learner)
+        return observations
+
+    def _indices(self, indices) -> range | list[int]:
+        if indices is None:
+            return range(self.num_envs)
+        return [indices] if isinstance(indices, int) else list(indices)

@@ -1,0 +1,143 @@
+"""The batched envs against B independent single games fed the same actions (issue: vector env)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from crossenvs import InvalidOptionError, make_game
+from crossenvs.envs.vector import CrossSB3VecEnv, CrossVectorEnv
+
+CASES = [
+    ("crisscross", {"size": 5}),
+    ("crossings", {"move_cap": 40}),
+    ("neo_crossings", {"move_cap": 40}),
+    ("charing_cross", {"move_cap": 30}),
+]
+IDS = [name for name, _ in CASES]
+
+
+@pytest.mark.parametrize("name, options", CASES, ids=IDS)
+def test_two_player_batch_equals_independent_games(name, options):
+    """Same actions -> identical observations, masks, rewards and ends, across auto-resets."""
+    batch_size, steps = 6, 150
+    env = CrossVectorEnv(name, num_envs=batch_size, **options)
+    game = make_game(name, **options)
+    states = [game.initial_state() for _ in range(batch_size)]
+    observations, info = env.reset(seed=0)
+    rng = np.random.default_rng(1)
+    resets = illegal_seen = 0
+    for step in range(steps):
+        for i, state in enumerate(states):
+            seat = game.current_player(state)
+            assert info["current_player"][i] == seat
+            assert np.array_equal(observations[i], game.observe(state, seat))
+            assert np.array_equal(info["action_mask"][i], game.legal_mask(state))
+        actions = [int(rng.choice(np.flatnonzero(mask))) for mask in info["action_mask"]]
+        if step == 40:  # one illegal action: that game ends with -1 for the mover
+            actions[0] = int(np.flatnonzero(info["action_mask"][0] == 0)[0])
+        observations, rewards, terminations, truncations, info = env.step(actions)
+        assert not truncations.any()
+        for i, action in enumerate(actions):
+            seat = game.current_player(states[i])
+            if not game.legal_mask(states[i])[action]:
+                illegal_seen += 1
+                expected = np.zeros(2, dtype=np.float32)
+                expected[seat] = -1.0
+                assert terminations[i] and info["illegal_action"][i] and np.array_equal(rewards[i], expected)
+                states[i] = game.initial_state()
+                resets += 1
+                continue
+            after = game.apply(states[i], action)
+            outcome = game.outcome(after)
+            assert terminations[i] == (outcome is not None)
+            assert np.array_equal(rewards[i], np.zeros(2) if outcome is None else np.array(outcome))
+            if outcome is not None:
+                for view in (0, 1):
+                    assert np.array_equal(info["final_observation"][i, view], game.observe(after, view))
+                after = game.initial_state()
+                resets += 1
+            states[i] = after
+    assert resets > batch_size and illegal_seen == 1
+
+
+@pytest.mark.parametrize("name, options", CASES, ids=IDS)
+def test_sb3_vec_env_plays_whole_games_against_the_random_opponent(name, options):
+    env = CrossSB3VecEnv(name, num_envs=8, seed=3, **options)
+    game = env.game
+    observations = env.reset()
+    assert observations.shape == (8, *game.observation_shape)
+    seats, finished = set(), 0
+    for _ in range(120):
+        masks = env.action_masks()
+        assert masks.any(axis=1).all()  # the learner is to act in every game
+        actions = np.array([np.flatnonzero(mask)[0] for mask in masks])
+        observations, rewards, dones, infos = env.step(actions)
+        for i, info in enumerate(infos):
+            seats.add(info["learner_seat"])
+            if dones[i]:
+                finished += 1
+                assert rewards[i] in (-1.0, 0.0, 1.0) and "terminal_observation" in info
+            else:
+                assert rewards[i] == 0.0
+    assert seats == {0, 1} and finished > 0
+
+
+def test_sb3_vec_env_is_reproducible_from_its_seed():
+    def run(seed):
+        env = CrossSB3VecEnv("crisscross", num_envs=4, seed=seed, size=4)
+        trace = [env.reset().tobytes()]
+        for _ in range(30):
+            observations, rewards, dones, _ = env.step(np.array([np.flatnonzero(m)[0] for m in env.action_masks()]))
+            trace.append(observations.tobytes() + rewards.tobytes())
+        return trace, env.learner.tolist()
+
+    assert run(5) == run(5)
+    assert run(5) != run(6)
+
+
+def test_sb3_vec_env_batched_opponent_is_called_once_per_round():
+    calls = []
+
+    def first_legal(observations, masks):
+        calls.append(len(masks))
+        return masks.argmax(axis=1)
+
+    env = CrossSB3VecEnv("charing_cross", num_envs=16, opponent=first_legal, seed=0)
+    env.reset()
+    for _ in range(20):
+        env.step(np.array([np.flatnonzero(m)[-1] for m in env.action_masks()]))
+    assert calls and max(calls) > 1  # one call serves many games at once
+
+
+def test_illegal_learner_action_loses_and_restarts():
+    env = CrossSB3VecEnv("crossings", num_envs=2, seed=0)
+    env.reset()
+    masks = env.action_masks()
+    actions = np.array([np.flatnonzero(~masks[0])[0], np.flatnonzero(masks[1])[0]])
+    _, rewards, dones, infos = env.step(actions)
+    assert dones[0] and rewards[0] == -1.0 and infos[0]["illegal_action"] and "terminal_observation" in infos[0]
+    assert not dones[1] and "illegal_action" not in infos[1]
+    assert env.action_masks()[0].sum() == 60  # game 0 restarted: the learner faces an opening again
+
+
+def test_maskable_ppo_learns_on_the_vec_env():
+    from sb3_contrib import MaskablePPO
+
+    env = CrossSB3VecEnv("crossings", num_envs=8, seed=0, move_cap=40)
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=512)
+    assert model.num_timesteps >= 512
+
+
+def test_bad_arguments():
+    with pytest.raises(InvalidOptionError, match="num_envs must be a positive integer"):
+        CrossVectorEnv("crossings", num_envs=0)
+    with pytest.raises(InvalidOptionError, match="opponent 42 is not usable"):
+        CrossSB3VecEnv("crossings", num_envs=2, opponent=42)
+    with pytest.raises(InvalidOptionError, match="unknown option"):
+        CrossVectorEnv("crossings", num_envs=2, colour="red")
+    with pytest.raises(ValueError, match="expects 3 actions"):
+        env = CrossVectorEnv("crossings", num_envs=3)
+        env.reset()
+        env.step([0, 1])
