@@ -141,3 +141,20 @@ def test_bad_arguments():
         env = CrossVectorEnv("crossings", num_envs=3)
         env.reset()
         env.step([0, 1])
+
+
+def test_random_legal_actions_picks_the_quantile_of_the_legal_ids():
+    from crossenvs.envs.batch_kernels import random_legal_actions
+
+    rng = np.random.default_rng(0)
+    masks = (rng.random((300, 3585)) < 0.02).astype(np.int8)
+    masks[3] = 0  # no legal action: -1
+    masks[4] = 0
+    masks[4, 3584] = 1  # only the last id, past the last whole 8-byte word
+    uniforms = rng.random(300)
+    picked = np.empty(300, dtype=np.int64)
+    random_legal_actions(masks, uniforms, picked)
+    for row, mask in enumerate(masks):
+        legal = np.flatnonzero(mask)
+        expected = -1 if legal.size == 0 else legal[min(int(uniforms[row] * legal.size), legal.size - 1)]
+        assert picked[row] == expected

@@ -360,26 +360,36 @@ def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.nda
                         is_pending_home = True
             out[r, c, 4] = 1.0 if is_pending_home else 0.0
             out[r, c, 5] = owns_pending
-            out[r, c, 6] = 1.0 if is_goal(own_knight, br, bc) else 0.0
-            out[r, c, 7] = 1.0 if is_goal(own_rook, br, bc) else 0.0
-            out[r, c, 8] = 1.0 if is_goal(their_knight, br, bc) else 0.0
-            out[r, c, 9] = 1.0 if is_goal(their_rook, br, bc) else 0.0
-            out[r, c, 10] = 1.0 if is_edge(WHITE_KNIGHT, br, bc) else 0.0
-            out[r, c, 11] = 1.0 if is_edge(WHITE_ROOK, br, bc) else 0.0
-            own_home = their_home = False
-            for i in range(2):
-                for code in (own_knight, own_rook):
-                    own_home = own_home or (br == HOME_ROWS[code, i] and bc == HOME_COLS[code, i])
-                for code in (their_knight, their_rook):
-                    their_home = their_home or (br == HOME_ROWS[code, i] and bc == HOME_COLS[code, i])
-            out[r, c, 12] = 1.0 if own_home else 0.0
-            out[r, c, 13] = 1.0 if their_home else 0.0
+            for plane in range(GEOMETRY_PLANES.shape[2]):
+                out[r, c, 6 + plane] = GEOMETRY_PLANES[r, c, plane]
             out[r, c, 14] = passed
             out[r, c, 15] = progress
             out[r, c, 16] = moves_again
 
 
+def _geometry_planes() -> np.ndarray:
+    """Planes 6-13 (goals, edges, homes) as White sees them, which is how every player sees them.
+
+    The frames make the geometry egocentric (Black's half-turned board puts his knights on the
+    left and his rooks on top, like White's), so these planes are the same constant for both.
+    """
+    planes = np.zeros((SIZE, SIZE, 8), dtype=np.float32)
+    for r in range(SIZE):
+        for c in range(SIZE):
+            for index, code in enumerate((WHITE_KNIGHT, WHITE_ROOK, BLACK_KNIGHT, BLACK_ROOK)):
+                planes[r, c, index] = is_goal(code, r, c)
+            planes[r, c, 4] = is_edge(WHITE_KNIGHT, r, c)
+            planes[r, c, 5] = is_edge(WHITE_ROOK, r, c)
+            for code in (WHITE_KNIGHT, WHITE_ROOK, BLACK_KNIGHT, BLACK_ROOK):
+                home = any(r == HOME_ROWS[code, i] and c == HOME_COLS[code, i] for i in range(2))
+                planes[r, c, 6 if colour_of(code) == WHITE else 7] += home
+    return planes
+
+
 # ----------------------------------------------------------------------------- the game
+GEOMETRY_PLANES = _geometry_planes()
+
+
 class CharingCross(Game):
     """Charing Cross (see the module docstring)."""
 
