@@ -158,3 +158,18 @@ def test_random_legal_actions_picks_the_quantile_of_the_legal_ids():
         legal = np.flatnonzero(mask)
         expected = -1 if legal.size == 0 else legal[min(int(uniforms[row] * legal.size), legal.size - 1)]
         assert picked[row] == expected
+
+
+def test_sb3_vec_env_seeds_each_game_on_its_own():
+    """Game i plays the same with the same seed whatever the batch size (per-game random streams)."""
+
+    def run(num_envs):
+        env = CrossSB3VecEnv("crisscross", num_envs=num_envs, seed=11, size=4)
+        trace = [env.reset()[:3].copy()]
+        for _ in range(25):
+            observations, rewards, _, _ = env.step(np.array([np.flatnonzero(m)[0] for m in env.action_masks()]))
+            trace.append(observations[:3].copy())
+        return np.stack(trace), env.learner[:3].copy()
+
+    small, large = run(3), run(8)
+    assert np.array_equal(small[0], large[0]) and np.array_equal(small[1], large[1])

@@ -121,5 +121,33 @@ def random_legal_actions(masks, uniforms, out) -> None:
                 target -= 1
 
 
+@njit(cache=True, inline="always")
+def _splitmix64(x: np.uint64) -> np.uint64:
+    """SplitMix64's output function: a well-mixed 64-bit value from a counter."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True)
+def per_game_uniforms(keys, counters, ids, out) -> None:
+    """``out[j]``: the next uniform in [0, 1) of game ``ids[j]``'s own random stream.
+
+    Each game's stream depends only on its key and how many numbers it has drawn, so a game
+    plays the same whatever the other games in the batch do (counter-based, like JAX's keys).
+    """
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    for j in range(ids.shape[0]):
+        i = ids[j]
+        counters[i] += np.uint64(1)
+        bits = _splitmix64(keys[i] + counters[i] * golden)
+        out[j] = (bits >> np.uint64(11)) * (1.0 / 9007199254740992.0)  # 53 random bits
+
+
+def game_keys(seed: int | None, num_games: int) -> np.ndarray:
+    """One 64-bit key per game, derived from ``seed`` (fresh entropy when it is None)."""
+    return np.random.SeedSequence(seed).generate_state(num_games, dtype=np.uint64)
+
+
 def as_ids(indices: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(indices, dtype=np.int64)

@@ -169,7 +169,8 @@ except ImportError:  # pragma: no cover - exercised only without stable-baseline
 class CrossSB3VecEnv(_SB3VecEnv):
     """A stable-baselines3 ``VecEnv`` of B games against an opponent that plays inside ``step``.
 
-    The learner's seat is drawn per game at every reset from the env's seed. ``opponent`` is
+    The learner's seat is drawn per game at every reset, from that game's own random stream
+    (derived from ``seed``; a game plays the same whatever the others do). ``opponent`` is
     ``"random"`` (default; uniform over legal actions, drawn in numba), a batched callable
     ``f(observations (n, H, W, C), masks (n, A)) -> actions (n,)`` called once per round for all
     games where the opponent must act, or an SB3 model (its ``predict`` with ``action_masks``).
@@ -195,15 +196,15 @@ class CrossSB3VecEnv(_SB3VecEnv):
         observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, dtype=np.float32)
         self.render_mode = None  # SB3 reads it; these games are drawn through the engine (game.render_rgb)
         super().__init__(self._batch.num_envs, observation_space, spaces.Discrete(self.game.num_actions))
-        self._rng = np.random.default_rng(seed)
+        self._seed_streams(seed)
         self.learner = np.zeros(self.num_envs, dtype=np.int64)
         self._masks = np.zeros((self.num_envs, self.game.num_actions), dtype=np.int8)
         self._actions = np.zeros(self.num_envs, dtype=np.int64)
 
     # ----------------------------------------------------------------- VecEnv API
     def reset(self) -> np.ndarray:
-        if getattr(self, "_seeds", None) and self._seeds[0] is not None:
-            self._rng = np.random.default_rng(self._seeds[0])
+        if getattr(self, "_seeds", None) and self._seeds[0] is not None:  # VecEnv.seed(seed) was called
+            self._seed_streams(self._seeds[0])
             self._reset_seeds()
         ids = self._batch.all_ids
         self._start_games(ids)
@@ -263,7 +264,7 @@ class CrossSB3VecEnv(_SB3VecEnv):
     def _start_games(self, ids: np.ndarray) -> None:
         """Fresh games with a newly drawn learner seat; the opponent moves first where it must."""
         self._batch.reset(ids)
-        self.learner[ids] = self._rng.integers(2, size=len(ids))
+        self.learner[ids] = self._uniforms(ids) < 0.5
         self._let_opponent_play(ids, np.zeros(self.num_envs, dtype=bool))
 
     def _let_opponent_play(self, ids: np.ndarray, ended: np.ndarray) -> None:
@@ -275,15 +276,25 @@ class CrossSB3VecEnv(_SB3VecEnv):
                 return
             seats = 1 - self.learner[ids]
             observations, masks = batch.view(ids, seats)
-            actions = self._opponent_actions(observations, masks)
+            actions = self._opponent_actions(ids, observations, masks)
             ok = batch.apply(ids, actions)
             if not ok.all():
                 raise InvalidOptionError(f"the opponent chose illegal actions {actions[~ok][:5].tolist()}")
 
-    def _opponent_actions(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    def _seed_streams(self, seed: int | None) -> None:
+        """Per-game random streams (learner seats, random opponent moves) derived from ``seed``."""
+        self._keys = bk.game_keys(seed, self.num_envs)
+        self._draws = np.zeros(self.num_envs, dtype=np.uint64)
+
+    def _uniforms(self, ids: np.ndarray) -> np.ndarray:
+        out = np.empty(len(ids), dtype=np.float64)
+        bk.per_game_uniforms(self._keys, self._draws, bk.as_ids(ids), out)
+        return out
+
+    def _opponent_actions(self, ids: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         if self.opponent is None:
             actions = np.empty(len(masks), dtype=np.int64)
-            bk.random_legal_actions(masks, self._rng.random(len(masks)), actions)
+            bk.random_legal_actions(masks, self._uniforms(ids), actions)
             return actions
         return np.asarray(self.opponent(observations, masks), dtype=np.int64).reshape(len(masks))
 
