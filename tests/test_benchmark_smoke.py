@@ -25,3 +25,11 @@ def test_benchmark_runs_and_reports_ratios(tmp_path, capsys):
     assert figures["rates"]["pgx othello B=4 (CPU JAX)"] > 0  # pgx is part of the bench extra
     assert "crossings: vector B=4 / pgx othello B=4" in figures["ratios"]
     assert len(figures["ratios"]) == 16
+
+
+def test_training_speed_benchmark_runs(tmp_path):
+    out = tmp_path / "train.json"
+    bench = runpy.run_path(str(BENCH.parent / "train_speed.py"))
+    rates = bench["main"](["--steps", "256", "--json", str(out)])
+    assert len(rates) == 3 and all(rate > 0 for rate in rates.values())
+    assert json.loads(out.read_text()) == rates

@@ -141,10 +141,12 @@ class CrossVectorEnv:
         return self._batch.state(index)
 
 
-def _as_batch_policy(opponent: Any) -> BatchPolicy | None:
-    """None for the built-in random opponent; a batched callable; or an SB3-style model."""
-    if opponent is None or opponent == "random":
+def _as_batch_policy(opponent: Any) -> Any:
+    """None for the built-in random opponent; a per-game opponent; a batched callable; or an SB3-style model."""
+    if opponent is None or (isinstance(opponent, str) and opponent == "random"):
         return None
+    if hasattr(opponent, "act_games"):
+        return opponent
     if hasattr(opponent, "predict"):
 
         def predict(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -173,7 +175,10 @@ class CrossSB3VecEnv(_SB3VecEnv):
     (derived from ``seed``; a game plays the same whatever the others do). ``opponent`` is
     ``"random"`` (default; uniform over legal actions, drawn in numba), a batched callable
     ``f(observations (n, H, W, C), masks (n, A)) -> actions (n,)`` called once per round for all
-    games where the opponent must act, or an SB3 model (its ``predict`` with ``action_masks``).
+    games where the opponent must act, an SB3 model (its ``predict`` with ``action_masks``), or a
+    per-game opponent: an object with ``act_games(vec_env, ids, observations, masks) -> actions``
+    and optionally ``start_games(ids, uniforms)`` (called when games ``ids`` start, with one
+    uniform number per game from its stream), e.g. a pool that picks a player per game.
     ``action_masks()`` (and ``env_method("action_masks")``) gives the learner's masks, which is
     what sb3-contrib's MaskablePPO reads. Rewards are the learner's: +1 / -1 / 0 at the end, -1
     for an illegal learner action. Each ``infos[i]`` has ``learner_seat`` and, when game i just
@@ -265,6 +270,8 @@ class CrossSB3VecEnv(_SB3VecEnv):
         """Fresh games with a newly drawn learner seat; the opponent moves first where it must."""
         self._batch.reset(ids)
         self.learner[ids] = self._uniforms(ids) < 0.5
+        if hasattr(self.opponent, "start_games"):
+            self.opponent.start_games(ids, self._uniforms(ids))
         self._let_opponent_play(ids, np.zeros(self.num_envs, dtype=bool))
 
     def _let_opponent_play(self, ids: np.ndarray, ended: np.ndarray) -> None:
@@ -293,10 +300,16 @@ class CrossSB3VecEnv(_SB3VecEnv):
 
     def _opponent_actions(self, ids: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         if self.opponent is None:
-            actions = np.empty(len(masks), dtype=np.int64)
-            bk.random_legal_actions(masks, self._uniforms(ids), actions)
-            return actions
+            return self.random_actions(ids, masks)
+        if hasattr(self.opponent, "act_games"):
+            return np.asarray(self.opponent.act_games(self, ids, observations, masks), dtype=np.int64)
         return np.asarray(self.opponent(observations, masks), dtype=np.int64).reshape(len(masks))
+
+    def random_actions(self, ids: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Uniform random legal actions for games ``ids``, from their own random streams."""
+        actions = np.empty(len(masks), dtype=np.int64)
+        bk.random_legal_actions(masks, self._uniforms(ids), actions)
+        return actions
 
     def _learner_view(self) -> np.ndarray:
         observations, self._masks = self._batch.view(self._batch.all_ids, self.learner)

@@ -1,0 +1,431 @@
+"""Self-play training with sb3-contrib's MaskablePPO on the batched vector env.
+
+    python training/selfplay.py --config configs/crisscross.yaml          # a new run under runs/
+    python training/selfplay.py --config configs/crossings.yaml --total-steps 200000
+    python training/selfplay.py --resume runs/crisscross-20261121-101500  # continue a run
+
+How it works, in one file:
+
+* The env is :class:`crossenvs.envs.vector.CrossSB3VecEnv`: ``num_envs`` games stepped together
+  in numba. In every game the learner's seat is drawn at random (so it learns both seats) and
+  the opponent is drawn from a **pool**: the random policy, plus snapshots of the learner taken
+  every ``snapshot_every`` steps (the newest ``pool_size`` are kept). ``random_share`` of the
+  games go to the random policy, the rest to a snapshot picked uniformly.
+* The policy is an MLP or a small CNN over the (H, W, C) planes (``policy`` in the config).
+* Everything of a run lives in one folder: ``config.yaml`` (the config it ran with),
+  ``checkpoints/step_<n>.zip`` with ``step_<n>.json`` beside each (game, options, config, step,
+  wall time, package version; both written atomically), ``tensorboard/`` logs, and
+  ``summary.json`` with the final evaluation against the random policy (both seats).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import dataclasses
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+import crossenvs
+from crossenvs.envs import batch_kernels
+from crossenvs.envs.vector import CrossSB3VecEnv, CrossVectorEnv
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# ----------------------------------------------------------------------------- config
+@dataclasses.dataclass
+class Config:
+    """A run's settings; ``configs/<game>.yaml`` documents each one."""
+
+    game: str
+    options: dict = dataclasses.field(default_factory=dict)
+    policy: str = "cnn"
+    net_width: int = 128
+    num_envs: int = 64
+    total_steps: int = 1_000_000
+    max_minutes: float = 0.0
+    snapshot_every: int = 50_000
+    pool_size: int = 8
+    random_share: float = 0.25
+    learning_rate: float = 3e-4
+    n_steps: int = 64
+    batch_size: int = 1024
+    n_epochs: int = 4
+    gamma: float = 0.99
+    ent_coef: float = 0.01
+    checkpoint_every: int = 100_000
+    eval_games: int = 200
+    seed: int = 0
+
+
+class ConfigError(crossenvs.CrossenvsError, ValueError):
+    """A config file that cannot be used; the message names the key."""
+
+
+def load_config(path: Path | str, overrides: dict[str, Any] | None = None) -> Config:
+    """Read and check a YAML config: unknown keys and wrong types stop the run, naming the key."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {path} does not exist")
+    try:
+        raw = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: expected a mapping of keys to values")
+    raw.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    return config_from_dict(raw, str(path))
+
+
+def config_from_dict(raw: dict[str, Any], where: str = "config") -> Config:
+    fields = {field.name: field for field in dataclasses.fields(Config)}
+    unknown = sorted(set(raw) - set(fields))
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(fields)}")
+    if "game" not in raw:
+        raise ConfigError(f"{where}: the key 'game' is required ({', '.join(crossenvs.list_games())})")
+    values = {}
+    for name, value in raw.items():
+        expected = {"int": int, "float": float, "str": str, "dict": dict}[fields[name].type]
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, expected) or isinstance(value, bool):
+            raise ConfigError(f"{where}: '{name}' must be a {expected.__name__}, got {value!r}")
+        values[name] = value
+    config = Config(**values)
+    _check_ranges(config, where)
+    return config
+
+
+def _check_ranges(config: Config, where: str) -> None:
+    if config.game not in crossenvs.list_games():
+        raise ConfigError(f"{where}: 'game' {config.game!r} is not one of {', '.join(crossenvs.list_games())}")
+    crossenvs.make_game(config.game, **config.options)  # InvalidOptionError names a bad option
+    if config.policy not in ("cnn", "mlp"):
+        raise ConfigError(f"{where}: 'policy' must be 'cnn' or 'mlp', got {config.policy!r}")
+    for name in ("num_envs", "total_steps", "snapshot_every", "pool_size", "n_steps", "batch_size", "n_epochs",
+                 "checkpoint_every", "eval_games", "net_width"):
+        if getattr(config, name) < 1:
+            raise ConfigError(f"{where}: '{name}' must be at least 1, got {getattr(config, name)}")
+    if not 0.0 <= config.random_share <= 1.0:
+        raise ConfigError(f"{where}: 'random_share' must be between 0 and 1, got {config.random_share}")
+
+
+# ----------------------------------------------------------------------------- policy network
+class BoardCNN(BaseFeaturesExtractor):
+    """Two 3x3 convolutions over the board planes, then a dense layer (boards are small)."""
+
+    def __init__(self, observation_space, features_dim: int = 128, channels: int = 64) -> None:
+        height, width, planes = observation_space.shape
+        super().__init__(observation_space, features_dim)
+        self.net = nn.Sequential(
+            nn.Conv2d(planes, channels, 3, padding=1),
+            nn.ReLU(),
+            nn.Conv2d(channels, channels, 3, padding=1),
+            nn.ReLU(),
+            nn.Flatten(),
+            nn.Linear(channels * height * width, features_dim),
+            nn.ReLU(),
+        )
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return self.net(observations.permute(0, 3, 1, 2))
+
+
+def policy_kwargs(config: Config) -> dict[str, Any]:
+    if config.policy == "cnn":
+        return {"features_extractor_class": BoardCNN, "features_extractor_kwargs": {"features_dim": config.net_width}}
+    return {"net_arch": [config.net_width, config.net_width]}
+
+
+def new_model(config: Config, env, device: str, tensorboard_log: str | None = None) -> MaskablePPO:
+    """A fresh MaskablePPO with the config's settings ("MlpPolicy" is SB3's name for the actor-critic;
+    the CNN, when chosen, comes in as its features extractor)."""
+    return MaskablePPO(
+        "MlpPolicy",
+        env,
+        learning_rate=config.learning_rate,
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.n_epochs,
+        gamma=config.gamma,
+        ent_coef=config.ent_coef,
+        policy_kwargs=policy_kwargs(config),
+        tensorboard_log=tensorboard_log,
+        seed=config.seed,
+        device=device,
+        verbose=0,
+    )
+
+
+# ----------------------------------------------------------------------------- the opponent pool
+class OpponentPool:
+    """Per-game opponents: the random policy or a frozen snapshot of the learner.
+
+    ``start_games`` picks a member for each new game; ``act_games`` runs one forward pass per
+    member over all the games it plays (the CrossSB3VecEnv per-game opponent protocol).
+    """
+
+    def __init__(self, num_envs: int, pool_size: int, random_share: float) -> None:
+        self.snapshots: list[Any] = []
+        self.pool_size = pool_size
+        self.random_share = random_share
+        self.member = np.zeros(num_envs, dtype=np.int64)  # 0 = random, k = snapshots[k - 1]
+
+    def add(self, policy) -> None:
+        snapshot = copy.deepcopy(policy).eval()
+        self.snapshots = (self.snapshots + [snapshot])[-self.pool_size :]
+
+    def start_games(self, ids: np.ndarray, uniforms: np.ndarray) -> None:
+        if not self.snapshots:
+            self.member[ids] = 0
+            return
+        use_snapshot = uniforms >= self.random_share
+        # reuse the uniform above the random share to pick a snapshot evenly
+        scaled = (uniforms - self.random_share) / max(1e-9, 1.0 - self.random_share)
+        picks = 1 + np.minimum((scaled * len(self.snapshots)).astype(np.int64), len(self.snapshots) - 1)
+        self.member[ids] = np.where(use_snapshot, picks, 0)
+
+    def act_games(self, env: CrossSB3VecEnv, ids: np.ndarray, observations: np.ndarray, masks: np.ndarray):
+        actions = env.random_actions(ids, masks)
+        members = self.member[ids]
+        for member in np.unique(members[members > 0]):
+            rows = np.flatnonzero(members == member)
+            policy = self.snapshots[min(member, len(self.snapshots)) - 1]
+            with torch.no_grad():
+                chosen, _ = policy.predict(observations[rows], action_masks=masks[rows].astype(bool))
+            actions[rows] = chosen
+        return actions
+
+
+class SelfPlayCallback(BaseCallback):
+    """Snapshots into the pool, atomic checkpoints, and the wall-clock budget."""
+
+    def __init__(self, run: "Run") -> None:
+        super().__init__()
+        self.run = run
+        self.next_snapshot = 0
+        self.next_checkpoint = 0
+
+    def _on_training_start(self) -> None:
+        self.next_snapshot = self.num_timesteps + self.run.config.snapshot_every
+        self.next_checkpoint = self.num_timesteps + self.run.config.checkpoint_every
+
+    def _on_step(self) -> bool:
+        config = self.run.config
+        if self.num_timesteps >= self.next_snapshot:
+            self.run.pool.add(self.model.policy)
+            self.next_snapshot += config.snapshot_every
+        if self.num_timesteps >= self.next_checkpoint:
+            self.run.save_checkpoint(self.model)
+            self.next_checkpoint += config.checkpoint_every
+        return not self.run.out_of_time()
+
+
+# ----------------------------------------------------------------------------- a run
+class Run:
+    """One training run and its folder."""
+
+    def __init__(self, config: Config, run_dir: Path, device: str) -> None:
+        self.config = config
+        self.run_dir = run_dir
+        self.device = device
+        self.checkpoints = run_dir / "checkpoints"
+        self.pool = OpponentPool(config.num_envs, config.pool_size, config.random_share)
+        self.started = time.monotonic()
+        self.wall_before = 0.0  # training seconds spent before a resume
+
+    def make_env(self) -> CrossSB3VecEnv:
+        return CrossSB3VecEnv(
+            self.config.game, num_envs=self.config.num_envs, opponent=self.pool, seed=self.config.seed,
+            **self.config.options,
+        )
+
+    def out_of_time(self) -> bool:
+        budget = self.config.max_minutes * 60
+        return budget > 0 and time.monotonic() - self.started >= budget
+
+    def wall_seconds(self) -> float:
+        return self.wall_before + time.monotonic() - self.started
+
+    def save_checkpoint(self, model: MaskablePPO) -> Path:
+        """``step_<n>.zip`` and ``step_<n>.json``, each written to a temporary name and renamed."""
+        self.checkpoints.mkdir(parents=True, exist_ok=True)
+        step = int(model.num_timesteps)
+        final = self.checkpoints / f"step_{step}.zip"
+        temporary = self.checkpoints / f".step_{step}.tmp.zip"
+        model.save(temporary)
+        os.replace(temporary, final)
+        metadata = {
+            "game": self.config.game,
+            "options": self.config.options,
+            "config": dataclasses.asdict(self.config),
+            "step": step,
+            "wall_seconds": round(self.wall_seconds(), 1),
+            "crossenvs_version": crossenvs.__version__,
+            "checkpoint": final.name,
+        }
+        write_atomically(self.checkpoints / f"step_{step}.json", json.dumps(metadata, indent=2))
+        return final
+
+    def latest_checkpoint(self) -> tuple[Path, dict]:
+        """The newest checkpoint of the run and its metadata; a clear error if there is none."""
+        found = []
+        for meta_path in self.checkpoints.glob("step_*.json"):
+            try:
+                metadata = json.loads(meta_path.read_text())
+                found.append((int(metadata["step"]), meta_path, metadata))
+            except (ValueError, KeyError) as exc:
+                raise ConfigError(f"checkpoint metadata {meta_path} is corrupt: {exc}") from None
+        if not found:
+            raise ConfigError(f"no checkpoint to resume from in {self.checkpoints}")
+        step, meta_path, metadata = max(found, key=lambda item: item[0])
+        zip_path = meta_path.with_suffix(".zip")
+        if not zip_path.is_file():
+            raise ConfigError(f"checkpoint {zip_path} is missing (its metadata {meta_path.name} is there)")
+        return zip_path, metadata
+
+
+def write_atomically(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
+def load_checkpoint(path: Path, env=None, device: str = "auto") -> MaskablePPO:
+    """Load a checkpoint; a missing or unreadable file gets one clear error."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"checkpoint {path} does not exist")
+    try:
+        return MaskablePPO.load(path, env=env, device=device)
+    except Exception as exc:  # zipfile, pickle and torch errors all mean "unreadable"
+        raise ConfigError(f"checkpoint {path} is corrupt or unreadable: {type(exc).__name__}: {exc}") from None
+
+
+# ----------------------------------------------------------------------------- evaluation
+def win_rate_vs_random(model: MaskablePPO, config: Config, games: int, seed: int = 12345) -> dict[str, float]:
+    """Play ``games`` games against the random policy, the learner taking each seat in half of them."""
+    env = CrossVectorEnv(config.game, num_envs=games, **config.options)
+    observations, info = env.reset()
+    seats = np.arange(games) % 2
+    result = np.full(games, np.nan)
+    rng = np.random.default_rng(seed)
+    while np.isnan(result).any():
+        masks = info["action_mask"]
+        actions = np.empty(games, dtype=np.int64)
+        batch_kernels.random_legal_actions(masks, rng.random(games), actions)
+        mine = np.flatnonzero(info["current_player"] == seats)
+        if len(mine):
+            chosen, _ = model.predict(observations[mine], action_masks=masks[mine].astype(bool), deterministic=True)
+            actions[mine] = chosen
+        observations, rewards, terminations, _, info = env.step(actions)
+        newly = terminations & np.isnan(result)
+        result[newly] = rewards[newly, seats[newly]]
+    return {
+        "games": games,
+        "win_rate": float((result > 0).mean()),
+        "draw_rate": float((result == 0).mean()),
+        "loss_rate": float((result < 0).mean()),
+        "win_rate_first_seat": float((result[seats == 0] > 0).mean()),
+        "win_rate_second_seat": float((result[seats == 1] > 0).mean()),
+    }
+
+
+# ----------------------------------------------------------------------------- main
+def resolve_device(device: str) -> str:
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return device
+
+
+def train(args: argparse.Namespace) -> dict[str, Any]:
+    device = resolve_device(args.device)
+    overrides = {"total_steps": args.total_steps, "max_minutes": args.max_minutes}
+    if args.resume:
+        run_dir = Path(args.resume)
+        config = load_config(run_dir / "config.yaml", overrides)
+        run = Run(config, run_dir, device)
+        zip_path, metadata = run.latest_checkpoint()
+        env = run.make_env()
+        model = load_checkpoint(zip_path, env=env, device=device)
+        run.wall_before = float(metadata.get("wall_seconds", 0.0))
+        run.pool.add(model.policy)
+        print(f"resuming {run_dir} from {zip_path.name} (step {metadata['step']})")
+    else:
+        config = load_config(args.config, overrides)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        run_dir = Path(args.run_dir) if args.run_dir else ROOT / "runs" / f"{config.game}-{stamp}"
+        run_dir.mkdir(parents=True, exist_ok=True)
+        write_atomically(run_dir / "config.yaml", yaml.safe_dump(dataclasses.asdict(config), sort_keys=False))
+        run = Run(config, run_dir, device)
+        env = run.make_env()
+        model = new_model(config, env, device, tensorboard_log=str(run_dir / "tensorboard"))
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    remaining = max(0, config.total_steps - model.num_timesteps)
+    steps_before, started = model.num_timesteps, time.monotonic()
+    model.learn(
+        total_timesteps=remaining,
+        callback=SelfPlayCallback(run),
+        reset_num_timesteps=not args.resume,
+        progress_bar=not args.no_progress,
+        tb_log_name="selfplay",
+    )
+    seconds = time.monotonic() - started
+    checkpoint = run.save_checkpoint(model)
+    evaluation = win_rate_vs_random(model, config, config.eval_games)
+    summary = {
+        "game": config.game,
+        "options": config.options,
+        "steps": int(model.num_timesteps),
+        "steps_this_session": int(model.num_timesteps - steps_before),
+        "seconds_this_session": round(seconds, 1),
+        "steps_per_second": round((model.num_timesteps - steps_before) / max(seconds, 1e-9), 1),
+        "checkpoint": str(checkpoint),
+        "device": device,
+        **evaluation,
+    }
+    write_atomically(run_dir / "summary.json", json.dumps(summary, indent=2))
+    options = ", ".join(f"{k}={v}" for k, v in config.options.items())
+    print(
+        f"{config.game}({options}): {summary['steps']:,} steps, {summary['steps_per_second']:,.0f} steps/s on "
+        f"{device}; vs random {evaluation['win_rate']:.1%} wins, {evaluation['draw_rate']:.1%} draws over "
+        f"{evaluation['games']} games (both seats); checkpoint {checkpoint}"
+    )
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Self-play training with MaskablePPO on a crossenvs game.")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--config", help="a YAML config, e.g. configs/crisscross.yaml")
+    source.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its newest checkpoint")
+    parser.add_argument("--run-dir", help="where a new run writes (default runs/<game>-<time>)")
+    parser.add_argument("--total-steps", type=int, help="override the config's total_steps")
+    parser.add_argument("--max-minutes", type=float, help="override the config's max_minutes (0: no limit)")
+    parser.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar (for logs and CI)")
+    args = parser.parse_args(argv)
+    try:
+        train(args)
+    except crossenvs.CrossenvsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
