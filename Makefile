@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
 	$(BIN)/pip install $(TORCH)
-	$(BIN)/pip install -e ".[train,bench,dev]"
+	$(BIN)/pip install -e ".[train,eval,bench,dev]"
 	touch $(STAMP)
 
 $(NUMBA_STAMP): $(SOURCES) | $(STAMP)

@@ -33,3 +33,19 @@ def test_shell_snippets_name_real_make_targets_and_files():
             assert (ROOT / path).exists(), f"README runs {path}, which does not exist"
     for extra in re.findall(r'"\.\[(\w+)\]"', README):
         assert f"\n{extra} = [" in (ROOT / "pyproject.toml").read_text()
+
+
+def test_shell_snippets_name_real_crossenvs_commands():
+    from crossenvs.cli import build_parser
+
+    commands = set(build_parser()._subparsers._group_actions[0].choices)
+    used = {word for block in SHELL_BLOCKS for word in re.findall(r"^crossenvs ([\w-]+)", block, re.M)}
+    assert used and used <= commands
+    assert 'crossenvs = "crossenvs.cli:main"' in (ROOT / "pyproject.toml").read_text()
+
+
+def test_images_the_readme_shows_are_committed():
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", README)
+    assert images
+    for image in images:
+        assert (ROOT / image).stat().st_size > 0, image

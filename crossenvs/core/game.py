@@ -58,6 +58,8 @@ class Game(ABC):
     colours: tuple[str, str]
     #: cell code -> letter used in position text (code 0 is empty, ``.``)
     cell_letters: dict[int, str]
+    #: cell code -> colour name of the side the piece belongs to (baselines count captures with it)
+    owner_colour: ClassVar[dict[int, str]] = {}
 
     def __init__(self, **options: Any) -> None:
         unknown = sorted(set(options) - set(self.OPTIONS))

@@ -397,6 +397,7 @@ class CharingCross(Game):
     OPTIONS = {"first_player": "white", "self_jump": True, "move_cap": 200}
     EXTRA_HEADER_KEYS = ("pending", "jumper")
     cell_letters = {EMPTY: ".", WHITE_KNIGHT: "N", WHITE_ROOK: "R", BLACK_KNIGHT: "n", BLACK_ROOK: "r"}
+    owner_colour = {WHITE_KNIGHT: "white", WHITE_ROOK: "white", BLACK_KNIGHT: "black", BLACK_ROOK: "black"}
     piece_colours = {
         WHITE_KNIGHT: (238, 236, 228),
         WHITE_ROOK: (238, 236, 228),

@@ -208,6 +208,7 @@ class Crisscross(Game):
     OPTIONS = {"size": 8}
     colours = ("red", "blue")
     cell_letters = {EMPTY: ".", RED: "R", BLUE: "B"}
+    owner_colour = {RED: "red", BLUE: "blue"}
     piece_colours = {RED: (205, 45, 45), BLUE: (45, 85, 205)}
     apply_kernel = staticmethod(place)
     mask_kernel = staticmethod(legal_mask_into)

@@ -299,6 +299,7 @@ class PhalanxGame(Game):
 
     colours = ("white", "black")
     cell_letters = {EMPTY: ".", WHITE: "W", BLACK: "B"}
+    owner_colour = {WHITE: "white", BLACK: "black"}
     piece_colours = {WHITE: (238, 236, 228), BLACK: (40, 40, 40)}
     #: the generic start-of-turn tests bound to the game's hooks (used on positions read from text)
     start_turn_kernel: Callable[[np.ndarray, np.ndarray], None]

@@ -1,0 +1,233 @@
+"""The ``crossenvs`` command line: list games, run arenas, play an agent, plot ratings, make GIFs.
+
+    crossenvs list
+    crossenvs eval crisscross --option size=6 --players random greedy mcts:100 --games 20 --csv out.csv
+    crossenvs play charing_cross --opponent mcts:400
+    crossenvs rating-plot runs/crisscross-20261121-113000 --out ratings.png
+    crossenvs gif crisscross --option size=6 --players mcts:100 random --out game.gif
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, Sequence, TextIO
+
+from .core.errors import CrossenvsError, IllegalActionError, InvalidOptionError
+from .core.registry import GAMES, game_class, make_game
+
+
+def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
+    """``["size=6", "self_jump=off"]`` -> ``{"size": 6, "self_jump": "off"}`` (numbers become numbers)."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise InvalidOptionError(f"--option {pair!r}: write key=value, e.g. size=6")
+        for cast in (int, float):
+            try:
+                options[key] = cast(value)
+                break
+            except ValueError:
+                continue
+        else:
+            options[key] = value
+    return options
+
+
+# ----------------------------------------------------------------------------- commands
+def cmd_list(args: argparse.Namespace, out: TextIO) -> None:
+    for name, entry in GAMES.items():
+        options = ", ".join(f"{k}={v!r}" for k, v in game_class(name).OPTIONS.items()) or "none"
+        out.write(f"{name:<14} crossenvs/{entry.env_name}-v0\n    {entry.summary}\n    options: {options}\n")
+
+
+def cmd_eval(args: argparse.Namespace, out: TextIO) -> None:
+    from .eval.arena import ratings, round_robin, write_results
+    from .eval.players import make_player
+
+    game = make_game(args.game, **parse_options(args.option))
+    players = [make_player(spec) for spec in args.players]
+    if len(players) < 2:
+        raise InvalidOptionError("an arena needs at least two players")
+    records = round_robin(game, players, args.games, seed=args.seed)
+    table = ratings(records, [p.name for p in players], seed=args.seed)
+    print_table(table, out)
+    for path in filter(None, (args.csv, args.json)):
+        write_results(path, table, records)
+        out.write(f"wrote {path}\n")
+
+
+def print_table(table, out: TextIO) -> None:
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:  # the eval extra is not installed: plain text
+        out.write(f"{'player':<24} {'rating':>7} {'95% interval':>15} {'games':>6} {'score':>7}\n")
+        for r in table:
+            interval = f"{r.low:.0f} .. {r.high:.0f}"
+            out.write(f"{r.name:<24} {r.rating:>7.0f} {interval:>15} {r.games:>6} {r.score:>7.1%}\n")
+        return
+
+    view = Table(title="Round robin (Bradley-Terry ratings, 95% bootstrap intervals)")
+    for column in ("player", "rating", "95% interval", "games", "score"):
+        view.add_column(column, justify="left" if column == "player" else "right")
+    for r in table:
+        view.add_row(r.name, f"{r.rating:.0f}", f"{r.low:.0f} .. {r.high:.0f}", str(r.games), f"{r.score:.1%}")
+    Console(file=out, width=100).print(view)
+
+
+def cmd_play(args: argparse.Namespace, out: TextIO, source: TextIO) -> int:
+    """A human against an opponent in the terminal; moves typed in the game's notation."""
+    from .eval.players import make_player
+
+    game = make_game(args.game, **parse_options(args.option))
+    opponent = make_player(args.opponent, seed=args.seed)
+    human = 0 if args.seat in ("first", "0") else 1
+    state = game.initial_state()
+    out.write(f"You play {game.colours[human]} against {opponent.name}. Type a move, 'help' or 'quit'.\n")
+    while not game.is_terminal(state):
+        out.write(game.render_ansi(state) + "\n")
+        if game.current_player(state) != human:
+            action = opponent.act(game, state)
+            out.write(f"{opponent.name} plays {game.action_to_str(state, action)}\n")
+            state = game.apply(state, action)
+            continue
+        out.write("your move> ")
+        out.flush()
+        line = source.readline()
+        if not line or line.strip() == "quit":
+            out.write("\nbye\n")
+            return 1
+        text = line.strip()
+        if text in ("help", "?", ""):
+            moves = " ".join(game.action_to_str(state, int(a)) for a in game.legal_actions(state))
+            out.write(f"legal moves: {moves}\n")
+            continue
+        try:
+            state = game.apply(state, game.str_to_action(state, text))
+        except IllegalActionError as exc:
+            out.write(f"{exc}; type 'help' for the legal moves\n")
+    out.write(game.render_ansi(state) + "\n")
+    outcome = game.outcome(state)
+    verdict = "a draw" if outcome[human] == 0 else ("you win" if outcome[human] > 0 else "you lose")
+    out.write(f"Game over: {verdict}.\n")
+    return 0
+
+
+def cmd_rating_plot(args: argparse.Namespace, out: TextIO) -> None:
+    """Rate every checkpoint of a run against the random, greedy and MCTS baselines; plot rating by step."""
+    import json
+
+    from .eval.arena import bradley_terry, round_robin
+    from .eval.players import GreedyPlayer, MCTSPlayer, ModelPlayer, RandomPlayer, load_model
+
+    metas = Path(args.run_dir, "checkpoints").glob("step_*.json")
+    checkpoints = [(json.loads(p.read_text()), p.with_suffix(".zip")) for p in metas]
+    checkpoints.sort(key=lambda item: item[0]["step"])
+    if not checkpoints:
+        raise InvalidOptionError(f"no checkpoints in {Path(args.run_dir, 'checkpoints')}")
+    metadata = checkpoints[0][0]
+    game = make_game(metadata["game"], **metadata["options"])
+    baselines = [RandomPlayer(), GreedyPlayer(), MCTSPlayer(args.mcts)]
+    records, steps = [], []
+    for meta, path in checkpoints:
+        player = ModelPlayer(load_model(path), name=f"step_{meta['step']}")
+        records += round_robin(game, [player, *baselines], args.games, seed=args.seed)
+        steps.append(meta["step"])
+    names = [f"step_{s}" for s in steps] + [b.name for b in baselines]
+    rated = bradley_terry(records, names)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(6, 4))
+    axis.plot(steps, rated[: len(steps)], marker="o", label="checkpoints")
+    for offset, baseline in enumerate(baselines):
+        axis.axhline(rated[len(steps) + offset], linestyle="--", color=f"C{offset + 1}", label=baseline.name)
+    axis.set_xlabel("training step")
+    axis.set_ylabel("rating (Bradley-Terry, Elo scale)")
+    axis.set_title(f"{metadata['game']}: rating against training step")
+    axis.legend()
+    figure.tight_layout()
+    figure.savefig(args.out, dpi=100)
+    out.write(f"wrote {args.out}\n")
+
+
+def cmd_gif(args: argparse.Namespace, out: TextIO) -> None:
+    """One game between two players as an animated GIF of rgb_array frames."""
+    from PIL import Image
+
+    from .eval.players import make_player
+
+    game = make_game(args.game, **parse_options(args.option))
+    if len(args.players) != 2:
+        raise InvalidOptionError("gif needs exactly two players (first seat, second seat)")
+    players = [make_player(spec, seed=args.seed + seat) for seat, spec in enumerate(args.players)]
+    state = game.initial_state()
+    frames = [Image.fromarray(game.render_rgb(state))]
+    while not game.is_terminal(state):
+        state = game.apply(state, players[game.current_player(state)].act(game, state))
+        frames.append(Image.fromarray(game.render_rgb(state)))
+    frames[0].save(args.out, save_all=True, append_images=frames[1:], duration=args.ms, loop=0)
+    out.write(f"wrote {args.out} ({len(frames)} frames)\n")
+
+
+# ----------------------------------------------------------------------------- entry point
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="crossenvs", description="crossenvs: games, arenas, play, plots.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("list", help="the games, their gymnasium ids and options")
+
+    def game_command(name: str, help_text: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help_text)
+        sub.add_argument("game", choices=sorted(GAMES))
+        sub.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option")
+        sub.add_argument("--seed", type=int, default=0)
+        return sub
+
+    arena = game_command("eval", "round robin between players, both seats, with ratings")
+    arena.add_argument("--players", nargs="+", required=True, help="random, greedy, mcts[:N] or checkpoint .zip")
+    arena.add_argument("--games", type=int, default=20, help="games per pair (seats alternate)")
+    arena.add_argument("--csv", help="write the ratings table as CSV")
+    arena.add_argument("--json", help="write ratings and games as JSON")
+    play = game_command("play", "play against an agent in the terminal")
+    play.add_argument("--opponent", default="random", help="random, greedy, mcts[:N] or checkpoint .zip")
+    play.add_argument("--seat", default="first", choices=["first", "second", "0", "1"])
+    gif = game_command("gif", "an animated GIF of one game")
+    gif.add_argument("--players", nargs=2, default=["random", "random"])
+    gif.add_argument("--out", default="game.gif")
+    gif.add_argument("--ms", type=int, default=400, help="milliseconds per frame")
+    plot = commands.add_parser("rating-plot", help="rating against training step for a run's checkpoints")
+    plot.add_argument("run_dir")
+    plot.add_argument("--out", default="ratings.png")
+    plot.add_argument("--games", type=int, default=20, help="games per pairing (seats alternate)")
+    plot.add_argument("--mcts", type=int, default=100, help="simulations of the MCTS baseline")
+    plot.add_argument("--seed", type=int, default=0)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None, source: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "list":
+            cmd_list(args, out)
+        elif args.command == "eval":
+            cmd_eval(args, out)
+        elif args.command == "play":
+            return cmd_play(args, out, source or sys.stdin)
+        elif args.command == "rating-plot":
+            cmd_rating_plot(args, out)
+        elif args.command == "gif":
+            cmd_gif(args, out)
+    except CrossenvsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Evaluation: baseline players, arenas, ratings."""

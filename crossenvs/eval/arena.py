@@ -1,0 +1,124 @@
+"""Arenas: players meet round robin, in both seats, and get ratings with confidence intervals.
+
+Results are reproducible: every game's seed derives from the arena seed and the game's place in
+the schedule. Ratings are Bradley-Terry strengths fitted by maximum likelihood (a draw counts
+half a win for each side), on the Elo scale (400 points = 10:1 odds) with the mean at 1500, and
+bootstrap confidence intervals over the games.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..core.game import Game
+from .players import Player
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One game: who sat first and second, and the first seat's score (1 win, 0.5 draw, 0 loss)."""
+
+    first: str
+    second: str
+    score_first: float
+    plies: int
+    seed: int
+
+
+def play_game(game: Game, first: Player, second: Player, seed: int, max_decisions: int = 100_000) -> GameRecord:
+    """One game, ``first`` in seat 0; both players are seeded from ``seed``."""
+    first.seed(seed)
+    second.seed(seed + 1)
+    state = game.initial_state()
+    seats = (first, second)
+    for _ in range(max_decisions):
+        if game.is_terminal(state):
+            break
+        state = game.apply(state, seats[game.current_player(state)].act(game, state))
+    outcome = game.outcome(state)
+    score = 0.5 if outcome is None or outcome[0] == 0 else (1.0 if outcome[0] > 0 else 0.0)
+    return GameRecord(first.name, second.name, score, state.ply, seed)
+
+
+def round_robin(game: Game, players: Sequence[Player], games_per_pair: int, seed: int = 0) -> list[GameRecord]:
+    """Every pair plays ``games_per_pair`` games, alternating who sits first."""
+    names = [player.name for player in players]
+    if len(set(names)) != len(names):
+        raise ValueError(f"players need distinct names, got {names}")
+    records = []
+    for pair_index, (a, b) in enumerate(itertools.combinations(players, 2)):
+        for game_index in range(games_per_pair):
+            first, second = (a, b) if game_index % 2 == 0 else (b, a)
+            records.append(play_game(game, first, second, seed=seed * 1_000_003 + pair_index * 10_007 + game_index))
+    return records
+
+
+def bradley_terry(records: Sequence[GameRecord], names: Sequence[str], iterations: int = 500) -> np.ndarray:
+    """Elo-scale ratings (mean 1500) maximising the Bradley-Terry likelihood (MM algorithm).
+
+    A small prior (one draw against a virtual average player) keeps ratings finite for a player
+    who won or lost every game.
+    """
+    index = {name: i for i, name in enumerate(names)}
+    n = len(names)
+    wins = np.full(n, 0.5)  # the prior's half win
+    meetings = np.zeros((n, n))
+    for record in records:
+        i, j = index[record.first], index[record.second]
+        wins[i] += record.score_first
+        wins[j] += 1.0 - record.score_first
+        meetings[i, j] += 1
+        meetings[j, i] += 1
+    strength = np.ones(n)
+    for _ in range(iterations):
+        denominator = (meetings / (strength[:, None] + strength[None, :])).sum(axis=1) + 1.0 / (strength + 1.0)
+        strength = wins / denominator
+        strength /= np.exp(np.log(strength).mean())
+    ratings = 400.0 * np.log10(strength)
+    return ratings - ratings.mean() + 1500.0
+
+
+@dataclass(frozen=True)
+class Rating:
+    name: str
+    rating: float
+    low: float  # 95% bootstrap interval
+    high: float
+    games: int
+    score: float  # points per game
+
+
+def ratings(records: Sequence[GameRecord], names: Sequence[str], bootstrap: int = 200, seed: int = 0) -> list[Rating]:
+    """Ratings, best first, with 95% bootstrap intervals (games resampled with replacement)."""
+    point = bradley_terry(records, names)
+    rng = np.random.default_rng(seed)
+    resampled = ([records[k] for k in rng.integers(len(records), size=len(records))] for _ in range(bootstrap))
+    samples = np.array([bradley_terry(sample, names, 200) for sample in resampled])
+    table = []
+    for i, name in enumerate(names):
+        played = [r for r in records if name in (r.first, r.second)]
+        points = sum(r.score_first if r.first == name else 1.0 - r.score_first for r in played)
+        low, high = np.percentile(samples[:, i], [2.5, 97.5])
+        table.append(Rating(name, float(point[i]), float(low), float(high), len(played), points / max(1, len(played))))
+    return sorted(table, key=lambda rating: -rating.rating)
+
+
+def write_results(path: str | Path, table: Sequence[Rating], records: Sequence[GameRecord]) -> None:
+    """Ratings and games as JSON (``.json``) or the ratings table as CSV (anything else)."""
+    path = Path(path)
+    if path.suffix == ".json":
+        document = {"ratings": [asdict(r) for r in table], "games": [asdict(g) for g in records]}
+        path.write_text(json.dumps(document, indent=2))
+        return
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["name", "rating", "low", "high", "games", "score"])
+        for r in table:
+            writer.writerow([r.name, f"{r.rating:.1f}", f"{r.low:.1f}", f"{r.high:.1f}", r.games, f"{r.score:.3f}"])

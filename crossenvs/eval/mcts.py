@@ -1,0 +1,125 @@
+"""UCT Monte-Carlo tree search with random rollouts, all in numba, for every game.
+
+The search drives a game through the batch kernels' per-game dispatchers
+(:mod:`crossenvs.envs.batch_kernels`), so it needs nothing but the state arrays. Each node keeps
+its own copy of the state, the legal actions not expanded yet, and visit and value totals; the
+value of a node is counted for the player who made the move into it, which is what lets the
+same code handle a player deciding twice in a row (Charing Cross re-placements).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..core import state as st
+from ..envs import batch_kernels as bk
+
+
+@njit(cache=True)
+def _random_legal(mask: np.ndarray) -> int:
+    count = 0
+    for a in range(mask.shape[0]):
+        count += mask[a]
+    if count == 0:
+        return -1
+    target = np.random.randint(count)
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if target == 0:
+                return a
+            target -= 1
+    return -1
+
+
+@njit(cache=True)
+def _returns(meta: np.ndarray) -> tuple[float, float]:
+    """Per-seat results of a finished game (0, 0 while it goes on)."""
+    status = meta[st.STATUS]
+    if status == st.STATUS_WIN_0:
+        return 1.0, -1.0
+    if status == st.STATUS_WIN_1:
+        return -1.0, 1.0
+    return 0.0, 0.0
+
+
+@njit(cache=True)
+def rollout(game_id: int, board: np.ndarray, meta: np.ndarray, scratch: np.ndarray) -> tuple[float, float]:
+    """Play random legal actions to the end (the move caps end every game); per-seat results."""
+    while meta[st.STATUS] == st.STATUS_PLAYING:
+        bk.mask_one(game_id, board, meta, scratch)
+        bk.apply_one(game_id, board, meta, _random_legal(scratch))
+    return _returns(meta)
+
+
+@njit(cache=True)
+def search(game_id, board, meta, num_actions, simulations, exploration, seed) -> int:
+    """The root action with the most visits after ``simulations`` UCT simulations."""
+    np.random.seed(seed)
+    nodes = simulations + 1
+    boards = np.empty((nodes, board.shape[0], board.shape[1]), dtype=np.int8)
+    metas = np.empty((nodes, meta.shape[0]), dtype=np.int32)
+    untried = np.zeros((nodes, num_actions), dtype=np.int8)
+    untried_count = np.zeros(nodes, dtype=np.int64)
+    visits = np.zeros(nodes, dtype=np.float64)
+    value = np.zeros(nodes, dtype=np.float64)
+    parent = np.full(nodes, -1, dtype=np.int64)
+    first_child = np.full(nodes, -1, dtype=np.int64)
+    next_sibling = np.full(nodes, -1, dtype=np.int64)
+    action_of = np.full(nodes, -1, dtype=np.int64)
+    mover = np.zeros(nodes, dtype=np.int64)
+    scratch = np.empty(num_actions, dtype=np.int8)
+    rollout_board = np.empty_like(board)
+    rollout_meta = np.empty_like(meta)
+
+    boards[0] = board
+    metas[0] = meta
+    bk.mask_one(game_id, boards[0], metas[0], untried[0])
+    untried_count[0] = untried[0].sum()
+    used = 1
+    for _ in range(simulations):
+        node = 0
+        # selection: descend through fully expanded nodes by UCB1
+        while untried_count[node] == 0 and first_child[node] != -1:
+            best, best_score = -1, -np.inf
+            child = first_child[node]
+            log_visits = math.log(visits[node])
+            while child != -1:
+                score = value[child] / visits[child] + exploration * math.sqrt(log_visits / visits[child])
+                if score > best_score:
+                    best, best_score = child, score
+                child = next_sibling[child]
+            node = best
+        # expansion: one untried action of a live node
+        if untried_count[node] > 0 and used < nodes:
+            action = _random_legal(untried[node])
+            untried[node, action] = 0
+            untried_count[node] -= 1
+            new = used
+            used += 1
+            boards[new] = boards[node]
+            metas[new] = metas[node]
+            mover[new] = metas[node, st.TO_MOVE]
+            bk.apply_one(game_id, boards[new], metas[new], action)
+            bk.mask_one(game_id, boards[new], metas[new], untried[new])
+            untried_count[new] = untried[new].sum()
+            parent[new], action_of[new] = node, action
+            next_sibling[new], first_child[node] = first_child[node], new
+            node = new
+        # simulation and backpropagation
+        rollout_board[:] = boards[node]
+        rollout_meta[:] = metas[node]
+        result = rollout(game_id, rollout_board, rollout_meta, scratch)
+        while node != -1:
+            visits[node] += 1.0
+            value[node] += result[0] if mover[node] == 0 else result[1]
+            node = parent[node]
+    best, most = -1, -1.0
+    child = first_child[0]
+    while child != -1:
+        if visits[child] > most:
+            best, most = action_of[child], visits[child]
+        child = next_sibling[child]
+    return best

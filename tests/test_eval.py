@@ -1,0 +1,123 @@
+"""Baselines, arenas, ratings and the command line (issue: evaluating checkpoints)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+from conftest import position
+from crossenvs import InvalidOptionError, make_game
+from crossenvs.cli import main as cli
+from crossenvs.eval.arena import GameRecord, bradley_terry, play_game, ratings, round_robin
+from crossenvs.eval.players import GreedyPlayer, MCTSPlayer, RandomPlayer, make_player
+
+
+@pytest.mark.parametrize("name, options", [("crisscross", {"size": 6}), ("charing_cross", {})])
+def test_mcts_200_beats_random_in_90_percent_of_100_games(name, options):
+    game = make_game(name, **options)
+    mcts, rng_player = MCTSPlayer(200), RandomPlayer()
+    wins = 0
+    for index in range(100):
+        first, second = (mcts, rng_player) if index % 2 == 0 else (rng_player, mcts)
+        record = play_game(game, first, second, seed=index)
+        mcts_score = record.score_first if index % 2 == 0 else 1.0 - record.score_first
+        wins += mcts_score == 1.0
+    assert wins >= 90
+
+
+def test_greedy_takes_a_win_then_the_largest_capture():
+    game = make_game("charing_cross")
+    h4 = "8 . . . R R . . .\n5 . . . . . . . n\n4 N . . . . N n .\n1 . . . r r . . .\n"
+    state = game.from_text(position(h4, "white"))
+    assert game.action_to_str(state, GreedyPlayer(0).act(game, state)) == "f4-h4"  # H4: the winning jump
+    neo = make_game("neo_crossings")
+    lines = neo.from_text(position("8 . . . . . . . .\n4 . W W W W . B B\n1 B . . . . . . .\n", "white"))
+    for seed in range(5):  # b4-e4-g4 takes two stones (whole run); nothing else takes more
+        assert neo.action_to_str(lines, GreedyPlayer(seed).act(neo, lines)) in {"b4-e4-g4", "c4-e4-g4"}
+
+
+def test_arena_is_reproducible_and_alternates_seats():
+    game = make_game("crisscross", size=4)
+    players = [RandomPlayer(), GreedyPlayer(), MCTSPlayer(20)]
+    first = round_robin(game, players, games_per_pair=6, seed=3)
+    assert first == round_robin(game, players, games_per_pair=6, seed=3)
+    assert first != round_robin(game, players, games_per_pair=6, seed=4)
+    assert len(first) == 3 * 6
+    seats = [(r.first, r.second) for r in first[:6]]
+    assert seats[0] == ("random", "greedy") and seats[1] == ("greedy", "random")
+
+
+def test_bradley_terry_on_a_known_table():
+    """A scores 75% against B over 400 games: the gap is 400 log10(3) = 190.8 Elo (less a little prior)."""
+    records = [GameRecord("A", "B", 1.0 if k < 300 else 0.0, 10, k) for k in range(400)]
+    a, b = bradley_terry(records, ["A", "B"])
+    assert 185 < a - b < 191 and abs((a + b) / 2 - 1500) < 1e-6
+    table = ratings(records, ["A", "B"], bootstrap=100)
+    assert [r.name for r in table] == ["A", "B"]
+    assert table[0].low < table[0].rating < table[0].high and table[0].score == 0.75
+
+
+def test_player_specs():
+    assert make_player("mcts:50").simulations == 50 and make_player("mcts").simulations == 200
+    with pytest.raises(InvalidOptionError, match="unknown player 'alphazero'"):
+        make_player("alphazero")
+    with pytest.raises(InvalidOptionError, match="does not exist"):
+        make_player("missing_checkpoint.zip")
+
+
+def test_cli_list_and_eval(tmp_path):
+    out = io.StringIO()
+    assert cli(["list"], out=out) == 0
+    assert "charing_cross" in out.getvalue() and "crossenvs/Crossings-v0" in out.getvalue()
+    out = io.StringIO()
+    csv_path, json_path = tmp_path / "r.csv", tmp_path / "r.json"
+    code = cli(
+        ["eval", "crisscross", "--option", "size=4", "--players", "random", "greedy", "--games", "6",
+         "--csv", str(csv_path), "--json", str(json_path)],
+        out=out,
+    )
+    assert code == 0 and "greedy" in out.getvalue() and "rating" in out.getvalue()
+    assert csv_path.read_text().startswith("name,rating,low,high,games,score")
+    assert len(json.loads(json_path.read_text())["games"]) == 6
+
+
+def test_cli_play_through_its_input_stream():
+    moves = io.StringIO("help\nz9\na1\nb1\nc1\nd1\n" + "".join(f"{f}{r}\n" for r in "234" for f in "abcd") + "quit\n")
+    out = io.StringIO()
+    code = cli(["play", "crisscross", "--option", "size=4", "--opponent", "greedy"], out=out, source=moves)
+    text = out.getvalue()
+    assert "legal moves: a1 b1" in text  # help
+    assert "cannot read" in text or "off the" in text  # bad input gets a message and a new prompt
+    assert "greedy plays" in text
+    assert code in (0, 1) and ("Game over" in text or "bye" in text)
+
+
+def test_cli_bad_input_is_a_clear_error(capsys):
+    assert cli(["eval", "crisscross", "--option", "size=99", "--players", "random", "greedy"]) == 2
+    assert "size must be an integer" in capsys.readouterr().err
+    assert cli(["play", "crisscross", "--opponent", "nobody"]) == 2
+
+
+def test_cli_gif_and_rating_plot(tmp_path):
+    gif = tmp_path / "game.gif"
+    assert cli(["gif", "crisscross", "--option", "size=4", "--players", "greedy", "random", "--out", str(gif)]) == 0
+    assert gif.stat().st_size > 0
+    from PIL import Image
+
+    assert Image.open(gif).n_frames >= 5
+
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    run = tmp_path / "run" / "checkpoints"
+    run.mkdir(parents=True)
+    model = MaskablePPO("MlpPolicy", gymnasium.make("crossenvs/Crisscross-v0", size=4), n_steps=32, device="cpu")
+    for step in (32, 64):
+        model.save(run / f"step_{step}.zip")
+        (run / f"step_{step}.json").write_text(json.dumps({"game": "crisscross", "options": {"size": 4}, "step": step}))
+    plot = tmp_path / "ratings.png"
+    assert cli(["rating-plot", str(tmp_path / "run"), "--out", str(plot), "--games", "2"]) == 0
+    assert plot.stat().st_size > 0 and np.asarray(Image.open(plot)).ndim == 3
