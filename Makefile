@@ -29,7 +29,7 @@ $(NUMBA_STAMP): $(SOURCES) | $(STAMP)
 test: $(STAMP) $(NUMBA_STAMP)
 	$(BIN)/python -m pytest
 
-# The main job: self-play MaskablePPO on Crisscross 6x6 (about 3 minutes on a CPU, 5 at most), then
+# The main job: self-play MaskablePPO on Crisscross 6x6 (about 3 minutes on an idle 2-core CPU, 8 at most), then
 # the win rate of the final checkpoint against the random policy (200 games, both seats).
 train: $(STAMP) $(NUMBA_STAMP)
 	$(BIN)/python training/selfplay.py --config configs/crisscross.yaml

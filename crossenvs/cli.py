@@ -48,9 +48,14 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> None:
     from .eval.players import make_player
 
     game = make_game(args.game, **parse_options(args.option))
-    players = [make_player(spec) for spec in args.players]
+    players = [make_player(spec, game=game) for spec in args.players]
     if len(players) < 2:
         raise InvalidOptionError("an arena needs at least two players")
+    seen: dict[str, int] = {}
+    for player in players:  # two checkpoints called step_1000.zip, or random twice: number them
+        seen[player.name] = seen.get(player.name, 0) + 1
+        if seen[player.name] > 1:
+            player.name = f"{player.name}#{seen[player.name]}"
     records = round_robin(game, players, args.games, seed=args.seed)
     table = ratings(records, [p.name for p in players], seed=args.seed)
     print_table(table, out)
@@ -83,7 +88,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, source: TextIO) -> int:
     from .eval.players import make_player
 
     game = make_game(args.game, **parse_options(args.option))
-    opponent = make_player(args.opponent, seed=args.seed)
+    opponent = make_player(args.opponent, seed=args.seed, game=game)
     human = 0 if args.seat in ("first", "0") else 1
     state = game.initial_state()
     out.write(f"You play {game.colours[human]} against {opponent.name}. Type a move, 'help' or 'quit'.\n")
@@ -99,7 +104,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, source: TextIO) -> int:
         line = source.readline()
         if not line or line.strip() == "quit":
             out.write("\nbye\n")
-            return 1
+            return 0
         text = line.strip()
         if text in ("help", "?", ""):
             moves = " ".join(game.action_to_str(state, int(a)) for a in game.legal_actions(state))
@@ -123,19 +128,26 @@ def cmd_rating_plot(args: argparse.Namespace, out: TextIO) -> None:
     from .eval.arena import bradley_terry, round_robin
     from .eval.players import GreedyPlayer, MCTSPlayer, ModelPlayer, RandomPlayer, load_model
 
-    metas = Path(args.run_dir, "checkpoints").glob("step_*.json")
-    checkpoints = [(json.loads(p.read_text()), p.with_suffix(".zip")) for p in metas]
-    checkpoints.sort(key=lambda item: item[0]["step"])
+    checkpoints = []
+    for meta_path in Path(args.run_dir, "checkpoints").glob("step_*.json"):
+        try:
+            meta = json.loads(meta_path.read_text())
+            checkpoints.append((int(meta["step"]), meta, meta_path.with_suffix(".zip")))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InvalidOptionError(f"checkpoint metadata {meta_path} is corrupt: {exc}") from None
     if not checkpoints:
         raise InvalidOptionError(f"no checkpoints in {Path(args.run_dir, 'checkpoints')}")
-    metadata = checkpoints[0][0]
+    checkpoints.sort(key=lambda item: item[0])
+    metadata = checkpoints[0][1]
     game = make_game(metadata["game"], **metadata["options"])
     baselines = [RandomPlayer(), GreedyPlayer(), MCTSPlayer(args.mcts)]
-    records, steps = [], []
-    for meta, path in checkpoints:
-        player = ModelPlayer(load_model(path), name=f"step_{meta['step']}")
-        records += round_robin(game, [player, *baselines], args.games, seed=args.seed)
-        steps.append(meta["step"])
+    records = round_robin(game, baselines, args.games, seed=args.seed)  # the baselines meet once
+    steps = []
+    for step, _, path in checkpoints:
+        player = ModelPlayer(load_model(path, game), name=f"step_{step}")
+        for index, baseline in enumerate(baselines):
+            records += round_robin(game, [player, baseline], args.games, seed=args.seed + 1 + index)
+        steps.append(step)
     names = [f"step_{s}" for s in steps] + [b.name for b in baselines]
     rated = bradley_terry(records, names)
     import matplotlib
@@ -165,7 +177,7 @@ def cmd_gif(args: argparse.Namespace, out: TextIO) -> None:
     game = make_game(args.game, **parse_options(args.option))
     if len(args.players) != 2:
         raise InvalidOptionError("gif needs exactly two players (first seat, second seat)")
-    players = [make_player(spec, seed=args.seed + seat) for seat, spec in enumerate(args.players)]
+    players = [make_player(spec, seed=args.seed + seat, game=game) for seat, spec in enumerate(args.players)]
     state = game.initial_state()
     frames = [Image.fromarray(game.render_rgb(state))]
     while not game.is_terminal(state):

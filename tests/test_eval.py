@@ -85,20 +85,47 @@ def test_cli_list_and_eval(tmp_path):
 
 
 def test_cli_play_through_its_input_stream():
-    moves = io.StringIO("help\nz9\na1\nb1\nc1\nd1\n" + "".join(f"{f}{r}\n" for r in "234" for f in "abcd") + "quit\n")
+    moves = io.StringIO("help\nz9\nb5-b6\na1\nquit\n")
     out = io.StringIO()
     code = cli(["play", "crisscross", "--option", "size=4", "--opponent", "greedy"], out=out, source=moves)
     text = out.getvalue()
-    assert "legal moves: a1 b1" in text  # help
-    assert "cannot read" in text or "off the" in text  # bad input gets a message and a new prompt
-    assert "greedy plays" in text
-    assert code in (0, 1) and ("Game over" in text or "bye" in text)
+    assert code == 0 and text.rstrip().endswith("bye")
+    assert "legal moves: a1 b1 c1 d1 a2" in text  # help
+    assert "'z9' is off the 4x4 board" in text and "cannot read" not in text.split("z9")[0]
+    assert text.count("your move> ") == 5  # help, two bad inputs and quit each get a new prompt; a1 is played
+    assert "greedy plays" in text and "1 R . . ." in text  # the board shows the move
 
 
-def test_cli_bad_input_is_a_clear_error(capsys):
+def test_cli_play_a_whole_game_to_its_end():
+    squares = "".join(f"{f}{r}\n" for r in "1234" for f in "abcd")
+    out = io.StringIO()
+    arguments = ["play", "crisscross", "--option", "size=4", "--opponent", "random"]
+    code = cli(arguments, out=out, source=io.StringIO(squares))
+    assert code == 0 and "Game over: " in out.getvalue()
+
+
+def test_cli_bad_input_is_a_clear_error(capsys, tmp_path):
     assert cli(["eval", "crisscross", "--option", "size=99", "--players", "random", "greedy"]) == 2
     assert "size must be an integer" in capsys.readouterr().err
     assert cli(["play", "crisscross", "--opponent", "nobody"]) == 2
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    six = MaskablePPO("MlpPolicy", gymnasium.make("crossenvs/Crisscross-v0", size=6), n_steps=32, device="cpu")
+    six.save(tmp_path / "six.zip")
+    assert cli(["eval", "crisscross", "--option", "size=4", "--players", "random", str(tmp_path / "six.zip")]) == 2
+    assert "another game or board size" in capsys.readouterr().err
+    (tmp_path / "run" / "checkpoints").mkdir(parents=True)
+    (tmp_path / "run" / "checkpoints" / "step_5.json").write_text("{not json")
+    assert cli(["rating-plot", str(tmp_path / "run")]) == 2
+    assert "is corrupt" in capsys.readouterr().err
+
+
+def test_cli_numbers_players_with_the_same_name():
+    out = io.StringIO()
+    arguments = ["eval", "crisscross", "--option", "size=3", "--players", "random", "random", "--games", "2"]
+    assert cli(arguments, out=out) == 0
+    assert "random#2" in out.getvalue()
 
 
 def test_cli_gif_and_rating_plot(tmp_path):

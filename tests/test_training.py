@@ -28,7 +28,7 @@ def tiny_config(tmp_path: Path, **changes) -> Path:
     config = {
         "game": "crisscross",
         "options": {"size": 4},
-        "policy": "cnn",
+        "policy": "mlp",  # what make train uses; the CNN is tested on its own below
         "net_width": 32,
         "num_envs": 8,
         "total_steps": 1024,
@@ -60,9 +60,19 @@ def test_a_short_run_writes_checkpoints_resumes_and_plays_as_an_opponent(tmp_pat
     summary = json.loads((run_dir / "summary.json").read_text())
     assert 0.0 <= summary["win_rate"] <= 1.0 and summary["games"] == 20
 
-    resumed = run_selfplay("--resume", str(run_dir), "--total-steps", "2048")
+    resumed = subprocess.run(  # from another working directory: the run folder must not depend on it
+        [sys.executable, str(ROOT / "training" / "selfplay.py"), "--no-progress", "--resume", "run"]
+        + ["--total-steps", "2048"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
     assert resumed.returncode == 0, resumed.stderr
     assert f"from step_{metadata['step']}.zip" in resumed.stdout
+    logs = list((run_dir / "tensorboard").iterdir())
+    assert len(logs) == 1 and len(list(logs[0].glob("events.*"))) == 2  # the resumed session continues the curve
+    assert not (tmp_path / "tensorboard").exists()
     steps = [json.loads(p.read_text())["step"] for p in (run_dir / "checkpoints").glob("step_*.json")]
     assert max(steps) >= 2048
 
@@ -85,6 +95,16 @@ def test_resume_without_checkpoints_is_a_clear_error(tmp_path):
     assert result.returncode == 2 and "no checkpoint to resume from" in result.stderr
 
 
+def test_resume_from_a_corrupt_checkpoint_is_a_clear_error(tmp_path):
+    run_dir = tmp_path / "broken"
+    (run_dir / "checkpoints").mkdir(parents=True)
+    (run_dir / "config.yaml").write_text(tiny_config(tmp_path).read_text())
+    (run_dir / "checkpoints" / "step_64.zip").write_bytes(b"garbage")
+    (run_dir / "checkpoints" / "step_64.json").write_text(json.dumps({"step": 64}))
+    result = run_selfplay("--resume", str(run_dir))
+    assert result.returncode == 2 and "corrupt or unreadable" in result.stderr
+
+
 def test_a_corrupt_checkpoint_is_a_clear_error(tmp_path):
     broken = tmp_path / "step_5.zip"
     broken.write_bytes(b"not a zip file")
@@ -105,6 +125,10 @@ def test_a_corrupt_checkpoint_is_a_clear_error(tmp_path):
         ({"game": "chess"}, "'game' 'chess' is not one of"),
         ({"options": {"size": 99}}, "size must be an integer from 3 to 19"),
         ({"total_steps": 0}, "'total_steps' must be at least 1"),
+        ({"max_minutes": -1}, "'max_minutes' must be 0"),
+        ({"learning_rate": 0}, "'learning_rate' must be positive"),
+        ({"gamma": 1.5}, "'gamma' must be in"),
+        ({"batch_size": 100000}, "'batch_size' must be at most num_envs"),
     ],
 )
 def test_config_errors_name_the_key(tmp_path, changes, message):
@@ -125,11 +149,52 @@ def test_every_shipped_config_loads(path):
     assert config.game == path.stem
 
 
-def test_the_pool_mixes_random_and_snapshots():
+def test_every_game_has_a_config():
+    import crossenvs
+
+    assert {path.stem for path in CONFIGS} == set(crossenvs.list_games())
+
+
+def test_the_cnn_reads_board_planes():
+    import torch
+    from gymnasium import spaces
+
+    space = spaces.Box(0.0, 1.0, (6, 6, 2), dtype=np.float32)
+    net = selfplay.BoardCNN(space, features_dim=16, channels=8)
+    assert net(torch.zeros(3, 6, 6, 2)).shape == (3, 16)
+
+
+class FixedPolicy:
+    """A stand-in snapshot that always plays one action, so tests can see who moved."""
+
+    def __init__(self, action):
+        self.action = action
+
+    def eval(self):
+        return self
+
+    def predict(self, observations, action_masks=None):
+        return np.full(len(observations), self.action), None
+
+
+def test_the_pool_mixes_random_and_snapshots_and_games_keep_their_opponent():
     pool = selfplay.OpponentPool(num_envs=1000, pool_size=2, random_share=0.25)
     pool.start_games(np.arange(1000), np.random.default_rng(0).random(1000))
     assert (pool.member == 0).all()  # no snapshot yet: everyone plays the random policy
-    pool.snapshots = ["a", "b"]
+    pool.add(FixedPolicy(100))
+    pool.add(FixedPolicy(200))
     pool.start_games(np.arange(1000), np.random.default_rng(1).random(1000))
     shares = np.bincount(pool.member, minlength=3) / 1000
     assert abs(shares[0] - 0.25) < 0.05 and abs(shares[1] - 0.375) < 0.05 and abs(shares[2] - 0.375) < 0.05
+
+    class Env:
+        def random_actions(self, ids, masks):
+            return np.full(len(ids), -1)
+
+    ids = np.arange(1000)
+    before = pool.act_games(Env(), ids, np.zeros((1000, 1)), np.ones((1000, 1), dtype=np.int8))
+    pool.add(FixedPolicy(300))  # the pool is full: snapshot 1 (action 100) leaves
+    after = pool.act_games(Env(), ids, np.zeros((1000, 1)), np.ones((1000, 1), dtype=np.int8))
+    assert np.array_equal(after[before == 200], before[before == 200])  # snapshot 2's games keep it
+    assert (after[before == 100] == 300).all()  # games of the dropped snapshot go to the newest
+    assert (after[before == -1] == -1).all()  # the random policy's games too

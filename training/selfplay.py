@@ -120,8 +120,17 @@ def _check_ranges(config: Config, where: str) -> None:
                  "checkpoint_every", "eval_games", "net_width"):
         if getattr(config, name) < 1:
             raise ConfigError(f"{where}: '{name}' must be at least 1, got {getattr(config, name)}")
-    if not 0.0 <= config.random_share <= 1.0:
-        raise ConfigError(f"{where}: 'random_share' must be between 0 and 1, got {config.random_share}")
+    checks = [
+        ("random_share", 0.0 <= config.random_share <= 1.0, "between 0 and 1"),
+        ("max_minutes", config.max_minutes >= 0, "0 (no limit) or more"),
+        ("learning_rate", config.learning_rate > 0, "positive"),
+        ("gamma", 0 < config.gamma <= 1, "in (0, 1]"),
+        ("ent_coef", config.ent_coef >= 0, "0 or more"),
+        ("batch_size", config.batch_size <= config.num_envs * config.n_steps, "at most num_envs * n_steps"),
+    ]
+    for name, ok, what in checks:
+        if not ok:
+            raise ConfigError(f"{where}: '{name}' must be {what}, got {getattr(config, name)}")
 
 
 # ----------------------------------------------------------------------------- policy network
@@ -180,23 +189,28 @@ class OpponentPool:
     """
 
     def __init__(self, num_envs: int, pool_size: int, random_share: float) -> None:
-        self.snapshots: list[Any] = []
+        self.snapshots: dict[int, Any] = {}  # id -> frozen policy; ids only grow, so a game keeps its opponent
+        self.next_id = 1
         self.pool_size = pool_size
         self.random_share = random_share
-        self.member = np.zeros(num_envs, dtype=np.int64)  # 0 = random, k = snapshots[k - 1]
+        self.member = np.zeros(num_envs, dtype=np.int64)  # 0 = random, else a snapshot id
 
     def add(self, policy) -> None:
-        snapshot = copy.deepcopy(policy).eval()
-        self.snapshots = (self.snapshots + [snapshot])[-self.pool_size :]
+        """A frozen copy of ``policy`` joins; the oldest leaves when the pool is full."""
+        self.snapshots[self.next_id] = copy.deepcopy(policy).eval()
+        self.next_id += 1
+        while len(self.snapshots) > self.pool_size:
+            del self.snapshots[min(self.snapshots)]
 
     def start_games(self, ids: np.ndarray, uniforms: np.ndarray) -> None:
         if not self.snapshots:
             self.member[ids] = 0
             return
+        keys = np.array(sorted(self.snapshots), dtype=np.int64)
         use_snapshot = uniforms >= self.random_share
-        # reuse the uniform above the random share to pick a snapshot evenly
+        # the part of the uniform above the random share picks a snapshot evenly
         scaled = (uniforms - self.random_share) / max(1e-9, 1.0 - self.random_share)
-        picks = 1 + np.minimum((scaled * len(self.snapshots)).astype(np.int64), len(self.snapshots) - 1)
+        picks = keys[np.minimum((scaled * len(keys)).astype(np.int64), len(keys) - 1)]
         self.member[ids] = np.where(use_snapshot, picks, 0)
 
     def act_games(self, env: CrossSB3VecEnv, ids: np.ndarray, observations: np.ndarray, masks: np.ndarray):
@@ -204,7 +218,8 @@ class OpponentPool:
         members = self.member[ids]
         for member in np.unique(members[members > 0]):
             rows = np.flatnonzero(members == member)
-            policy = self.snapshots[min(member, len(self.snapshots)) - 1]
+            # a game whose snapshot has left the pool finishes against the newest one
+            policy = self.snapshots.get(int(member)) or self.snapshots[max(self.snapshots)]
             with torch.no_grad():
                 chosen, _ = policy.predict(observations[rows], action_masks=masks[rows].astype(bool))
             actions[rows] = chosen
@@ -248,11 +263,17 @@ class Run:
         self.started = time.monotonic()
         self.wall_before = 0.0  # training seconds spent before a resume
 
-    def make_env(self) -> CrossSB3VecEnv:
+    def make_env(self, seed: int | None = None) -> CrossSB3VecEnv:
+        seed = self.config.seed if seed is None else seed
         return CrossSB3VecEnv(
-            self.config.game, num_envs=self.config.num_envs, opponent=self.pool, seed=self.config.seed,
-            **self.config.options,
+            self.config.game, num_envs=self.config.num_envs, opponent=self.pool, seed=seed, **self.config.options
         )
+
+    def refill_pool(self, device: str) -> None:
+        """On resume: the newest ``pool_size`` checkpoints become the opponent snapshots again."""
+        found = sorted(self.checkpoints.glob("step_*.zip"), key=lambda path: int(path.stem.split("_")[1]))
+        for path in found[-self.config.pool_size :]:
+            self.pool.add(load_checkpoint(path, device=device).policy)
 
     def out_of_time(self) -> bool:
         budget = self.config.max_minutes * 60
@@ -288,7 +309,7 @@ class Run:
             try:
                 metadata = json.loads(meta_path.read_text())
                 found.append((int(metadata["step"]), meta_path, metadata))
-            except (ValueError, KeyError) as exc:
+            except (ValueError, KeyError, TypeError) as exc:
                 raise ConfigError(f"checkpoint metadata {meta_path} is corrupt: {exc}") from None
         if not found:
             raise ConfigError(f"no checkpoint to resume from in {self.checkpoints}")
@@ -356,19 +377,21 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     device = resolve_device(args.device)
     overrides = {"total_steps": args.total_steps, "max_minutes": args.max_minutes}
     if args.resume:
-        run_dir = Path(args.resume)
+        run_dir = Path(args.resume).resolve()
         config = load_config(run_dir / "config.yaml", overrides)
         run = Run(config, run_dir, device)
         zip_path, metadata = run.latest_checkpoint()
-        env = run.make_env()
+        # fresh random streams for the games from here on (not a replay of the first steps)
+        env = run.make_env(seed=config.seed + int(metadata["step"]))
         model = load_checkpoint(zip_path, env=env, device=device)
+        model.tensorboard_log = str(run_dir / "tensorboard")
         run.wall_before = float(metadata.get("wall_seconds", 0.0))
-        run.pool.add(model.policy)
+        run.refill_pool(device)
         print(f"resuming {run_dir} from {zip_path.name} (step {metadata['step']})")
     else:
         config = load_config(args.config, overrides)
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        run_dir = Path(args.run_dir) if args.run_dir else ROOT / "runs" / f"{config.game}-{stamp}"
+        run_dir = (Path(args.run_dir) if args.run_dir else ROOT / "runs" / f"{config.game}-{stamp}").resolve()
         run_dir.mkdir(parents=True, exist_ok=True)
         write_atomically(run_dir / "config.yaml", yaml.safe_dump(dataclasses.asdict(config), sort_keys=False))
         run = Run(config, run_dir, device)
@@ -416,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run-dir", help="where a new run writes (default runs/<game>-<time>)")
     parser.add_argument("--total-steps", type=int, help="override the config's total_steps")
     parser.add_argument("--max-minutes", type=float, help="override the config's max_minutes (0: no limit)")
-    parser.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
+    parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="auto: CUDA when present")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (for logs and CI)")
     args = parser.parse_args(argv)
     try:

@@ -17,6 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..core.errors import InvalidOptionError
 from ..core.game import Game
 from .players import Player
 
@@ -51,7 +52,7 @@ def round_robin(game: Game, players: Sequence[Player], games_per_pair: int, seed
     """Every pair plays ``games_per_pair`` games, alternating who sits first."""
     names = [player.name for player in players]
     if len(set(names)) != len(names):
-        raise ValueError(f"players need distinct names, got {names}")
+        raise InvalidOptionError(f"players need distinct names, got {names}")
     records = []
     for pair_index, (a, b) in enumerate(itertools.combinations(players, 2)):
         for game_index in range(games_per_pair):

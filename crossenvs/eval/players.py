@@ -110,8 +110,8 @@ class ModelPlayer(Player):
         return action if mask[action] else int(np.flatnonzero(mask)[0])
 
 
-def load_model(path: str | Path) -> Any:
-    """A MaskablePPO checkpoint; one clear error when it is missing or unreadable."""
+def load_model(path: str | Path, game: Game | None = None) -> Any:
+    """A MaskablePPO checkpoint; one clear error when it is missing, unreadable or for another game."""
     path = Path(path)
     if not path.is_file():
         raise InvalidOptionError(f"checkpoint {path} does not exist")
@@ -120,13 +120,24 @@ def load_model(path: str | Path) -> Any:
     except ImportError:
         raise InvalidOptionError('loading checkpoints needs the train extra: pip install -e ".[train]"') from None
     try:
-        return MaskablePPO.load(path, device="cpu")
+        model = MaskablePPO.load(path, device="cpu")
     except Exception as exc:  # zip, pickle and torch errors all mean "unreadable"
         raise InvalidOptionError(f"checkpoint {path} is corrupt or unreadable: {type(exc).__name__}: {exc}") from None
+    if game is not None:
+        shape, actions = tuple(model.observation_space.shape), int(model.action_space.n)
+        if shape != game.observation_shape or actions != game.num_actions:
+            raise InvalidOptionError(
+                f"checkpoint {path} was trained on observations {shape} with {actions} actions; {game!r} has "
+                f"{game.observation_shape} and {game.num_actions}: another game or board size"
+            )
+    return model
 
 
-def make_player(spec: str | Player, seed: int | None = None) -> Player:
-    """A player from ``random``, ``greedy``, ``mcts``, ``mcts:<simulations>`` or a checkpoint path."""
+def make_player(spec: str | Player, seed: int | None = None, game: Game | None = None) -> Player:
+    """A player from ``random``, ``greedy``, ``mcts``, ``mcts:<simulations>`` or a checkpoint path.
+
+    With ``game``, a checkpoint is checked to fit it (observation shape and number of actions).
+    """
     if isinstance(spec, Player):
         return spec
     text = str(spec).strip()
@@ -140,7 +151,7 @@ def make_player(spec: str | Player, seed: int | None = None) -> Player:
             raise InvalidOptionError(f"player {text!r}: write mcts:<simulations>, e.g. mcts:400")
         return MCTSPlayer(int(count), seed=seed)
     if text.endswith(".zip") or Path(text).exists():
-        return ModelPlayer(load_model(text), name=Path(text).stem, seed=seed)
+        return ModelPlayer(load_model(text, game), name=Path(text).stem, seed=seed)
     raise InvalidOptionError(
         f"unknown player {text!r}: use random, greedy, mcts, mcts:<simulations> or a checkpoint .zip path"
     )
