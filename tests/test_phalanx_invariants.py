@@ -119,6 +119,7 @@ def test_random_games_keep_every_invariant(name, options):
         mine = player + 1
         mask = game.legal_mask(before)
         legal = np.flatnonzero(mask)
+        assert np.array_equal(game.legal_actions(before), legal)  # the ids kernel agrees with the mask
         reference = reference_moves(before.board, mine, crossings, symmetry)
         names = {game.action_to_str(before, int(a)): int(a) for a in legal}
         assert set(names) == (set(reference) or {"pass"})
@@ -150,7 +151,7 @@ def test_random_games_keep_every_invariant(name, options):
         assert planes.min() >= 0.0 and planes.max() <= 1.0
         if game.is_terminal(after):
             games_ended += 1
-            assert not game.legal_mask(after).any()
+            assert not game.legal_mask(after).any() and game.legal_actions(after).size == 0
     assert games_ended >= 3
 
 

@@ -104,6 +104,11 @@ def mask_kernel(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
+def actions_kernel(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> int:
+    return ph.legal_ids(board, meta, out, rules.is_frozen, rules.capture_head_only, rules.any_crossing)
+
+
+@njit(cache=True)
 def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.ndarray) -> None:
     """The shared planes, then planes 6/7: the observer's / the opponent's frozen stones."""
     ph.observe_shared(board, meta, player, out)
@@ -129,5 +134,6 @@ class Crossings(ph.PhalanxGame):
     num_planes = ph.SHARED_PLANES + 2
     apply_kernel = staticmethod(apply_kernel)
     mask_kernel = staticmethod(mask_kernel)
+    actions_kernel = staticmethod(actions_kernel)
     observe_kernel = staticmethod(observe_kernel)
     start_turn_kernel = staticmethod(start_turn_kernel)

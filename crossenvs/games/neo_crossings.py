@@ -114,6 +114,11 @@ def mask_kernel(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
+def actions_kernel(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> int:
+    return ph.legal_ids(board, meta, out, rules.never_frozen, rules.capture_whole_run, rules.not_self_symmetric)
+
+
+@njit(cache=True)
 def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.ndarray) -> None:
     ph.observe_shared(board, meta, player, out)
 
@@ -130,6 +135,7 @@ class NeoCrossings(ph.PhalanxGame):
     OPTIONS = {"stalemate": "pass", "symmetry_rule": True, "move_cap": 400}
     apply_kernel = staticmethod(apply_kernel)
     mask_kernel = staticmethod(mask_kernel)
+    actions_kernel = staticmethod(actions_kernel)
     observe_kernel = staticmethod(observe_kernel)
     start_turn_kernel = staticmethod(start_turn_kernel)
 

@@ -179,35 +179,54 @@ def legal_distances(board, meta, row, col, direction, frozen, capture, allowed) 
     return length
 
 
-@njit(cache=True)
-def scan_moves(board, meta, out, first_only, frozen, capture, allowed) -> bool:
-    """Find the legal moves of the player to move; True if there is one.
+MARK_MASK, FIRST_ONLY, LIST_IDS = 0, 1, 2  # what scan_moves does with each legal move it finds
 
-    Marks each in ``out`` (which must be zeroed), or with ``first_only`` stops at the first and
-    writes nothing.
+
+@njit(cache=True)
+def scan_moves(board, meta, out, mode, frozen, capture, allowed) -> int:
+    """Find the legal moves of the player to move; returns how many were found.
+
+    ``MARK_MASK``: set ``out[id] = 1`` (``out`` zeroed); ``FIRST_ONLY``: stop at the first and
+    write nothing; ``LIST_IDS``: write the ids into ``out`` in ascending order (the squares are
+    visited in the mover's frame, which orders the ids).
     """
     player = meta[st.TO_MOVE]
     mine = player + 1
     frame = frame_of(player)
-    found = False
-    for row in range(SIZE):
-        for col in range(SIZE):
+    found = 0
+    for frame_r in range(SIZE):
+        for frame_c in range(SIZE):
+            row, col = frame_to_board(frame_r, frame_c, frame, SIZE, SIZE)
             if board[row, col] != mine:
                 continue  # (a frozen tail gives groups of length 0 below)
-            frame_r, frame_c = frame_to_board(row, col, frame, SIZE, SIZE)
             square = frame_r * SIZE + frame_c
             for frame_dir in range(8):
                 direction = opposite_direction(frame_dir) if frame == ROTATE_180 else frame_dir
                 count = legal_distances(board, meta, row, col, direction, frozen, capture, allowed)
                 if count == 0:
                     continue
-                if first_only:
-                    return True
-                found = True
+                if mode == FIRST_ONLY:
+                    return 1
                 first = move_index(square, frame_dir, 1, MAX_DISTANCE)
                 for k in range(count):
-                    out[first + k] = 1
+                    if mode == LIST_IDS:
+                        out[found + k] = first + k
+                    else:
+                        out[first + k] = 1
+                found += count
     return found
+
+
+@njit(cache=True)
+def legal_ids(board, meta, out, frozen, capture, allowed) -> int:
+    """The legal action ids, ascending, into ``out`` (room for ``NUM_ACTIONS``); returns how many."""
+    if meta[st.STATUS] != st.STATUS_PLAYING:
+        return 0
+    count = scan_moves(board, meta, out, LIST_IDS, frozen, capture, allowed)
+    if count == 0:
+        out[0] = PASS_ACTION
+        count = 1
+    return count
 
 
 @njit(cache=True)
@@ -229,7 +248,7 @@ def start_turn(board, meta, frozen, capture, allowed) -> None:
         meta[st.STATUS] = st.STATUS_DRAW
     elif far_rank_count(board, player + 1) > far_rank_count(board, 2 - player):
         meta[st.STATUS] = st.STATUS_WIN_0 + player
-    elif meta[STALEMATE_LOSS] and not scan_moves(board, meta, board[0, :0], True, frozen, capture, allowed):
+    elif meta[STALEMATE_LOSS] and 0 == scan_moves(board, meta, board[0, :0], FIRST_ONLY, frozen, capture, allowed):
         meta[st.STATUS] = st.STATUS_WIN_0 + (1 - player)
     elif meta[st.PLY] >= meta[MOVE_CAP]:
         meta[st.STATUS] = st.STATUS_DRAW
@@ -242,7 +261,7 @@ def apply_action(board, meta, action, frozen, capture, allowed) -> bool:
         return False
     player = meta[st.TO_MOVE]
     if action == PASS_ACTION:
-        if scan_moves(board, meta, board[0, :0], True, frozen, capture, allowed):
+        if scan_moves(board, meta, board[0, :0], FIRST_ONLY, frozen, capture, allowed) > 0:
             return False  # passing is allowed only when nothing else is
         meta[st.PASSES] += 1
     else:
@@ -265,7 +284,7 @@ def legal_mask(board, meta, out, frozen, capture, allowed) -> None:
     out[:] = 0
     if meta[st.STATUS] != st.STATUS_PLAYING:
         return
-    if not scan_moves(board, meta, out, False, frozen, capture, allowed):
+    if scan_moves(board, meta, out, MARK_MASK, frozen, capture, allowed) == 0:
         out[PASS_ACTION] = 1
 
 
