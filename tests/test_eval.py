@@ -148,3 +148,24 @@ def test_cli_gif_and_rating_plot(tmp_path):
     plot = tmp_path / "ratings.png"
     assert cli(["rating-plot", str(tmp_path / "run"), "--out", str(plot), "--games", "2"]) == 0
     assert plot.stat().st_size > 0 and np.asarray(Image.open(plot)).ndim == 3
+
+
+def test_batch_capable_pairs_play_together_in_the_vector_env():
+    class CountingModel:
+        def __init__(self):
+            self.batches = []
+
+        def predict(self, observations, action_masks=None, deterministic=True):
+            self.batches.append(len(observations))
+            return np.array([np.flatnonzero(m)[0] for m in action_masks]), None
+
+    from crossenvs.eval.players import ModelPlayer
+
+    game = make_game("crisscross", size=4)
+    model = CountingModel()
+    records = round_robin(game, [ModelPlayer(model, name="first-legal"), RandomPlayer()], games_per_pair=10, seed=2)
+    assert max(model.batches) > 1  # one forward pass served several games
+    assert len(records) == 10 and [r.first for r in records[:2]] == ["first-legal", "random"]
+    assert all(r.score_first in (0.0, 0.5, 1.0) and 4 <= r.plies <= 16 for r in records)
+    again = round_robin(game, [ModelPlayer(CountingModel(), name="first-legal"), RandomPlayer()], 10, seed=2)
+    assert again == records

@@ -92,7 +92,8 @@ class CrossVectorEnv:
     (``action_mask``). ``step`` returns rewards per seat, shape (B, 2), non-zero only on the step
     that ends a game. A finished game restarts at once; the info keeps, for the games that ended
     (``terminations``), both seats' final observations (``final_observation``, (B, 2, H, W, C),
-    meaningful only in those rows) and whether an illegal action ended it (``illegal_action``).
+    meaningful only in those rows), the plies they lasted (``final_ply``) and whether an illegal
+    action ended them (``illegal_action``).
     The games have no chance: ``seed`` is accepted for the usual API and changes nothing.
     """
 
@@ -122,13 +123,15 @@ class CrossVectorEnv:
         rewards[illegal] = 0.0
         rewards[illegal, movers[illegal]] = -1.0
         ended = illegal | (status != st.STATUS_PLAYING)
+        final_ply = np.zeros(self.num_envs, dtype=np.int64)
         if ended.any():
             ids = np.flatnonzero(ended)
             for seat in (0, 1):
                 self._final[ids, seat] = batch.view(ids, np.full(len(ids), seat))[0]
+            final_ply[ids] = batch.metas[ids, st.PLY]
             batch.reset(ids)
         observations, info = self._observe_all()
-        info.update(final_observation=self._final, illegal_action=illegal)
+        info.update(final_observation=self._final, final_ply=final_ply, illegal_action=illegal)
         return observations, rewards, ended, np.zeros(self.num_envs, dtype=bool), info
 
     def _observe_all(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:

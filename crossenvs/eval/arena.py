@@ -19,6 +19,7 @@ import numpy as np
 
 from ..core.errors import InvalidOptionError
 from ..core.game import Game
+from ..envs import batch_kernels
 from .players import Player
 
 
@@ -48,16 +49,55 @@ def play_game(game: Game, first: Player, second: Player, seed: int, max_decision
     return GameRecord(first.name, second.name, score, state.ply, seed)
 
 
+def play_batched(game: Game, a: Player, b: Player, games: int, seed: int) -> list[GameRecord]:
+    """``games`` games of two batch-capable players at once in the vector env, seats alternating.
+
+    Game k has ``a`` first when k is even, as in the one-at-a-time path; every game is played
+    to its end exactly once (the env's auto-reset games are ignored).
+    """
+    from ..envs.vector import CrossVectorEnv
+
+    a.seed(seed)
+    b.seed(seed + 1)
+    env = CrossVectorEnv(game, num_envs=games)
+    observations, info = env.reset()
+    a_first = np.arange(games) % 2 == 0
+    score_first = np.full(games, np.nan)
+    plies = np.zeros(games, dtype=np.int64)
+    while np.isnan(score_first).any():
+        acting_a = (info["current_player"] == 0) == a_first
+        actions = np.empty(games, dtype=np.int64)
+        for player, rows in ((a, np.flatnonzero(acting_a)), (b, np.flatnonzero(~acting_a))):
+            if len(rows):
+                actions[rows] = player.act_batch(observations[rows], info["action_mask"][rows])
+        observations, rewards, terminations, _, info = env.step(actions)
+        newly = terminations & np.isnan(score_first)
+        score_first[newly] = (rewards[newly, 0] + 1.0) / 2.0
+        plies[newly] = info["final_ply"][newly]
+    return [
+        GameRecord(*((a.name, b.name) if a_first[k] else (b.name, a.name)), float(score_first[k]), int(plies[k]), seed)
+        for k in range(games)
+    ]
+
+
 def round_robin(game: Game, players: Sequence[Player], games_per_pair: int, seed: int = 0) -> list[GameRecord]:
-    """Every pair plays ``games_per_pair`` games, alternating who sits first."""
+    """Every pair plays ``games_per_pair`` games, alternating who sits first.
+
+    Pairs of batch-capable players (random, models) play all their games at once in the
+    batched env; others play one game at a time. Both are reproducible from ``seed``.
+    """
     names = [player.name for player in players]
     if len(set(names)) != len(names):
         raise InvalidOptionError(f"players need distinct names, got {names}")
     records = []
     for pair_index, (a, b) in enumerate(itertools.combinations(players, 2)):
+        pair_seed = seed * 1_000_003 + pair_index * 10_007
+        if hasattr(a, "act_batch") and hasattr(b, "act_batch") and game.name in batch_kernels.GAME_IDS:
+            records += play_batched(game, a, b, games_per_pair, pair_seed)
+            continue
         for game_index in range(games_per_pair):
             first, second = (a, b) if game_index % 2 == 0 else (b, a)
-            records.append(play_game(game, first, second, seed=seed * 1_000_003 + pair_index * 10_007 + game_index))
+            records.append(play_game(game, first, second, seed=pair_seed + game_index))
     return records
 
 

@@ -8,6 +8,9 @@ A player chooses an action for the seat to decide in a :class:`~crossenvs.core.s
 * :class:`MCTSPlayer`: UCT with random rollouts in numba (:mod:`crossenvs.eval.mcts`);
 * :class:`ModelPlayer`: a trained SB3 model (e.g. a checkpoint of ``training/selfplay.py``).
 
+Players that can decide for many games at once (random and models) also have ``act_batch``,
+which the arena uses to play all the games of such a pairing together in the batched env.
+
 :func:`make_player` builds one from a short spec: ``random``, ``greedy``, ``mcts`` or
 ``mcts:<simulations>``, or the path of a checkpoint ``.zip``.
 """
@@ -52,6 +55,12 @@ class RandomPlayer(Player):
     def act(self, game: Game, state: State) -> int:
         legal = game.legal_actions(state)
         return int(legal[self.rng.integers(legal.size)])
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One action per game of a batch (the arena's batched path)."""
+        actions = np.empty(len(masks), dtype=np.int64)
+        batch_kernels.random_legal_actions(masks, self.rng.random(len(masks)), actions)
+        return actions
 
 
 class GreedyPlayer(Player):
@@ -101,6 +110,11 @@ class ModelPlayer(Player):
         self.model = model
         self.name = name
         self.deterministic = deterministic
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One forward pass for a batch of games (the arena's batched path)."""
+        actions, _ = self.model.predict(observations, action_masks=masks.astype(bool), deterministic=self.deterministic)
+        return np.asarray(actions, dtype=np.int64)
 
     def act(self, game: Game, state: State) -> int:
         seat = game.current_player(state)
