@@ -116,7 +116,7 @@ def far_rank_count(board: np.ndarray, colour: int) -> int:
 
 @njit(cache=True)
 def enemy_run(board: np.ndarray, row: int, col: int, dr: int, dc: int) -> int:
-    """E of the rules: consecutive stones of the colour at ``(row, col)``, from there onward."""
+    """Consecutive stones of the colour at ``(row, col)``, from there onward (E of the rules on an enemy stone)."""
     colour = board[row, col]
     run = 0
     while on_board(row, col) and board[row, col] == colour:
@@ -352,7 +352,8 @@ class PhalanxGame(Game):
             return PASS_TEXT
         row, col, direction, k = decode(self.current_player(state), action)
         dr, dc = int(DIRECTIONS[direction, 0]), int(DIRECTIONS[direction, 1])
-        length = max(1, self._run_length(state.board, row, col, dr, dc))
+        # the tail's run of stones along the direction (one square for an empty tail)
+        length = 1 if state.board[row, col] == EMPTY else int(enemy_run(state.board, row, col, dr, dc))
         head_r, head_c = row + (length - 1) * dr, col + (length - 1) * dc
         land_r, land_c = head_r + k * dr, head_c + k * dc
         tail = square_name(row, col)
@@ -392,18 +393,6 @@ class PhalanxGame(Game):
                 f"moving {DIRECTION_NAMES[direction]} by {k} is written {canonical!r}"
             )
         return action
-
-    @staticmethod
-    def _run_length(board: np.ndarray, row: int, col: int, dr: int, dc: int) -> int:
-        """Stones of the tail's colour in a row from the tail (0 on an empty square)."""
-        colour = board[row, col]
-        if colour == EMPTY:
-            return 0
-        length = 0
-        while 0 <= row < SIZE and 0 <= col < SIZE and board[row, col] == colour:
-            length += 1
-            row, col = row + dr, col + dc
-        return length
 
     # ----------------------------------------------------------------- text and rendering
     def _finish_loaded_state(self, state: State, parsed: ParsedPosition) -> None:
