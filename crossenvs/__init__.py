@@ -22,7 +22,7 @@ from .core import (
     make_game,
 )
 from .envs.registration import register_envs
-from . import charing_cross_v0, crisscross_v0, crossings_v0, neo_crossings_v0
+from . import charing_cross_v0, crisscross_v0, crosse_v0, crossings_v0, neo_crossings_v0
 
 try:
     __version__ = version("crossenvs")
@@ -41,6 +41,7 @@ __all__ = [
     "UnknownGameError",
     "charing_cross_v0",
     "crisscross_v0",
+    "crosse_v0",
     "crossings_v0",
     "list_games",
     "make_game",

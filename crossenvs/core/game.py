@@ -169,8 +169,15 @@ class Game(ABC):
         if state.meta[st.PASSES]:
             headers.append(("passes", str(int(state.meta[st.PASSES]))))
         headers += self._extra_headers(state)
-        rows = [[self.cell_letters[int(code)] for code in row] for row in state.board]
-        return format_position_text(headers, rows)
+        return format_position_text(headers, self.text_rows(state))
+
+    def text_rows(self, state: State) -> list[list[str]]:
+        """The board as cell letters, ``rows[0]`` being rank 1 (position text and ansi rendering)."""
+        return [[self.cell_text(r, c, int(code)) for c, code in enumerate(row)] for r, row in enumerate(state.board)]
+
+    def cell_text(self, row: int, col: int, code: int) -> str:
+        """The letter written for a cell; a game may mark empty cells by their kind (Crosse's ring)."""
+        return self.cell_letters[code]
 
     def from_text(self, text: str) -> State:
         """Read position text; ``PositionTextError`` naming the line if it is malformed."""

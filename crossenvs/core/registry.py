@@ -27,6 +27,11 @@ class GameEntry:
 
 # A new game adds one entry here; the envs and ids follow from it.
 GAMES: dict[str, GameEntry] = {
+    "crosse": GameEntry(
+        "crossenvs.games.crosse:Crosse",
+        "Crosse",
+        "move stones with six F/B move tokens, jump to capture (maximum compulsory), shed your stones to win",
+    ),
     "crossings": GameEntry(
         "crossenvs.games.crossings:Crossings",
         "Crossings",

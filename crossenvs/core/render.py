@@ -33,8 +33,7 @@ def status_line(game: "Game", state: "State") -> str:
 
 
 def render_ansi(game: "Game", state: "State") -> str:
-    rows = [[game.cell_letters[int(code)] for code in row] for row in state.board]
-    return status_line(game, state) + "\n" + format_position_text([], rows)
+    return status_line(game, state) + "\n" + format_position_text([], game.text_rows(state))
 
 
 def render_rgb(game: "Game", state: "State", cell_pixels: int = 48) -> np.ndarray:
