@@ -27,6 +27,8 @@ ENV_CASES = [
     ("neo_crossings_v0", {"symmetry_rule": False, "move_cap": 30}),
     ("charing_cross_v0", {}),
     ("charing_cross_v0", {"first_player": "black", "self_jump": False, "move_cap": 40}),
+    ("crosse_v0", {}),
+    ("crosse_v0", {"first_player": "white", "stuck_tokens": "keep", "cover_removal": "optional", "move_cap": 60}),
 ]
 CASE_IDS = [module + "".join(f"-{v}" for v in options.values()) for module, options in ENV_CASES]
 GYM_CASES = [
@@ -34,6 +36,7 @@ GYM_CASES = [
     ("Crossings", {}),
     ("NeoCrossings", {"move_cap": 50}),
     ("CharingCross", {}),
+    ("Crosse", {}),
 ]
 
 
@@ -261,12 +264,12 @@ def test_render_modes(capsys):
 
 def test_gymnasium_ids_registered_on_import():
     assert "crossenvs/Crisscross-v0" in gymnasium.registry
-    assert crossenvs.list_games() == ["charing_cross", "crisscross", "crossings", "neo_crossings"]
-    assert "crossenvs/CharingCross-v0" in gymnasium.registry
+    assert crossenvs.list_games() == ["charing_cross", "crisscross", "crosse", "crossings", "neo_crossings"]
+    assert "crossenvs/CharingCross-v0" in gymnasium.registry and "crossenvs/Crosse-v0" in gymnasium.registry
     assert "crossenvs/Crossings-v0" in gymnasium.registry and "crossenvs/NeoCrossings-v0" in gymnasium.registry
 
 
-@pytest.mark.parametrize("module", ["crisscross_v0", "crossings_v0", "neo_crossings_v0", "charing_cross_v0"])
+@pytest.mark.parametrize("module", sorted({module for module, _ in ENV_CASES}))
 def test_entry_modules_refuse_unknown_options_by_name(module):
     with pytest.raises(crossenvs.InvalidOptionError, match="unknown option.*known options"):
         entry(module).env(colour="red")

@@ -23,6 +23,7 @@ CASES = {  # file name -> (game, options, seed)
     "charing_cross_seed0.txt": ("charing_cross", {}, 0),
     "crossings_seed1.txt": ("crossings", {}, 1),  # a Black win after 109 plies (a crossing left unanswered)
     "neo_crossings_seed0.txt": ("neo_crossings", {}, 0),  # a White win after 116 plies
+    "crosse_cap80_seed6.txt": ("crosse", {"move_cap": 80}, 6),  # multi-hop jump sequences; drawn by the cap
 }
 
 

@@ -13,6 +13,7 @@ CASES = [
     ("crossings", {"move_cap": 40}),
     ("neo_crossings", {"move_cap": 40}),
     ("charing_cross", {"move_cap": 30}),
+    ("crosse", {"move_cap": 40}),
 ]
 IDS = [name for name, _ in CASES]
 

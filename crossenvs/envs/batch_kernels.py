@@ -13,10 +13,10 @@ import numpy as np
 from numba import njit, prange
 
 from ..core import state as st
-from ..games import charing_cross, crisscross, crossings, neo_crossings
+from ..games import charing_cross, crisscross, crosse, crossings, neo_crossings
 
 #: game name -> id used by the batch kernels
-GAME_IDS = {"crisscross": 0, "crossings": 1, "neo_crossings": 2, "charing_cross": 3}
+GAME_IDS = {"crisscross": 0, "crossings": 1, "neo_crossings": 2, "charing_cross": 3, "crosse": 4}
 
 
 @njit(cache=True)
@@ -27,7 +27,9 @@ def apply_one(game_id, board, meta, action) -> bool:
         return crossings.apply_kernel(board, meta, action)
     if game_id == 2:
         return neo_crossings.apply_kernel(board, meta, action)
-    return charing_cross.apply_kernel(board, meta, action)
+    if game_id == 3:
+        return charing_cross.apply_kernel(board, meta, action)
+    return crosse.apply_kernel(board, meta, action)
 
 
 @njit(cache=True)
@@ -38,8 +40,10 @@ def mask_one(game_id, board, meta, out) -> None:
         crossings.mask_kernel(board, meta, out)
     elif game_id == 2:
         neo_crossings.mask_kernel(board, meta, out)
-    else:
+    elif game_id == 3:
         charing_cross.mask_kernel(board, meta, out)
+    else:
+        crosse.mask_kernel(board, meta, out)
 
 
 @njit(cache=True)
@@ -50,8 +54,10 @@ def observe_one(game_id, board, meta, player, out) -> None:
         crossings.observe_kernel(board, meta, player, out)
     elif game_id == 2:
         neo_crossings.observe_kernel(board, meta, player, out)
-    else:
+    elif game_id == 3:
         charing_cross.observe_kernel(board, meta, player, out)
+    else:
+        crosse.observe_kernel(board, meta, player, out)
 
 
 @njit(cache=True, parallel=True)

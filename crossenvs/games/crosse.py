@@ -780,7 +780,8 @@ class Crosse(Game):
         colour = BLACK if code == BLACK_STONE else WHITE
         start = int(in_frame(row * SIZE + col, colour))
         index = _token_index(token)
-        ends = {int(in_frame(int(MOVE_TO[m]), colour)) for m in range(MOVE_START[start * 6 + index], MOVE_START[start * 6 + index + 1])}
+        block = range(MOVE_START[start * 6 + index], MOVE_START[start * 6 + index + 1])
+        ends = {int(in_frame(int(MOVE_TO[move]), colour)) for move in block}
         return {square_name(*divmod(end, SIZE)) for end in ends if state.board.flat[end] == EMPTY}
 
     # ----------------------------------------------------------------- notation
@@ -825,7 +826,7 @@ class Crosse(Game):
                     if HOP_FROM[hop] == start and HOP_TO[hop] == end:
                         return HOP_BASE + hop
                 raise ValueError("no single jump leads there")
-            raise ValueError("expected a token move such as '3F:f4-i5', a hop such as 'h6xf8', 'pass', 'remove' or 'keep'")
+            raise ValueError("expected a token move such as '3F:f4-i5', a hop such as 'h6xf8', or pass, remove, keep")
         except ValueError as exc:
             raise IllegalActionError(f"{self.name}: cannot read move {text!r}: {exc}") from None
 
@@ -978,7 +979,7 @@ def _parse_tokens(parsed: ParsedPosition, key: str) -> int:
     """A ``tokens_<colour>`` header: unused tokens separated by spaces or commas, at least one."""
     names = parsed.headers[key].replace(",", " ").split()
     if not names:
-        raise parsed.error(key, "give at least one token (a used-up set is refreshed at once); omit the key for all six")
+        raise parsed.error(key, "give at least one token (a used-up set is refreshed at once); omit it for all six")
     tokens = 0
     for name in names:
         try:
