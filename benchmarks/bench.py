@@ -174,19 +174,22 @@ def pettingzoo_connect_four() -> Callable[[], object]:
 
 
 # ----------------------------------------------------------------------------- report
-# Each crossenvs game, the options it is timed with, and the OpenSpiel game whose Python loop its
-# engine loop is held against (the nearest peer: connection game -> hex, race games -> breakthrough).
+# Each crossenvs game: the OpenSpiel game whose Python loop its engine loop is held against (the
+# nearest peer: connection game -> hex, race games -> breakthrough, jumping game -> checkers), and
+# the target of its AEC env over PettingZoo connect_four_v3 (set per game by its issue).
 GAMES = {
-    "crisscross": ("hex 11x11",),
-    "crossings": ("breakthrough",),
-    "neo_crossings": ("breakthrough",),
-    "charing_cross": ("breakthrough",),
+    "crisscross": ("hex 11x11", 3),
+    "crossings": ("breakthrough", 3),
+    "neo_crossings": ("breakthrough", 3),
+    "charing_cross": ("breakthrough", 3),
+    "crosse": ("checkers", 2),
 }
 PEERS = {
     "PettingZoo connect_four_v3 AEC env()": lambda: aec_loop(pettingzoo_connect_four()),
     "OpenSpiel connect_four": lambda: openspiel_loop("connect_four"),
     "OpenSpiel hex 11x11": lambda: openspiel_loop("hex(board_size=11)"),
     "OpenSpiel breakthrough": lambda: openspiel_loop("breakthrough"),
+    "OpenSpiel checkers": lambda: openspiel_loop("checkers"),
 }
 
 
@@ -239,7 +242,7 @@ def measure(
 def ratios(
     rates: dict[str, float | None], size: int, games: list[str], batches: list[int] = ()
 ) -> dict[str, float | None]:
-    """Per game: AEC env over PettingZoo connect_four_v3 (target >= 3), engine over its OpenSpiel peer (>= 1)."""
+    """Per game: AEC env over PettingZoo connect_four_v3 (target per game), engine over its OpenSpiel peer (>= 1)."""
 
     def ratio(ours: str, theirs: str) -> float | None:
         return rates[ours] / rates[theirs] if rates.get(ours) and rates.get(theirs) else None
@@ -248,9 +251,10 @@ def ratios(
     pettingzoo = "PettingZoo connect_four_v3 AEC env()"
     for game in games:
         engine, aec = row_names(game, size)
-        peer = f"OpenSpiel {GAMES[game][0]}"
+        peer, aec_target = GAMES[game]
+        peer = f"OpenSpiel {peer}"
         label = engine.removeprefix("crossenvs ").removesuffix(" engine")
-        table[f"{label}: AEC env / PettingZoo connect_four_v3 (target >= 3)"] = ratio(aec, pettingzoo)
+        table[f"{label}: AEC env / PettingZoo connect_four_v3 (target >= {aec_target})"] = ratio(aec, pettingzoo)
         table[f"{label}: engine loop / {peer} (target >= 1)"] = ratio(engine, peer)
         table[f"{label}: engine loop / OpenSpiel connect_four"] = ratio(engine, "OpenSpiel connect_four")
         for batch in batches:

@@ -16,7 +16,7 @@ def test_benchmark_runs_and_reports_ratios(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "AEC env / PettingZoo connect_four_v3" in printed
     figures = json.loads(out.read_text())
-    for label in ("crisscross 6x6", "crossings", "neo_crossings", "charing_cross"):
+    for label in ("crisscross 6x6", "crossings", "neo_crossings", "charing_cross", "crosse"):
         assert figures["rates"][f"crossenvs {label} engine"] > 0
         assert figures["rates"][f"crossenvs {label} AEC env()"] > 0
     assert "crossings: engine loop / OpenSpiel breakthrough (target >= 1)" in figures["ratios"]
@@ -24,7 +24,9 @@ def test_benchmark_runs_and_reports_ratios(tmp_path, capsys):
     assert figures["rates"]["crossenvs crossings vector B=4"] > 0
     assert figures["rates"]["pgx othello B=4 (CPU JAX)"] > 0  # pgx is part of the bench extra
     assert "crossings: vector B=4 / pgx othello B=4" in figures["ratios"]
-    assert len(figures["ratios"]) == 16
+    assert "crosse: engine loop / OpenSpiel checkers (target >= 1)" in figures["ratios"]
+    assert "crosse: AEC env / PettingZoo connect_four_v3 (target >= 2)" in figures["ratios"]
+    assert len(figures["ratios"]) == 20  # four per game
 
 
 def test_training_speed_benchmark_runs(tmp_path):

@@ -819,7 +819,8 @@ class Crosse(Game):
                 for action in range(MOVE_START[start * 6 + token], MOVE_START[start * 6 + token + 1]):
                     if MOVE_TO[action] == end:
                         return action
-                raise ValueError(f"no path of exactly {TOKEN_NAMES[token]} steps leads there")
+                kind = "forward" if TOKEN_NAMES[token][1] == "F" else "backward"
+                raise ValueError(f"no path of exactly {token % 3 + 1} {kind} step(s) leads there")
             if "x" in move.lower():
                 start, end = self._frame_squares(move.lower(), "x", colour)
                 for hop in range(NUM_HOPS):

@@ -1,0 +1,184 @@
+"""Crosse invariants over many random games: masks agree with apply on every action id, text
+round-trips, games end within the cap, observations are egocentric, bad input is refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import legal_moves, play_random_games
+from crossenvs import IllegalActionError, InvalidOptionError, PositionTextError, make_game
+from crossenvs.core import state as st
+from crossenvs.core.state import State
+from crossenvs.core.geometry import square_name
+from crossenvs.games.crosse import HOP_BASE, JUMPING, NUM_ACTIONS, NUM_MOVES, PASS_ACTION, SEAT0_COLOUR
+
+OPTION_SETS = [
+    {},
+    {"first_player": "white", "stuck_tokens": "keep", "move_cap": 150},
+    {"stuck_tokens": "pass_refresh", "cover_removal": "optional", "move_cap": 200},
+]
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=["defaults", "white-keep", "pass_refresh-optional"])
+def test_masks_agree_with_apply_and_text_round_trips(options):
+    game = make_game("crosse", **options)
+    rng = np.random.default_rng(7)
+    kinds = set()
+    for number, (before, action, after) in enumerate(play_random_games(game, rng, 3000)):
+        assert game.from_text(game.to_text(after)) == after
+        assert after.ply <= game.move_cap
+        kinds.add("move" if action < NUM_MOVES else "hop" if action < PASS_ACTION else "other")
+        if number % 25:
+            continue
+        mask = game.legal_mask(before)
+        assert mask.any() and np.array_equal(np.flatnonzero(mask), game.legal_actions(before))
+        for candidate in range(NUM_ACTIONS):
+            if mask[candidate]:
+                game.apply(before, candidate)
+            else:
+                with pytest.raises(IllegalActionError, match="illegal move"):
+                    game.apply(before, candidate)
+            assert game.str_to_action(before, game.action_to_str(before, candidate)) == candidate
+    assert {"move", "hop"} <= kinds  # random play reaches both kinds of turn
+
+
+def test_games_end_within_the_cap_and_all_outcomes_occur():
+    game = make_game("crosse", move_cap=200)
+    rng = np.random.default_rng(3)
+    outcomes = set()
+    for _ in range(60):
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+        assert state.ply <= 200
+        outcomes.add(game.outcome(state))
+    assert outcomes == {(1.0, -1.0), (-1.0, 1.0), (0.0, 0.0)}
+
+
+def test_a_jump_sequence_is_one_ply_by_one_player():
+    game = make_game("crosse")
+    rng = np.random.default_rng(11)
+    sequences = 0
+    for before, action, after in play_random_games(game, rng, 4000):
+        if after.meta[JUMPING] >= 0:  # mid-sequence: the same player hops on, and no ply is counted yet
+            sequences += 1
+            assert game.current_player(after) == game.current_player(before) and after.ply == before.ply
+            square = int(after.meta[JUMPING])
+            start = game.action_to_str(after, int(game.legal_actions(after)[0])).split("x")[0]
+            assert all(
+                game.action_to_str(after, int(a)).startswith(start) for a in game.legal_actions(after)
+            ) and start == square_name(*divmod(square, 10))
+    assert sequences > 0
+
+
+def half_turned(state: State) -> State:
+    """The same position with the board turned half a turn and the colours swapped."""
+    board = state.board[::-1, ::-1].copy()
+    swapped = np.where(board == 1, 2, np.where(board == 2, 1, 0)).astype(np.int8)
+    meta = state.meta.copy()
+    meta[SEAT0_COLOUR] = 1 - meta[SEAT0_COLOUR]
+    if meta[JUMPING] >= 0:
+        meta[JUMPING] = 99 - meta[JUMPING]
+    return State(swapped, meta)
+
+
+def test_observations_and_masks_are_egocentric():
+    """Each seat sees and acts the same in a position and in its half-turned, colour-swapped twin."""
+    black_first, white_first = make_game("crosse"), make_game("crosse", first_player="white")
+    rng = np.random.default_rng(5)
+    for number, (_, _, state) in enumerate(play_random_games(black_first, rng, 1500)):
+        if number % 5 or black_first.is_terminal(state):
+            continue
+        twin = half_turned(state)
+        assert white_first.from_text(white_first.to_text(twin)) == twin
+        assert np.array_equal(black_first.legal_mask(state), white_first.legal_mask(twin))
+        for seat in (0, 1):
+            observation = black_first.observe(state, seat)
+            assert np.array_equal(observation, white_first.observe(twin, seat))
+            assert observation.min() >= 0.0 and observation.max() <= 1.0
+
+
+def test_observation_planes_follow_the_state():
+    game = make_game("crosse")
+    start = game.initial_state()
+    black, white = game.observe(start, 0), game.observe(start, 1)
+    assert black[..., 0].sum() == 16 and black[..., 1].sum() == 16
+    assert black[0, 0, 0] == 1 and white[0, 0, 0] == 1  # Black's a1; White's j10, turned half a turn
+    assert black[..., 2].sum() == 54 and black[..., 3].sum() == 12 and black[..., 4].sum() == 4
+    assert black[0, :, 5].all() and black[9, :, 6].all()
+    assert black[..., 7:19].all()  # both full token sets
+    after = game.apply(start, game.str_to_action(start, "3F:f4-i5"))
+    planes = game.observe(after, 1)  # White: opponent's 3F (plane 13 + 2) is used
+    assert not planes[..., 15].any() and planes[..., 7:15].all() and planes[..., 16:19].all()
+
+
+# --------------------------------------------------------------------------- bad input
+def test_options_are_checked():
+    with pytest.raises(InvalidOptionError, match="stuck_tokens must be one of"):
+        make_game("crosse", stuck_tokens="wait")
+    with pytest.raises(InvalidOptionError, match="cover_removal must be one of"):
+        make_game("crosse", cover_removal="never")
+    with pytest.raises(InvalidOptionError, match="first_player"):
+        make_game("crosse", first_player="red")
+    with pytest.raises(InvalidOptionError, match="move_cap must be an integer"):
+        make_game("crosse", move_cap=0)
+    with pytest.raises(InvalidOptionError, match="unknown option"):
+        make_game("crosse", dice=True)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("to_move: black\n5 . . . . B . . . . .\n", "B on e5 is in the centre"),
+        ("to_move: black\n1 . B . . . . . . . .\n", "B on b1 is on a light square"),
+        ("to_move: black\ntokens_black: 4F\n1 B . . . . . . . . .\n", "'4F' is not a token"),
+        ("to_move: black\ntokens_black: 1F 1F\n1 B . . . . . . . . .\n", "listed twice"),
+        ("to_move: black\ntokens_black:\n1 B . . . . . . . . .\n", "at least one token"),
+        ("to_move: black\njumping: a1\n10 . W . . . . . . . .\n1 B . . . . . . . . .\n", "no further hop"),
+        ("to_move: black\njumping: c1\n10 . W . . . . . . . .\n1 B . . . . . . . . .\n", "no black stone"),
+        ("to_move: black\ncover_before: yes\n10 . W . . . . . . . .\n1 B . . . . . . . . .\n", "belongs with"),
+        ("to_move: black\nremoval: pending\n10 . W . . . . . . . .\n1 B . . . . . . . . .\n", "cover_removal="),
+        ("to_move: green\n1 B . . . . . . . . .\n", "not a colour"),
+    ],
+)
+def test_malformed_position_text_is_refused_clearly(text, message):
+    with pytest.raises(PositionTextError, match=message):
+        make_game("crosse").from_text(text)
+
+
+def test_bad_notation_is_refused_clearly():
+    game = make_game("crosse")
+    start = game.initial_state()
+    for text, message in [
+        ("3F:f4-f5", "no path of exactly 3 forward step"),
+        ("4F:f4-i5", "not a token"),
+        ("f4xf6", "no single jump"),
+        ("f4-i5", "expected a token move"),
+        ("3F:z4-i5", "off the 10x10 board"), ("3F:4-i5", "not a square name"),
+    ]:
+        with pytest.raises(IllegalActionError, match=message):
+            game.str_to_action(start, text)
+    with pytest.raises(IllegalActionError, match="illegal move 1F:a1-b2"):
+        game.apply(start, game.str_to_action(start, "1F:a1-b2"))  # b2 is taken
+    with pytest.raises(IllegalActionError, match="illegal move remove"):
+        game.apply(start, game.str_to_action(start, "remove"))  # no decision pending
+
+
+def test_every_id_has_notation_that_reads_back_for_both_colours():
+    for first in ("black", "white"):
+        game = make_game("crosse", first_player=first)
+        start = game.initial_state()
+        texts = [game.action_to_str(start, a) for a in range(NUM_ACTIONS)]
+        assert len(set(texts)) == NUM_ACTIONS
+        assert [game.str_to_action(start, t) for t in texts] == list(range(NUM_ACTIONS))
+        assert texts[HOP_BASE].count("x") == 1 and texts[PASS_ACTION] == "pass"
+
+
+def test_terminal_positions_load_as_over():
+    game = make_game("crosse")
+    corners_only = "to_move: white\n10 . . . . . . . . . W\n7 . . . B . . B . . .\n4 . . . B . . B . . .\n"
+    won = game.from_text(corners_only)
+    assert game.outcome(won) == (1.0, -1.0) and not legal_moves(game, won)  # Black holds just the corners
+    capped = game.from_text("to_move: black\nply: 600\n10 . W . . . . . . . .\n1 B . . . . . . . . .\n")
+    assert capped.status == st.STATUS_DRAW
