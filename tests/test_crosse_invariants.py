@@ -165,6 +165,11 @@ def test_bad_notation_is_refused_clearly():
         game.apply(start, game.str_to_action(start, "remove"))  # no decision pending
 
 
+def test_the_action_encoding_has_the_documented_size():
+    game = make_game("crosse")
+    assert (NUM_MOVES, PASS_ACTION - HOP_BASE, NUM_ACTIONS) == (964, 128, 1095) == (964, 128, game.num_actions)
+
+
 def test_every_id_has_notation_that_reads_back_for_both_colours():
     for first in ("black", "white"):
         game = make_game("crosse", first_player=first)

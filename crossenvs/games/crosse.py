@@ -217,7 +217,7 @@ def _neighbours(square: int) -> list[int]:
     ]
 
 
-def move_ends(square: int, token: int) -> list[int]:
+def reachable_squares(square: int, token: int) -> list[int]:
     """Squares a stone on ``square`` reaches with ``token`` (index into TOKEN_NAMES) on any board.
 
     Paths of exactly n steps of the token's kind that never revisit a cell (start included);
@@ -245,7 +245,7 @@ def _move_table() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         for token in range(len(TOKEN_NAMES)):
             starts[square * len(TOKEN_NAMES) + token] = len(rows)
             if USABLE[square]:
-                rows += [(square, token, end) for end in move_ends(square, token)]
+                rows += [(square, token, end) for end in reachable_squares(square, token)]
     starts[-1] = len(rows)
     table = np.array(rows, dtype=np.int64)
     return table[:, 0].copy(), table[:, 1].copy(), table[:, 2].copy(), starts
