@@ -67,9 +67,8 @@ def test_c1_opening_move_count(first):
     game = make_game("crosse", first_player=first)
     start = game.initial_state()
     moves = legal_moves(game, start)
-    assert len(moves) == 121
+    assert len(game.legal_actions(start)) == 121 == len(moves)  # 121 ids, each a distinct (start, end, token)
     assert Counter(move.split(":")[0] for move in moves) == {"3F": 70, "2F": 34, "1F": 11, "3B": 3, "2B": 2, "1B": 1}
-    assert len({(m.split(":")[1], m.split(":")[0]) for m in moves}) == 121  # distinct (start, end, token)
     if first == "white":
         ones = {m.split(":")[1] for m in moves if m.startswith("1F:")}
         assert ones == {
@@ -200,6 +199,7 @@ def test_c6_give_away_by_compulsory_jump(game):
     assert legal_moves(game, state) == {"d2xf4"}
     after = play(game, state, "d2xf4")
     assert game.outcome(after) == (1.0, -1.0)  # Black (seat 0) wins on White's move
+    assert after == game.from_text("to_move: black\nply: 1\n" + stones(black="d4 g4 d7 g7", white="f4 a9"))
 
 
 # --------------------------------------------------------------------------- C7
@@ -293,6 +293,16 @@ def test_a_jump_in_progress_round_trips_as_text(game):
     assert game.from_text(text) == middle
     assert game.observe(middle, 1)[2, 4, 21] == 1.0  # f8 (row 7, col 5) in White's half-turned frame
     assert "jumps on (1 more)" in game.render_ansi(middle)
+
+
+def test_a_removal_answer_owed_on_the_capped_ply_comes_first():
+    game = make_game("crosse", cover_removal="optional", move_cap=1)
+    decide = play(game, c5_start(game), "1B:h8-g7")
+    assert decide.ply == 1 and legal_moves(game, decide) == {"remove", "keep"}
+    assert game.from_text(game.to_text(decide)) == decide
+    assert game.outcome(play(game, decide, "keep")) == (0.0, 0.0)  # then the cap draws
+    won = load(game, "black", black="d4 g4 d7 h8 a1", white="a9", tokens_black="1B")
+    assert game.outcome(play(game, won, "1B:h8-g7", "remove")) == (1.0, -1.0)  # a win on the last ply stands
 
 
 def test_the_move_cap_draws():

@@ -111,6 +111,28 @@ def test_observation_planes_follow_the_state():
     after = game.apply(start, game.str_to_action(start, "3F:f4-i5"))
     planes = game.observe(after, 1)  # White: opponent's 3F (plane 13 + 2) is used
     assert not planes[..., 15].any() and planes[..., 7:15].all() and planes[..., 16:19].all()
+    assert planes[..., 25].min() == planes[..., 25].max() == 1 / 600  # progress to the cap
+    assert not planes[..., 19:25].any()  # no cover, no jump, no decision, no pass
+
+
+def test_cover_and_jump_planes():
+    game = make_game("crosse", first_player="white")
+    # White (seat 0) holds the cover; j8 must take i7 and g5 (j8xh6, h6xf4), more than g4xg6 takes.
+    state = game.from_text(
+        "to_move: white\n10 . . . . . . . . . W\n8 . . . . . . . . . W\n7 . . . W . . W . B .\n"
+        "5 . . . . . . B . . .\n4 . . . W . . W . . .\n1 B . . . . . . . . .\n"
+    )
+    assert legal_moves(game, state) == {"j8xh6"}
+    white, black = game.observe(state, 0), game.observe(state, 1)
+    assert white[..., 19].all() and not white[..., 20].any() and black[..., 20].all() and not black[..., 19].any()
+    assert not white[..., 21:23].any()
+    middle = game.apply(state, game.str_to_action(state, "j8xh6"))
+    white, black = game.observe(middle, 0), game.observe(middle, 1)
+    assert white[..., 21].sum() == 1 and white[4, 2, 21] == 1  # h6 (row 5, col 7) turned half a turn
+    assert black[..., 21].sum() == 1 and black[5, 7, 21] == 1  # Black sees h6 where it is
+    assert white[..., 22].all() and black[..., 22].all()  # the jumper held the cover when the jump began
+    done = game.apply(middle, game.str_to_action(middle, "h6xf4"))
+    assert not game.observe(done, 1)[..., 21:23].any() and game.current_player(done) == 1
 
 
 # --------------------------------------------------------------------------- bad input
@@ -140,6 +162,9 @@ def test_options_are_checked():
         ("to_move: black\ncover_before: yes\n10 . W . . . . . . . .\n1 B . . . . . . . . .\n", "belongs with"),
         ("to_move: black\nremoval: pending\n10 . W . . . . . . . .\n1 B . . . . . . . . .\n", "cover_removal="),
         ("to_move: green\n1 B . . . . . . . . .\n", "not a colour"),
+        ("to_move: black\n1 # . . . . . . . . .\n", "cell a1 is '#', which marks the centre"),
+        ("to_move: black\n1 o . . . . . . . . .\n", "cell a1 is 'o', which marks a ring cell"),
+        ("to_move: black\n4 - . - + o B + . - -\n", "cell j4 is '-', which marks a light square"),
     ],
 )
 def test_malformed_position_text_is_refused_clearly(text, message):
@@ -155,6 +180,7 @@ def test_bad_notation_is_refused_clearly():
         ("4F:f4-i5", "not a token"),
         ("f4xf6", "no single jump"),
         ("f4-i5", "expected a token move"),
+        ("h6xf8xh10", "one hop per action"),
         ("3F:z4-i5", "off the 10x10 board"), ("3F:4-i5", "not a square name"),
     ]:
         with pytest.raises(IllegalActionError, match=message):

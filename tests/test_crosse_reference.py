@@ -6,20 +6,22 @@ progress, a pending removal decision, the result)."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 
 import crosse_reference as reference
 from crossenvs import make_game
+from crossenvs.games.crosse import JUMPING, REMOVAL_PENDING
 
 OPTION_SETS = [
-    {"stuck_tokens": stuck, "cover_removal": cover, "move_cap": cap}
-    for stuck, cover, cap in [
-        ("refresh", "auto", 600),
-        ("keep", "optional", 600),
-        ("pass_refresh", "auto", 37),
-        ("refresh", "optional", 20),
-        ("keep", "auto", 20),
+    {"first_player": first, "stuck_tokens": stuck, "cover_removal": cover, "move_cap": cap}
+    for first, stuck, cover, cap in [
+        ("black", "refresh", "auto", 600),
+        ("black", "keep", "optional", 600),
+        ("white", "pass_refresh", "auto", 37),
+        ("black", "refresh", "optional", 20),
+        ("white", "keep", "optional", 20),
     ]
 ]
 IDS = ["-".join(str(v) for v in options.values()) for options in OPTION_SETS]
@@ -42,8 +44,12 @@ def comparable(position: dict) -> dict:
     return fields
 
 
-def check_game(game, options: dict, state, rng: random.Random, prefer=None, max_steps: int = 10_000) -> int:
-    """Play one random game from ``state``, checking every step against the reference; the steps."""
+def check_game(game, options: dict, state, rng: random.Random, events: Counter, prefer=None, max_steps=10_000):
+    """Play one random game from ``state``, checking every step against the reference.
+
+    ``events`` counts what happened (steps, hops, passes, extra turns, removal answers, results),
+    so that a test can require that the rules it means to check were exercised.
+    """
     steps = 0
     while not game.is_terminal(state) and steps < max_steps:
         text = game.to_text(state)
@@ -58,15 +64,25 @@ def check_game(game, options: dict, state, rng: random.Random, prefer=None, max_
         got = reference.parse(game.to_text(state)) | {"result": result(game, state)}
         assert comparable(got) == comparable(expected), f"{text}\nafter {move}"
         steps += 1
-    return steps
+        events["steps"] += 1
+        events["hop" if "x" in move else move if move in ("pass", "remove", "keep") else "token move"] += 1
+        if got["result"]:
+            events[got["result"]] += 1
+        elif game.current_player(state) == position_seat(game, position) and state.meta[JUMPING] < 0:
+            events["extra turn" if not state.meta[REMOVAL_PENDING] else "removal asked"] += 1
+
+
+def position_seat(game, position: dict) -> int:
+    return game.colours.index(position["to_move"])
 
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=IDS)
 def test_random_games_from_the_setup_agree(options):
     game = make_game("crosse", **options)
-    rng = random.Random(1)
-    steps = sum(check_game(game, options, game.initial_state(), rng) for _ in range(3))
-    assert steps >= 3 * min(options["move_cap"], 100)
+    rng, events = random.Random(1), Counter()
+    for _ in range(3):
+        check_game(game, options, game.initial_state(), rng, events)
+    assert events["steps"] >= 3 * min(options["move_cap"], 100) and events["hop"] > 0
 
 
 USABLE = [f"{file}{rank}" for file in "abcdefghij" for rank in range(1, 11) if reference.usable(f"{file}{rank}")]
@@ -104,12 +120,14 @@ def towards_cover(move: str, position: dict) -> bool:
 @pytest.mark.parametrize("options", OPTION_SETS, ids=IDS)
 def test_cover_positions_agree(options):
     game = make_game("crosse", **options)
-    rng = random.Random(2)
-    games = steps = 0
+    rng, events = random.Random(2), Counter()
+    games = 0
     while games < 150:
         state = game.from_text(cover_position(rng, max(options["move_cap"], 3)))
         if game.is_terminal(state):
             continue
-        steps += check_game(game, options, state, rng, prefer=towards_cover, max_steps=25)
+        check_game(game, options, state, rng, events, prefer=towards_cover, max_steps=25)
         games += 1
-    assert steps > 150
+    assert events["extra turn"] > 0 and events["black"] > 0 and events["white"] > 0, events
+    if options["cover_removal"] == "optional":
+        assert events["removal asked"] > 0 and events["remove"] > 0 and events["keep"] > 0, events

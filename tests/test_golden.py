@@ -24,6 +24,11 @@ CASES = {  # file name -> (game, options, seed)
     "crossings_seed1.txt": ("crossings", {}, 1),  # a Black win after 109 plies (a crossing left unanswered)
     "neo_crossings_seed0.txt": ("neo_crossings", {}, 0),  # a White win after 116 plies
     "crosse_cap80_seed6.txt": ("crosse", {"move_cap": 80}, 6),  # multi-hop jump sequences; drawn by the cap
+    "crosse_white_keep_optional_seed2.txt": (  # White first, the other token and cover rules
+        "crosse",
+        {"first_player": "white", "stuck_tokens": "keep", "cover_removal": "optional", "move_cap": 50},
+        2,
+    ),
 }
 
 

@@ -38,7 +38,8 @@ Options
   completing the cover asks the player whether to remove his first-row stones (actions
   ``remove`` / ``keep``; not asked when his first row is empty). The extra turn follows either
   way. The upkeep removal (rule 8) is never optional.
-* ``move_cap`` (int, default 600): the game is drawn once this many plies are played.
+* ``move_cap`` (int, default 600): the game is drawn once this many plies are played and no one
+  has won (a removal answer owed on the last ply is given first: ``remove`` may still win).
 
 A ply is a token move, a whole jump sequence, a pass or an extra turn; single hops and the
 removal decision are actions but not plies (RULES.md §0.3 item 3).
@@ -472,6 +473,12 @@ def scan_moves(board: np.ndarray, meta: np.ndarray, tokens: int, out: np.ndarray
     return found
 
 
+@njit(cache=True)
+def has_move(board: np.ndarray, meta: np.ndarray, tokens: int) -> bool:
+    """Has the player to act any token move with ``tokens``?"""
+    return scan_moves(board, meta, tokens, board[0, :0], True)  # an empty mask: nothing is written
+
+
 # ----------------------------------------------------------------------------- turn flow
 @njit(cache=True)
 def start_turn(board: np.ndarray, meta: np.ndarray) -> None:
@@ -488,7 +495,7 @@ def start_turn(board: np.ndarray, meta: np.ndarray) -> None:
     meta[JUMPS_LEFT] = most_captures(board, stone_of(colour), stone_of(1 - colour))
     tokens = meta[TOKENS + seat]
     if meta[JUMPS_LEFT] == 0 and meta[STUCK_RULE] == REFRESH and tokens != FULL_TOKENS:
-        if not scan_moves(board, meta, tokens, meta[:0], True):
+        if not has_move(board, meta, tokens):
             meta[TOKENS + seat] = FULL_TOKENS
 
 
@@ -503,16 +510,19 @@ def hand_turn(board: np.ndarray, meta: np.ndarray, next_seat: int) -> None:
 
 
 @njit(cache=True)
+def declare_win(board: np.ndarray, meta: np.ndarray, seat: int, winner: int) -> bool:
+    """End the game if ``winner`` qualifies (RULES.md §1(c)9); True if it did. ``seat`` moved last."""
+    if not has_won(board, stone_of(seat_colour(meta, winner))):
+        return False
+    meta[st.STATUS] = st.STATUS_WIN_0 + winner
+    meta[st.TO_MOVE] = 1 - seat  # a finished game shows the mover's opponent to move
+    return True
+
+
+@njit(cache=True)
 def settle(board: np.ndarray, meta: np.ndarray, seat: int, extra_turn: bool) -> None:
     """The win tests after an action (the mover's opponent first, RULES.md §1(c)9 and D10), then the next turn."""
-    colour = seat_colour(meta, seat)
-    if has_won(board, stone_of(1 - colour)):
-        meta[st.STATUS] = st.STATUS_WIN_0 + (1 - seat)
-        meta[st.TO_MOVE] = 1 - seat
-    elif has_won(board, stone_of(colour)):
-        meta[st.STATUS] = st.STATUS_WIN_0 + seat
-        meta[st.TO_MOVE] = 1 - seat
-    else:
+    if not declare_win(board, meta, seat, 1 - seat) and not declare_win(board, meta, seat, seat):
         hand_turn(board, meta, seat if extra_turn else 1 - seat)
 
 
@@ -550,11 +560,10 @@ def finish_action(board: np.ndarray, meta: np.ndarray, seat: int, final: int, co
             extra_turn = True
             if has_first_row_stones(board, colour):
                 if meta[COVER_RULE] == OPTIONAL:
-                    if has_won(board, stone_of(1 - colour)):  # the opponent's win comes first
-                        meta[st.STATUS] = st.STATUS_WIN_0 + (1 - seat)
-                        meta[st.TO_MOVE] = 1 - seat
-                        return
-                    meta[REMOVAL_PENDING] = 1  # the player answers remove / keep, then moves again
+                    # The opponent's win comes first; otherwise the player answers remove / keep,
+                    # and the win and cap tests wait for the answer (it may win on this ply).
+                    if not declare_win(board, meta, seat, 1 - seat):
+                        meta[REMOVAL_PENDING] = 1
                     return
                 remove_first_row(board, colour)
         elif final // SIZE == first_row(colour):  # upkeep: a stone ending on the first row goes
@@ -614,7 +623,7 @@ def _hop(board: np.ndarray, meta: np.ndarray, seat: int, action: int) -> bool:
 
 @njit(cache=True)
 def _pass(board: np.ndarray, meta: np.ndarray, seat: int) -> bool:
-    if meta[JUMPS_LEFT] != 0 or scan_moves(board, meta, meta[TOKENS + seat], meta[:0], True):
+    if meta[JUMPS_LEFT] != 0 or has_move(board, meta, meta[TOKENS + seat]):
         return False
     meta[st.PASSES] += 1
     meta[st.PLY] += 1
@@ -822,6 +831,8 @@ class Crosse(Game):
                 kind = "forward" if TOKEN_NAMES[token][1] == "F" else "backward"
                 raise ValueError(f"no path of exactly {token % 3 + 1} {kind} step(s) leads there")
             if "x" in move.lower():
+                if move.lower().count("x") > 1:
+                    raise ValueError("one hop per action: play h6xf8, then f8xh10")
                 start, end = self._frame_squares(move.lower(), "x", colour)
                 for hop in range(NUM_HOPS):
                     if HOP_FROM[hop] == start and HOP_TO[hop] == end:
@@ -875,6 +886,7 @@ class Crosse(Game):
 
     def _finish_loaded_state(self, state: State, parsed: ParsedPosition) -> None:
         board, meta = state.board, state.meta
+        self._check_markers(parsed)
         for (row, col), code in np.ndenumerate(board):
             if code != EMPTY and not USABLE[row * SIZE + col]:
                 where = "in the centre" if row * SIZE + col in CENTRE else "on a light square outside the ring"
@@ -890,8 +902,8 @@ class Crosse(Game):
         winners = [s for s in (0, 1) if has_won(board, stone_of(int(seat_colour(meta, s))))]
         if winners:  # both only after a cover completed: the mover's opponent, who is to move (D10)
             meta[st.STATUS] = st.STATUS_WIN_0 + (winners[0] if len(winners) == 1 else seat)
-        elif meta[st.PASSES] >= 2 or meta[st.PLY] >= meta[MOVE_CAP]:
-            meta[st.STATUS] = st.STATUS_DRAW
+        elif meta[st.PASSES] >= 2 or (meta[st.PLY] >= meta[MOVE_CAP] and "removal" not in parsed.headers):
+            meta[st.STATUS] = st.STATUS_DRAW  # (a pending removal answer comes before the cap's draw)
         turn_keys = [k for k in ("jumping", "cover_before", "removal") if k in parsed.headers]
         if meta[st.STATUS] != st.STATUS_PLAYING:
             if turn_keys:
@@ -905,6 +917,27 @@ class Crosse(Game):
             raise parsed.error("cover_before", "'cover_before' belongs with 'jumping' (a jump sequence in progress)")
         else:
             start_turn(board, meta)
+
+    @staticmethod
+    def _check_markers(parsed: ParsedPosition) -> None:
+        """Empty-cell markers other than ``.`` must match their cell: a mismatch means a shifted diagram."""
+        kinds = {"-": "a light square outside the ring", "o": "a ring cell", "+": "a ring cell", "#": "the centre"}
+        for row, letters in enumerate(parsed.cells):
+            for col, letter in enumerate(letters):
+                if letter not in kinds:
+                    continue
+                square = row * SIZE + col
+                fits = {
+                    "-": not USABLE[square] and square not in CENTRE,
+                    "o": IS_RING[square],
+                    "+": IS_RING[square],
+                    "#": square in CENTRE,
+                }[letter]
+                if not fits:
+                    raise PositionTextError(
+                        f"cell {square_name(row, col)} is {letter!r}, which marks {kinds[letter]}; "
+                        "check that the rank line is not shifted ('.' is an empty cell anywhere)"
+                    )
 
     def _load_jump(self, state: State, parsed: ParsedPosition) -> None:
         board, meta = state.board, state.meta
