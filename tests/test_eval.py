@@ -28,6 +28,29 @@ def test_mcts_200_beats_random_in_90_percent_of_100_games(name, options):
     assert wins >= 90
 
 
+CROSSE_C4 = """
+10  - . - . - W - . - .
+ 9  . - . - . - B - . -
+ 7  . - . B o o B - . -
+ 6  - . - W # # o W - .
+ 4  - . - + o o W B - .
+"""
+
+
+def test_mcts_plays_crosse_jump_sequences_hop_by_hop():
+    game = make_game("crosse")
+    state = game.from_text(position(CROSSE_C4, "white"))
+    player = MCTSPlayer(30, seed=0)
+    hops = []
+    for _ in range(2):  # the compulsory double capture, one hop per decision by the same player
+        action = player.act(game, state)
+        hops.append(game.action_to_str(state, action))
+        state = game.apply(state, action)
+    assert hops == ["h6xf8", "f8xh10"]
+    black = game.from_text(position(CROSSE_C4, "black"))
+    assert game.action_to_str(black, player.act(game, black)) in {"d7xd5", "h4xf4", "g7xi5"}
+
+
 def test_greedy_takes_a_win_then_the_largest_capture():
     game = make_game("charing_cross")
     h4 = "8 . . . R R . . .\n5 . . . . . . . n\n4 N . . . . N n .\n1 . . . r r . . .\n"
