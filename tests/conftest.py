@@ -2,10 +2,30 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from crossenvs import make_game
+
+PACKAGE = Path(__file__).resolve().parent.parent / "crossenvs"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Clear numba's disk cache when a package source is newer than any cached kernel.
+
+    numba only checks the file of the function it compiled, so a cached caller (the MCTS search,
+    the batch dispatchers) keeps calling an old version of a kernel edited in another file.
+    ``make test`` clears the cache for that reason; this does the same for a bare ``pytest``.
+    """
+    caches = [path for pattern in ("*.nbi", "*.nbc") for path in PACKAGE.rglob(pattern)]
+    if not caches:
+        return
+    newest_source = max(path.stat().st_mtime for path in PACKAGE.rglob("*.py"))
+    if min(path.stat().st_mtime for path in caches) < newest_source:
+        for path in caches:
+            path.unlink(missing_ok=True)
 
 
 def position(diagram: str, to_move: str, ply: int = 0) -> str:
