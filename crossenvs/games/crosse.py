@@ -448,6 +448,13 @@ def scan_hops(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
 
 
 # ----------------------------------------------------------------------------- token moves
+@njit(cache=True, inline="always")
+def move_block(frame_square: int, token: int) -> tuple[int, int]:
+    """The ids ``start..end-1`` of the token moves from ``frame_square`` with ``token``."""
+    index = frame_square * len(TOKEN_NAMES) + token
+    return MOVE_START[index], MOVE_START[index + 1]
+
+
 @njit(cache=True)
 def scan_moves(board: np.ndarray, meta: np.ndarray, tokens: int, out: np.ndarray, first_only: bool) -> bool:
     """Mark the token moves of the player to act with ``tokens`` in ``out``; True if any.
@@ -460,11 +467,12 @@ def scan_moves(board: np.ndarray, meta: np.ndarray, tokens: int, out: np.ndarray
     for square in range(CELLS):
         if cell(board, square) != stone:
             continue
-        base = in_frame(square, colour) * 6
+        frame_square = in_frame(square, colour)
         for token in range(6):
             if not (tokens >> token) & 1:
                 continue
-            for move in range(MOVE_START[base + token], MOVE_START[base + token + 1]):
+            first, end = move_block(frame_square, token)
+            for move in range(first, end):
                 if cell(board, in_frame(MOVE_TO[move], colour)) == EMPTY:
                     if first_only:
                         return True
@@ -527,15 +535,12 @@ def settle(board: np.ndarray, meta: np.ndarray, seat: int, extra_turn: bool) -> 
 
 
 @njit(cache=True)
-def remove_first_row(board: np.ndarray, colour: int) -> bool:
-    """Take ``colour``'s stones off its first row; True if there were any."""
+def remove_first_row(board: np.ndarray, colour: int) -> None:
+    """Take ``colour``'s stones off its first row."""
     row, stone = first_row(colour), stone_of(colour)
-    found = False
     for col in range(SIZE):
         if board[row, col] == stone:
             board[row, col] = EMPTY
-            found = True
-    return found
 
 
 @njit(cache=True)
@@ -789,8 +794,7 @@ class Crosse(Game):
         colour = BLACK if code == BLACK_STONE else WHITE
         start = int(in_frame(row * SIZE + col, colour))
         index = _token_index(token)
-        block = range(MOVE_START[start * 6 + index], MOVE_START[start * 6 + index + 1])
-        ends = {int(in_frame(int(MOVE_TO[move]), colour)) for move in block}
+        ends = {int(in_frame(int(MOVE_TO[move]), colour)) for move in range(*move_block(start, index))}
         return {square_name(*divmod(end, SIZE)) for end in ends if state.board.flat[end] == EMPTY}
 
     # ----------------------------------------------------------------- notation
@@ -825,7 +829,7 @@ class Crosse(Game):
                 token_text, squares = move.split(":", 1)
                 token = _token_index(token_text)
                 start, end = self._frame_squares(squares, "-", colour)
-                for action in range(MOVE_START[start * 6 + token], MOVE_START[start * 6 + token + 1]):
+                for action in range(*move_block(start, token)):
                     if MOVE_TO[action] == end:
                         return action
                 kind = "forward" if TOKEN_NAMES[token][1] == "F" else "backward"
