@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 NUMBA_STAMP := $(VENV)/.numba-sources
 SOURCES := $(shell find crossenvs -name '*.py')
 
-.PHONY: test train bench train-bench venv clean clean-numba
+.PHONY: lint test train bench train-bench venv clean clean-numba
 
 venv: $(STAMP)
 
@@ -26,8 +26,12 @@ $(NUMBA_STAMP): $(SOURCES) | $(STAMP)
 	find crossenvs -name '*.nbi' -delete -o -name '*.nbc' -delete
 	touch $(NUMBA_STAMP)
 
-test: $(STAMP) $(NUMBA_STAMP)
+test: $(STAMP) $(NUMBA_STAMP) lint
 	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 # The main job: self-play MaskablePPO on Crisscross 6x6 (about 3 minutes on an idle 2-core CPU, 8 at most), then
 # the win rate of the final checkpoint against the random policy (200 games, both seats).

@@ -20,7 +20,7 @@ import argparse
 import json
 import time
 import warnings
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -215,9 +215,7 @@ def measure(
         engine, aec = row_names(game, size)
         options = game_options(game, size)
         rows[engine] = lambda game=game, options=options: engine_loop(game, **options)
-        rows[aec] = lambda game=game, options=options: aec_loop(
-            lambda: getattr(crossenvs, f"{game}_v0").env(**options)
-        )
+        rows[aec] = lambda game=game, options=options: aec_loop(lambda: getattr(crossenvs, f"{game}_v0").env(**options))
         for batch in batches:
             rows[batched_name(game, size, batch)] = lambda game=game, batch=batch, options=options: vector_loop(
                 game, batch, **options

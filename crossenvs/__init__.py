@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+from . import charing_cross_v0, crisscross_v0, crosse_v0, crossings_v0, neo_crossings_v0
 from .core import (
     CrossenvsError,
     Game,
@@ -22,7 +23,6 @@ from .core import (
     make_game,
 )
 from .envs.registration import register_envs
-from . import charing_cross_v0, crisscross_v0, crosse_v0, crossings_v0, neo_crossings_v0
 
 try:
     __version__ = version("crossenvs")

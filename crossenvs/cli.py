@@ -1,18 +1,19 @@
 """The ``crossenvs`` command line: list games, run arenas, play an agent, plot ratings, make GIFs.
 
-    crossenvs list
-    crossenvs eval crisscross --option size=6 --players random greedy mcts:100 --games 20 --csv out.csv
-    crossenvs play charing_cross --opponent mcts:400
-    crossenvs rating-plot runs/crisscross-20261121-113000 --out ratings.png
-    crossenvs gif crisscross --option size=6 --players mcts:100 random --out game.gif
+crossenvs list
+crossenvs eval crisscross --option size=6 --players random greedy mcts:100 --games 20 --csv out.csv
+crossenvs play charing_cross --opponent mcts:400
+crossenvs rating-plot runs/crisscross-20261121-113000 --out ratings.png
+crossenvs gif crisscross --option size=6 --players mcts:100 random --out game.gif
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence, TextIO
+from typing import Any, TextIO
 
 from .core.errors import CrossenvsError, IllegalActionError, InvalidOptionError
 from .core.registry import GAMES, game_class, make_game

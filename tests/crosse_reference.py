@@ -181,9 +181,7 @@ def best_hops(board, stones):
     scored = []
     for sq in stones:
         for over, land in single_hops(board, sq):
-            scored.append(
-                (1 + max_more(do_hop(board, sq, over, land), land), f"{sq}x{land}")
-            )
+            scored.append((1 + max_more(do_hop(board, sq, over, land), land), f"{sq}x{land}"))
     if not scored:
         return set()
     top = max(s for s, _ in scored)
@@ -332,11 +330,7 @@ def complete_action(pos, mover, last_sq, cover_before, options):
             return pos
         remove_first_row(board, mover)
         extra = True
-    elif (
-        holds_cover(board, mover)
-        and cover_before
-        and coords(last_sq)[1] == FIRST_ROW[mover]
-    ):
+    elif holds_cover(board, mover) and cover_before and coords(last_sq)[1] == FIRST_ROW[mover]:
         del board[last_sq]  # RULES 1(c)8 upkeep, always automatic
         extra = True
     return end_of_action(pos, mover, extra, options)

@@ -7,8 +7,8 @@ import re
 
 import numpy as np
 import pytest
-
 from conftest import legal_moves, play, play_random_games, position
+
 from crossenvs import IllegalActionError, InvalidOptionError, PositionTextError, make_game
 from crossenvs.core import state as st
 from crossenvs.core.state import State
@@ -258,8 +258,12 @@ def test_observation_planes_at_the_start(game):
 
 
 # --------------------------------------------------------------------------- random-game invariants
-FORWARD = {1: [(0, 1), (1, 1), (-1, 1)], 3: [(0, -1), (1, -1), (-1, -1)], 2: [(-1, 0), (-1, 1), (-1, -1)],
-           4: [(1, 0), (1, 1), (1, -1)]}
+FORWARD = {
+    1: [(0, 1), (1, 1), (-1, 1)],
+    3: [(0, -1), (1, -1), (-1, -1)],
+    2: [(-1, 0), (-1, 1), (-1, -1)],
+    4: [(1, 0), (1, 1), (1, -1)],
+}
 HOMES = {1: [(3, 0), (4, 0)], 2: [(7, 3), (7, 4)], 3: [(3, 7), (4, 7)], 4: [(0, 3), (0, 4)]}
 
 
@@ -278,8 +282,11 @@ def reference_moves(board: np.ndarray, white: bool, self_jump: bool) -> dict[str
             continue
         knight = code in (1, 3)
         targets = [(r + dr, c + dc, None) for dr, dc in FORWARD[code]]
-        targets = [(tr, tc, j) for tr, tc, j in targets if 0 <= tr < 8 and 0 <= tc < 8 and board[tr, tc] == 0
-                   and not ((tr in (0, 7)) if knight else (tc in (0, 7)))]
+        targets = [
+            (tr, tc, j)
+            for tr, tc, j in targets
+            if 0 <= tr < 8 and 0 <= tc < 8 and board[tr, tc] == 0 and not ((tr in (0, 7)) if knight else (tc in (0, 7)))
+        ]
         for dr in (-1, 0, 1):
             for dc in (-1, 0, 1):
                 tr, tc, over = r + 2 * dr, c + 2 * dc, (r + dr, c + dc)
@@ -308,7 +315,7 @@ def test_random_games_keep_every_invariant(options):
     game = make_game("charing_cross", **options)
     rng = np.random.default_rng(7)
     ended = decisions = 0
-    for before, action, after in play_random_games(game, rng, 3000):
+    for before, _action, after in play_random_games(game, rng, 3000):
         mask = game.legal_mask(before)
         legal = np.flatnonzero(mask)
         seat = game.current_player(before)
@@ -362,4 +369,3 @@ def test_random_games_keep_every_invariant(options):
             ended += 1
             assert not game.legal_mask(after).any()
     assert ended >= 5 and decisions > 0
-

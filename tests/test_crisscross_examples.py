@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from conftest import position, position_from_squares
+
 from crossenvs.games.crisscross import has_connection
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import play_random_games
+
 from crossenvs import IllegalActionError, make_game
 from crossenvs.core.state import State
 

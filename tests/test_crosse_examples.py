@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-
 from conftest import legal_moves, play, position
+
 from crossenvs import IllegalActionError, make_game
 from crossenvs.games.crosse import step_kinds
 
@@ -72,7 +72,17 @@ def test_c1_opening_move_count(first):
     if first == "white":
         ones = {m.split(":")[1] for m in moves if m.startswith("1F:")}
         assert ones == {
-            "b8-a7", "b8-c7", "d8-c7", "d8-d7", "f8-g7", "f8-f7", "h8-g7", "h8-i7", "j8-i7", "e7-d7", "e7-d6",
+            "b8-a7",
+            "b8-c7",
+            "d8-c7",
+            "d8-d7",
+            "f8-g7",
+            "f8-f7",
+            "h8-g7",
+            "h8-i7",
+            "j8-i7",
+            "e7-d7",
+            "e7-d6",
         }
         assert {m for m in moves if m.startswith("1B:")} == {"1B:e7-f7"}
 
@@ -204,7 +214,15 @@ def test_c6_give_away_by_compulsory_jump(game):
 
 # --------------------------------------------------------------------------- C7
 C7_REFRESHED = {
-    "1F:b2-a3", "1F:b2-c3", "1B:b2-a1", "1B:b2-c1", "2F:b2-b4", "2F:b2-d4", "3F:b2-a5", "3F:b2-c5", "3F:b2-e4",
+    "1F:b2-a3",
+    "1F:b2-c3",
+    "1B:b2-a1",
+    "1B:b2-c1",
+    "2F:b2-b4",
+    "2F:b2-d4",
+    "3F:b2-a5",
+    "3F:b2-c5",
+    "3F:b2-e4",
 }
 
 

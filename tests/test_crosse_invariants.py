@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import legal_moves, play_random_games
+
 from crossenvs import IllegalActionError, InvalidOptionError, PositionTextError, make_game
 from crossenvs.core import state as st
-from crossenvs.core.state import State
 from crossenvs.core.geometry import square_name
+from crossenvs.core.state import State
 from crossenvs.games.crosse import HOP_BASE, JUMPING, NUM_ACTIONS, NUM_MOVES, PASS_ACTION, SEAT0_COLOUR
 
 OPTION_SETS = [
@@ -60,7 +60,7 @@ def test_a_jump_sequence_is_one_ply_by_one_player():
     game = make_game("crosse")
     rng = np.random.default_rng(11)
     sequences = 0
-    for before, action, after in play_random_games(game, rng, 4000):
+    for before, _action, after in play_random_games(game, rng, 4000):
         if after.meta[JUMPING] >= 0:  # mid-sequence: the same player hops on, and no ply is counted yet
             sequences += 1
             assert game.current_player(after) == game.current_player(before) and after.ply == before.ply
@@ -181,7 +181,8 @@ def test_bad_notation_is_refused_clearly():
         ("f4xf6", "no single jump"),
         ("f4-i5", "expected a token move"),
         ("h6xf8xh10", "one hop per action"),
-        ("3F:z4-i5", "off the 10x10 board"), ("3F:4-i5", "not a square name"),
+        ("3F:z4-i5", "off the 10x10 board"),
+        ("3F:4-i5", "not a square name"),
     ]:
         with pytest.raises(IllegalActionError, match=message):
             game.str_to_action(start, text)

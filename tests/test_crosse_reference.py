@@ -8,9 +8,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import crosse_reference as reference
 import pytest
 
-import crosse_reference as reference
 from crossenvs import make_game
 from crossenvs.games.crosse import JUMPING, REMOVAL_PENDING
 

@@ -184,7 +184,7 @@ class CountingOpponent:
 
 @pytest.mark.parametrize(
     "make_opponent",
-    [lambda: CountingOpponent(), lambda: (lambda obs, mask: int(np.flatnonzero(mask)[-1]))],
+    [lambda: CountingOpponent(), lambda: lambda obs, mask: int(np.flatnonzero(mask)[-1])],
     ids=["predict", "callable"],
 )
 def test_single_agent_plays_whole_games_against_custom_opponents(make_opponent):
@@ -271,7 +271,7 @@ def test_gymnasium_ids_registered_on_import():
 
 @pytest.mark.parametrize("module", sorted({module for module, _ in ENV_CASES}))
 def test_entry_modules_refuse_unknown_options_by_name(module):
-    with pytest.raises(crossenvs.InvalidOptionError, match="unknown option.*known options"):
+    with pytest.raises(crossenvs.InvalidOptionError, match=r"unknown option.*known options"):
         entry(module).env(colour="red")
     with pytest.raises(crossenvs.InvalidOptionError, match="unknown option"):
         entry(module).raw_env(colour="red")

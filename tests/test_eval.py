@@ -7,8 +7,8 @@ import json
 
 import numpy as np
 import pytest
-
 from conftest import position
+
 from crossenvs import InvalidOptionError, make_game
 from crossenvs.cli import main as cli
 from crossenvs.eval.arena import GameRecord, bradley_terry, play_game, ratings, round_robin
@@ -98,8 +98,21 @@ def test_cli_list_and_eval(tmp_path):
     out = io.StringIO()
     csv_path, json_path = tmp_path / "r.csv", tmp_path / "r.json"
     code = cli(
-        ["eval", "crisscross", "--option", "size=4", "--players", "random", "greedy", "--games", "6",
-         "--csv", str(csv_path), "--json", str(json_path)],
+        [
+            "eval",
+            "crisscross",
+            "--option",
+            "size=4",
+            "--players",
+            "random",
+            "greedy",
+            "--games",
+            "6",
+            "--csv",
+            str(csv_path),
+            "--json",
+            str(json_path),
+        ],
         out=out,
     )
     assert code == 0 and "greedy" in out.getvalue() and "rating" in out.getvalue()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import legal_moves, play, position, position_from_squares
+
 from crossenvs import IllegalActionError, InvalidOptionError, make_game
 from crossenvs.games.phalanx import PASS_ACTION
 

@@ -13,8 +13,8 @@ import re
 
 import numpy as np
 import pytest
-
 from conftest import play_random_games
+
 from crossenvs import IllegalActionError, make_game
 from crossenvs.core import state as st
 from crossenvs.core.geometry import square_name
@@ -112,7 +112,7 @@ def test_random_games_keep_every_invariant(name, options):
     symmetry = bool(getattr(game, "symmetry_rule", False))
     rng = np.random.default_rng(len(name) + len(options))
     positions = games_ended = 0
-    for before, action, after in play_random_games(game, rng, PLIES_PER_CONFIG):
+    for before, _action, after in play_random_games(game, rng, PLIES_PER_CONFIG):
         positions += 1
         pristine = before.copy()
         player = game.current_player(before)

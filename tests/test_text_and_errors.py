@@ -24,7 +24,7 @@ def test_board_size_out_of_range(size):
 
 
 def test_unknown_option():
-    with pytest.raises(InvalidOptionError, match="unknown option.*colour.*known options: size=8"):
+    with pytest.raises(InvalidOptionError, match=r"unknown option.*colour.*known options: size=8"):
         make_game("crisscross", colour="red")
 
 
@@ -39,7 +39,7 @@ def test_illegal_action_names_the_move(crisscross8):
     state = game.from_text("to_move: blue\n4 . . R . . . . .\n")
     with pytest.raises(IllegalActionError, match="illegal move c4"):
         game.apply(state, game.str_to_action(state, "c4"))
-    with pytest.raises(IllegalActionError, match="not an id in 0..63"):
+    with pytest.raises(IllegalActionError, match=r"not an id in 0\.\.63"):
         game.apply(state, 64)
     with pytest.raises(IllegalActionError, match="off the 8x8 board"):
         game.str_to_action(state, "i1")

@@ -89,7 +89,7 @@ def test_sb3_vec_env_is_reproducible_from_its_seed():
         env = CrossSB3VecEnv("crisscross", num_envs=4, seed=seed, size=4)
         trace = [env.reset().tobytes()]
         for _ in range(30):
-            observations, rewards, dones, _ = env.step(np.array([np.flatnonzero(m)[0] for m in env.action_masks()]))
+            observations, rewards, _dones, _ = env.step(np.array([np.flatnonzero(m)[0] for m in env.action_masks()]))
             trace.append(observations.tobytes() + rewards.tobytes())
         return trace, env.learner.tolist()
 
@@ -168,7 +168,7 @@ def test_sb3_vec_env_seeds_each_game_on_its_own():
         env = CrossSB3VecEnv("crisscross", num_envs=num_envs, seed=11, size=4)
         trace = [env.reset()[:3].copy()]
         for _ in range(25):
-            observations, rewards, _, _ = env.step(np.array([np.flatnonzero(m)[0] for m in env.action_masks()]))
+            observations, _rewards, _, _ = env.step(np.array([np.flatnonzero(m)[0] for m in env.action_masks()]))
             trace.append(observations[:3].copy())
         return np.stack(trace), env.learner[:3].copy()
 

@@ -28,8 +28,17 @@ def transcript(env, seed: int, illegal_rate: float) -> list:
         for agent in env.agent_iter(max_iter=200):
             observation, reward, terminated, truncated, info = env.last()
             seen.append(
-                (agent, observation["observation"].tobytes(), observation["action_mask"].tobytes(), reward,
-                 terminated, truncated, info, dict(env.rewards), dict(env._cumulative_rewards))
+                (
+                    agent,
+                    observation["observation"].tobytes(),
+                    observation["action_mask"].tobytes(),
+                    reward,
+                    terminated,
+                    truncated,
+                    info,
+                    dict(env.rewards),
+                    dict(env._cumulative_rewards),
+                )
             )
             if terminated or truncated:
                 env.step(None)

@@ -116,8 +116,18 @@ def _check_ranges(config: Config, where: str) -> None:
     crossenvs.make_game(config.game, **config.options)  # InvalidOptionError names a bad option
     if config.policy not in ("cnn", "mlp"):
         raise ConfigError(f"{where}: 'policy' must be 'cnn' or 'mlp', got {config.policy!r}")
-    for name in ("num_envs", "total_steps", "snapshot_every", "pool_size", "n_steps", "batch_size", "n_epochs",
-                 "checkpoint_every", "eval_games", "net_width"):
+    for name in (
+        "num_envs",
+        "total_steps",
+        "snapshot_every",
+        "pool_size",
+        "n_steps",
+        "batch_size",
+        "n_epochs",
+        "checkpoint_every",
+        "eval_games",
+        "net_width",
+    ):
         if getattr(config, name) < 1:
             raise ConfigError(f"{where}: '{name}' must be at least 1, got {getattr(config, name)}")
     checks = [
@@ -229,7 +239,7 @@ class OpponentPool:
 class SelfPlayCallback(BaseCallback):
     """Snapshots into the pool, atomic checkpoints, and the wall-clock budget."""
 
-    def __init__(self, run: "Run") -> None:
+    def __init__(self, run: Run) -> None:
         super().__init__()
         self.run = run
         self.next_snapshot = 0
@@ -313,7 +323,7 @@ class Run:
                 raise ConfigError(f"checkpoint metadata {meta_path} is corrupt: {exc}") from None
         if not found:
             raise ConfigError(f"no checkpoint to resume from in {self.checkpoints}")
-        step, meta_path, metadata = max(found, key=lambda item: item[0])
+        _step, meta_path, metadata = max(found, key=lambda item: item[0])
         zip_path = meta_path.with_suffix(".zip")
         if not zip_path.is_file():
             raise ConfigError(f"checkpoint {zip_path} is missing (its metadata {meta_path.name} is there)")

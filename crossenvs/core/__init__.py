@@ -6,11 +6,11 @@ from .registry import list_games, make_game
 from .state import State
 
 __all__ = [
+    "PASS_TEXT",
     "CrossenvsError",
     "Game",
     "IllegalActionError",
     "InvalidOptionError",
-    "PASS_TEXT",
     "PositionTextError",
     "State",
     "UnknownGameError",

@@ -15,7 +15,6 @@ from .errors import UnknownGameError
 from .game import Game
 
 
-
 @dataclass(frozen=True)
 class GameEntry:
     """Where a game lives and how its environments are named."""

@@ -20,7 +20,7 @@ GRID = (120, 110, 95)
 LABEL = (60, 55, 50)
 
 
-def status_line(game: "Game", state: "State") -> str:
+def status_line(game: Game, state: State) -> str:
     """``Red to move (ply 3)``, ``Red wins (ply 40)`` or ``Draw (ply 64)``."""
     ply = int(state.meta[st.PLY])
     status = int(state.meta[st.STATUS])
@@ -32,11 +32,11 @@ def status_line(game: "Game", state: "State") -> str:
     return f"{game.colours[winner].capitalize()} wins (ply {ply})"
 
 
-def render_ansi(game: "Game", state: "State") -> str:
+def render_ansi(game: Game, state: State) -> str:
     return status_line(game, state) + "\n" + format_position_text([], game.text_rows(state))
 
 
-def render_rgb(game: "Game", state: "State", cell_pixels: int = 48) -> np.ndarray:
+def render_rgb(game: Game, state: State, cell_pixels: int = 48) -> np.ndarray:
     """Draw the board: grid, pieces, edge bars, file and rank labels, status line."""
     height, width = state.board.shape
     margin = cell_pixels // 2 + 8

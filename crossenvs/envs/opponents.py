@@ -14,7 +14,8 @@ policy trained on either seat can play the other.
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

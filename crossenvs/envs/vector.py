@@ -15,7 +15,8 @@ ends that game with -1 for the player who made it (as PettingZoo's standard wrap
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces

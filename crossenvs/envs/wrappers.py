@@ -22,7 +22,7 @@ _BEFORE_RESET = "{} cannot be accessed before reset"
 def _forwarded(name: str) -> property:
     """A read-only property reading ``name`` from the raw env (after reset only)."""
 
-    def get(self: "StandardRulesWrapper") -> Any:
+    def get(self: StandardRulesWrapper) -> Any:
         if not self._has_reset:
             raise AttributeError(_BEFORE_RESET.format(name))
         return getattr(self._raw, name)

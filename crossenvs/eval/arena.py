@@ -11,9 +11,9 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 

@@ -535,4 +535,3 @@ class CharingCross(Game):
             if any(row == HOME_ROWS[code, i] and col == HOME_COLS[code, i] for i in range(2)):
                 return (214, 200, 170)
         return None
-

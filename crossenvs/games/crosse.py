@@ -198,7 +198,7 @@ def step_kinds(x: int, y: int) -> str:
     if IS_RING[x] and IS_RING[y]:  # along the ring, or a corner cut; anticlockwise is forward
         if dr and dc and frozenset((x, y)) not in CORNER_CUTS:
             return ""
-        turn = (int(np.flatnonzero(RING == y)[0]) - int(np.flatnonzero(RING == x)[0])) % len(RING)
+        turn = (int(np.flatnonzero(y == RING)[0]) - int(np.flatnonzero(x == RING)[0])) % len(RING)
         return "F" if turn in (1, 2) else "B"
     if dr and dc:  # diagonal with an end outside the ring: the rank change decides
         return "F" if dr > 0 else "B"
@@ -211,11 +211,7 @@ def step_kinds(x: int, y: int) -> str:
 
 def _neighbours(square: int) -> list[int]:
     row, col = divmod(square, SIZE)
-    return [
-        (row + dr) * SIZE + col + dc
-        for dr, dc in DIRECTIONS
-        if 0 <= row + dr < SIZE and 0 <= col + dc < SIZE
-    ]
+    return [(row + dr) * SIZE + col + dc for dr, dc in DIRECTIONS if 0 <= row + dr < SIZE and 0 <= col + dc < SIZE]
 
 
 def reachable_squares(square: int, token: int) -> list[int]:

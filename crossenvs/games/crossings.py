@@ -54,9 +54,9 @@ Version history
 
 from __future__ import annotations
 
-import numpy as np
 import sys
 
+import numpy as np
 from numba import njit
 
 from ..core.frames import frame_to_board

@@ -53,9 +53,9 @@ Version history
 
 from __future__ import annotations
 
-import numpy as np
 import sys
 
+import numpy as np
 from numba import njit
 
 from ..core.options import flag_option

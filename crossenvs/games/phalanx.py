@@ -53,7 +53,8 @@ float32 ``(8, 8, C)`` in the observer's frame (row 0 is the observer's home rank
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -248,7 +249,7 @@ def start_turn(board, meta, frozen, capture, allowed) -> None:
         meta[st.STATUS] = st.STATUS_DRAW
     elif far_rank_count(board, player + 1) > far_rank_count(board, 2 - player):
         meta[st.STATUS] = st.STATUS_WIN_0 + player
-    elif meta[STALEMATE_LOSS] and 0 == scan_moves(board, meta, board[0, :0], FIRST_ONLY, frozen, capture, allowed):
+    elif meta[STALEMATE_LOSS] and scan_moves(board, meta, board[0, :0], FIRST_ONLY, frozen, capture, allowed) == 0:
         meta[st.STATUS] = st.STATUS_WIN_0 + (1 - player)
     elif meta[st.PLY] >= meta[MOVE_CAP]:
         meta[st.STATUS] = st.STATUS_DRAW
