@@ -6,12 +6,8 @@ BIN    := $(VENV)/bin
 # torch first, pinned: a loose torch requirement would pull several GB of CUDA wheels.
 TORCH  := torch==2.13.0
 STAMP  := $(VENV)/.installed
-# numba's disk cache only notices edits to the file of the function it compiled, not to the
-# shared kernels that function calls: clear it whenever any package source has changed.
-NUMBA_STAMP := $(VENV)/.numba-sources
-SOURCES := $(shell find crossenvs -name '*.py')
 
-.PHONY: lint test train bench train-bench venv clean clean-numba
+.PHONY: lint test train bench train-bench venv clean clean-cache
 
 venv: $(STAMP)
 
@@ -22,11 +18,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -e ".[train,eval,bench,dev]"
 	touch $(STAMP)
 
-$(NUMBA_STAMP): $(SOURCES) | $(STAMP)
-	find crossenvs -name '*.nbi' -delete -o -name '*.nbc' -delete
-	touch $(NUMBA_STAMP)
-
-test: $(STAMP) $(NUMBA_STAMP) lint
+test: $(STAMP) lint
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
@@ -35,18 +27,19 @@ lint: $(STAMP)
 
 # The main job: self-play MaskablePPO on Crisscross 6x6 (about 3 minutes on an idle 2-core CPU, 8 at most), then
 # the win rate of the final checkpoint against the random policy (200 games, both seats).
-train: $(STAMP) $(NUMBA_STAMP)
+train: $(STAMP)
 	$(BIN)/python training/selfplay.py --config configs/crisscross.yaml
 
-bench: $(STAMP) $(NUMBA_STAMP)
+bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py
 
-train-bench: $(STAMP) $(NUMBA_STAMP)
+train-bench: $(STAMP)
 	$(BIN)/python benchmarks/train_speed.py
 
-# By hand (make test and make bench do it when a source has changed).
-clean-numba:
-	find crossenvs -name '*.nbi' -delete -o -name '*.nbc' -delete
+# Compiled kernels live in ~/.cache/crossenvs/numba-<hash of the sources>, so an edit can never
+# run stale code; this removes every version's cache.
+clean-cache:
+	rm -rf "$${CROSSENVS_CACHE_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/crossenvs}"
 
-clean: clean-numba
+clean: clean-cache
 	rm -rf $(VENV) build *.egg-info

@@ -174,10 +174,11 @@ def pettingzoo_connect_four() -> Callable[[], object]:
 
 
 # ----------------------------------------------------------------------------- report
-# Each crossenvs game: the OpenSpiel game whose Python loop its engine loop is held against (the
-# nearest peer: connection game -> hex, race games -> breakthrough, jumping game -> checkers), and
-# the target of its AEC env over PettingZoo connect_four_v3 (set per game by its issue).
-GAMES = {
+# The rows follow the registry: every registered game gets engine, AEC and vector rows. Games with
+# a near peer are also held against its OpenSpiel Python loop (connection game -> hex, race games ->
+# breakthrough, jumping game -> checkers) with the target of their AEC env over PettingZoo
+# connect_four_v3 (set per game by its issue); another game's rows print without those ratios.
+PEER_OF = {
     "crisscross": ("hex 11x11", 3),
     "crossings": ("breakthrough", 3),
     "neo_crossings": ("breakthrough", 3),
@@ -194,17 +195,21 @@ PEERS = {
 
 
 def game_options(game: str, size: int) -> dict:
-    return {"size": size} if game == "crisscross" else {}
+    """``--size`` goes to every game with a board-size option."""
+    return {"size": size} if "size" in crossenvs.game_class(game).OPTIONS else {}
+
+
+def game_label(game: str, size: int) -> str:
+    return f"{game} {size}x{size}" if game_options(game, size) else game
 
 
 def row_names(game: str, size: int) -> tuple[str, str]:
-    label = f"crisscross {size}x{size}" if game == "crisscross" else game
+    label = game_label(game, size)
     return f"crossenvs {label} engine", f"crossenvs {label} AEC env()"
 
 
 def batched_name(game: str, size: int, batch: int) -> str:
-    label = f"crisscross {size}x{size}" if game == "crisscross" else game
-    return f"crossenvs {label} vector B={batch}"
+    return f"crossenvs {game_label(game, size)} vector B={batch}"
 
 
 def measure(
@@ -249,11 +254,13 @@ def ratios(
     pettingzoo = "PettingZoo connect_four_v3 AEC env()"
     for game in games:
         engine, aec = row_names(game, size)
-        peer, aec_target = GAMES[game]
-        peer = f"OpenSpiel {peer}"
-        label = engine.removeprefix("crossenvs ").removesuffix(" engine")
-        table[f"{label}: AEC env / PettingZoo connect_four_v3 (target >= {aec_target})"] = ratio(aec, pettingzoo)
-        table[f"{label}: engine loop / {peer} (target >= 1)"] = ratio(engine, peer)
+        label = game_label(game, size)
+        if game in PEER_OF:
+            peer, aec_target = PEER_OF[game]
+            table[f"{label}: AEC env / PettingZoo connect_four_v3 (target >= {aec_target})"] = ratio(aec, pettingzoo)
+            table[f"{label}: engine loop / OpenSpiel {peer} (target >= 1)"] = ratio(engine, f"OpenSpiel {peer}")
+        else:
+            table[f"{label}: AEC env / PettingZoo connect_four_v3"] = ratio(aec, pettingzoo)
         table[f"{label}: engine loop / OpenSpiel connect_four"] = ratio(engine, "OpenSpiel connect_four")
         for batch in batches:
             table[f"{label}: vector B={batch} / pgx othello B={batch}"] = ratio(
@@ -265,8 +272,11 @@ def ratios(
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="timed budget per row (default 3)")
-    parser.add_argument("--size", type=int, default=8, help="Crisscross board size (default 8)")
-    parser.add_argument("--games", nargs="+", choices=sorted(GAMES), default=list(GAMES), help="games to time")
+    parser.add_argument("--size", type=int, default=8, help="board size of games with a size option (default 8)")
+    games = crossenvs.list_games()
+    parser.add_argument(
+        "--games", nargs="+", choices=games, default=games, help="games to time (default: all registered)"
+    )
     parser.add_argument(
         "--batch-sizes", type=int, nargs="*", default=[1, 64, 1024], help="vector env and pgx batch sizes"
     )

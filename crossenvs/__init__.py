@@ -4,13 +4,16 @@
 >>> game = crossenvs.make_game("crisscross", size=6)
 >>> env = crossenvs.crossings_v0.env()           # PettingZoo AEC
 >>> import gymnasium; gym_env = gymnasium.make("crossenvs/Crisscross-v0")  # single agent
+
+A game of your own joins with one call, ``crossenvs.register_game(name, GameClass)`` (see
+``docs/architecture.md`` and ``examples/tictactoe.py``).
 """
 
 from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from . import charing_cross_v0, crisscross_v0, crosse_v0, crossings_v0, neo_crossings_v0
+from . import games  # noqa: F401 - registers the built-in games (their modules load on first use)
 from .core import (
     CrossenvsError,
     Game,
@@ -19,17 +22,18 @@ from .core import (
     PositionTextError,
     State,
     UnknownGameError,
+    game_class,
+    game_spec,
     list_games,
     make_game,
+    register_game,
 )
-from .envs.registration import register_envs
 
 try:
     __version__ = version("crossenvs")
 except PackageNotFoundError:  # running from a source tree without installing
     __version__ = "0.0.0+unknown"
 
-register_envs()
 
 __all__ = [
     "CrossenvsError",
@@ -39,11 +43,9 @@ __all__ = [
     "PositionTextError",
     "State",
     "UnknownGameError",
-    "charing_cross_v0",
-    "crisscross_v0",
-    "crosse_v0",
-    "crossings_v0",
+    "game_class",
+    "game_spec",
     "list_games",
     "make_game",
-    "neo_crossings_v0",
+    "register_game",
 ]

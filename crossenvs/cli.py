@@ -10,13 +10,16 @@ crossenvs gif crisscross --option size=6 --players mcts:100 random --out game.gi
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from .core.errors import CrossenvsError, IllegalActionError, InvalidOptionError
-from .core.registry import GAMES, game_class, make_game
+from .core.registry import game_class, game_spec, list_games, make_game
+from .players import player_specs
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
@@ -39,14 +42,15 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
 
 # ----------------------------------------------------------------------------- commands
 def cmd_list(args: argparse.Namespace, out: TextIO) -> None:
-    for name, entry in GAMES.items():
+    for name in list_games():
+        spec = game_spec(name)
         options = ", ".join(f"{k}={v!r}" for k, v in game_class(name).OPTIONS.items()) or "none"
-        out.write(f"{name:<14} crossenvs/{entry.env_name}-v0\n    {entry.summary}\n    options: {options}\n")
+        out.write(f"{name:<14} {spec.gym_id}\n    {spec.summary}\n    options: {options}\n")
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO) -> None:
     from .eval.arena import ratings, round_robin, write_results
-    from .eval.players import make_player
+    from .players import make_player
 
     game = make_game(args.game, **parse_options(args.option))
     players = [make_player(spec, game=game) for spec in args.players]
@@ -86,7 +90,7 @@ def print_table(table, out: TextIO) -> None:
 
 def cmd_play(args: argparse.Namespace, out: TextIO, source: TextIO) -> int:
     """A human against an opponent in the terminal; moves typed in the game's notation."""
-    from .eval.players import make_player
+    from .players import make_player
 
     game = make_game(args.game, **parse_options(args.option))
     opponent = make_player(args.opponent, seed=args.seed, game=game)
@@ -127,7 +131,7 @@ def cmd_rating_plot(args: argparse.Namespace, out: TextIO) -> None:
     import json
 
     from .eval.arena import bradley_terry, round_robin
-    from .eval.players import GreedyPlayer, MCTSPlayer, ModelPlayer, RandomPlayer, load_model
+    from .players import GreedyPlayer, MCTSPlayer, ModelPlayer, RandomPlayer, load_checkpoint
 
     checkpoints = []
     for meta_path in Path(args.run_dir, "checkpoints").glob("step_*.json"):
@@ -145,7 +149,7 @@ def cmd_rating_plot(args: argparse.Namespace, out: TextIO) -> None:
     records = round_robin(game, baselines, args.games, seed=args.seed)  # the baselines meet once
     steps = []
     for step, _, path in checkpoints:
-        player = ModelPlayer(load_model(path, game), name=f"step_{step}")
+        player = ModelPlayer(load_checkpoint(path, game), name=f"step_{step}")
         for index, baseline in enumerate(baselines):
             records += round_robin(game, [player, baseline], args.games, seed=args.seed + 1 + index)
         steps.append(step)
@@ -173,7 +177,7 @@ def cmd_gif(args: argparse.Namespace, out: TextIO) -> None:
     """One game between two players as an animated GIF of rgb_array frames."""
     from PIL import Image
 
-    from .eval.players import make_player
+    from .players import make_player
 
     game = make_game(args.game, **parse_options(args.option))
     if len(args.players) != 2:
@@ -188,26 +192,49 @@ def cmd_gif(args: argparse.Namespace, out: TextIO) -> None:
     out.write(f"wrote {args.out} ({len(frames)} frames)\n")
 
 
+def import_module(name: str) -> None:
+    """Import a module by name, or a ``.py`` file by path (its folder joins ``sys.path``)."""
+    path = Path(name)
+    try:
+        if path.suffix == ".py":
+            if not path.is_file():
+                raise InvalidOptionError(f"--import {name}: no such file")
+            sys.path.insert(0, str(path.resolve().parent))
+            importlib.import_module(path.stem)
+        else:
+            importlib.import_module(name)
+    except ImportError as exc:
+        raise InvalidOptionError(f"--import {name}: {exc}") from None
+
+
 # ----------------------------------------------------------------------------- entry point
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="crossenvs", description="crossenvs: games, arenas, play, plots.")
+    parser.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="a module name or .py file to import first (it may register games of its own)",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("list", help="the games, their gymnasium ids and options")
 
     def game_command(name: str, help_text: str) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_text)
-        sub.add_argument("game", choices=sorted(GAMES))
+        sub.add_argument("game", choices=list_games())
         sub.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option")
         sub.add_argument("--seed", type=int, default=0)
         return sub
 
     arena = game_command("eval", "round robin between players, both seats, with ratings")
-    arena.add_argument("--players", nargs="+", required=True, help="random, greedy, mcts[:N] or checkpoint .zip")
+    arena.add_argument("--players", nargs="+", required=True, help=player_specs())
     arena.add_argument("--games", type=int, default=20, help="games per pair (seats alternate)")
     arena.add_argument("--csv", help="write the ratings table as CSV")
     arena.add_argument("--json", help="write ratings and games as JSON")
     play = game_command("play", "play against an agent in the terminal")
-    play.add_argument("--opponent", default="random", help="random, greedy, mcts[:N] or checkpoint .zip")
+    play.add_argument("--opponent", default="random", help=player_specs())
     play.add_argument("--seat", default="first", choices=["first", "second", "0", "1"])
     gif = game_command("gif", "an animated GIF of one game")
     gif.add_argument("--players", nargs=2, default=["random", "random"])
@@ -224,6 +251,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, source: TextIO | None = None) -> int:
     out = out or sys.stdout
+    argv = list(sys.argv[1:] if argv is None else argv)
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--import", dest="imports", action="append", default=[])
+    try:
+        for module in early.parse_known_args(argv)[0].imports:  # before the parser lists the games
+            import_module(module)
+    except CrossenvsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     args = build_parser().parse_args(argv)
     try:
         if args.command == "list":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -9,27 +10,13 @@ import pytest
 
 from crossenvs import make_game
 
-PACKAGE = Path(__file__).resolve().parent.parent / "crossenvs"
-
-
-def pytest_sessionstart(session: pytest.Session) -> None:
-    """Clear numba's disk cache when a package source is newer than any cached kernel.
-
-    numba only checks the file of the function it compiled, so a cached caller (the MCTS search,
-    the batch dispatchers) keeps calling an old version of a kernel edited in another file.
-    ``make test`` clears the cache for that reason; this does the same for a bare ``pytest``.
-    """
-    caches = [path for pattern in ("*.nbi", "*.nbc") for path in PACKAGE.rglob(pattern)]
-    if not caches:
-        return
-    newest_source = max(path.stat().st_mtime for path in PACKAGE.rglob("*.py"))
-    if min(path.stat().st_mtime for path in caches) < newest_source:
-        for path in caches:
-            path.unlink(missing_ok=True)
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+sys.path.insert(0, str(EXAMPLES))
+import tictactoe  # noqa: E402, F401 - registers the example game, so every registry-driven test covers it
 
 
 def position(diagram: str, to_move: str, ply: int = 0) -> str:
-    """Position text from a RULES.md diagram plus the headers the diagram leaves out."""
+    """Position text from a rule-book diagram (docs/<game>.md) plus the headers the diagram leaves out."""
     return f"to_move: {to_move}\nply: {ply}\n{diagram}"
 
 

@@ -1,12 +1,12 @@
-"""Independent plain-Python reference model of Crosse, written from RULES.md only.
+"""Independent plain-Python reference model of Crosse, written from its rules (docs/crosse.md) only.
 
 It exists so that tests can check the package's fast engine move by move. It shares no
-code with ``crossenvs`` and favours plainness over speed.
+code with ``crossenvs`` and favours plainness over speed. "Rule N" below is rule N of docs/crosse.md.
 
-Positions are dicts (see ``parse``); actions are strings in the notation of DESIGN.md §4:
+Positions are dicts (see ``parse``); actions are strings in the notation of docs/crosse.md:
 ``3F:f4-i5`` (token move), ``h6xf8`` (one hop of a jump), ``pass``, ``remove`` / ``keep``.
 
-Options (RULES.md §0.3 item 6): ``stuck_tokens`` in refresh|keep|pass_refresh,
+Options (docs/crosse.md, options): ``stuck_tokens`` in refresh|keep|pass_refresh,
 ``cover_removal`` in auto|optional, ``move_cap`` (600).
 """
 
@@ -40,13 +40,13 @@ def name(f, r):
 
 
 def is_dark(sq):
-    """RULES 1(b): dark when file number plus rank number is even (a1 = 1+1)."""
+    """Board and setup: dark when file number plus rank number is even (a1 = 1+1)."""
     f, r = coords(sq)
     return (f + 1 + r) % 2 == 0
 
 
 def usable(sq):
-    """RULES 1(b): the 12 ring cells plus the dark cells outside the central 4x4."""
+    """Board and setup: the 12 ring cells plus the dark cells outside the central 4x4."""
     if sq is None or sq in CENTRE:
         return False
     if sq in RING:
@@ -61,7 +61,7 @@ def opponent(colour):
 
 
 def ring_step_dir(x, y):
-    """RULES 1(c)3 ring step: 'F' anticlockwise, 'B' clockwise, None if not a ring step."""
+    """Rule 3 ring step: 'F' anticlockwise, 'B' clockwise, None if not a ring step."""
     i, j = RING.index(x), RING.index(y)
     if (i + 1) % 12 == j or (x, y) in CORNER_CUTS:
         return "F"
@@ -71,7 +71,7 @@ def ring_step_dir(x, y):
 
 
 def step_dirs(x, y, colour):
-    """RULES 1(c)3: the token letters ('F', 'B') one step x->y may count as (empty = illegal)."""
+    """Rule 3: the token letters ('F', 'B') one step x->y may count as (empty = illegal)."""
     if not usable(y):
         return set()
     (fx, rx), (fy, ry) = coords(x), coords(y)
@@ -106,7 +106,7 @@ def neighbours(sq):
 
 
 def move_ends(board, start, token, colour):
-    """RULES 1(c)4: end cells of paths of exactly n steps of type X, no cell twice, end empty."""
+    """Rule 4: end cells of paths of exactly n steps of type X, no cell twice, end empty."""
     n, kind = int(token[0]), token[1]
     ends = set()
 
@@ -124,7 +124,7 @@ def move_ends(board, start, token, colour):
 
 
 def token_moves(pos, colour, tokens):
-    """RULES 1(c)4: every (token, from, to) move, written '3F:f4-i5'."""
+    """Rule 4: every (token, from, to) move, written '3F:f4-i5'."""
     board = pos["board"]
     out = set()
     for sq, c in board.items():
@@ -140,7 +140,7 @@ def token_moves(pos, colour, tokens):
 
 
 def single_hops(board, sq):
-    """RULES 1(c)6 + D6/D9b: (over, land) for one jump by the stone on sq."""
+    """Rule 6: (over, land) for one jump by the stone on sq."""
     me = board[sq]
     f, r = coords(sq)
     hops = []
@@ -161,7 +161,7 @@ def single_hops(board, sq):
 
 
 def do_hop(board, sq, over, land):
-    """RULES 1(c)6: the jumped stone is removed at once (D9)."""
+    """Rule 6: the jumped stone is removed at once."""
     b = dict(board)
     b[land] = b.pop(sq)
     del b[over]
@@ -169,7 +169,7 @@ def do_hop(board, sq, over, land):
 
 
 def max_more(board, sq):
-    """D9: the most stones the stone on sq can still capture by continuing to jump."""
+    """Rule 6: the most stones the stone on sq can still capture by continuing to jump."""
     best = 0
     for over, land in single_hops(board, sq):
         best = max(best, 1 + max_more(do_hop(board, sq, over, land), land))
@@ -177,7 +177,7 @@ def max_more(board, sq):
 
 
 def best_hops(board, stones):
-    """RULES 1(c)6: hops (from stones) lying on a sequence with the maximum total capture."""
+    """Rule 6: hops (from stones) lying on a sequence with the maximum total capture."""
     scored = []
     for sq in stones:
         for over, land in single_hops(board, sq):
@@ -192,7 +192,7 @@ def best_hops(board, stones):
 
 
 def parse(text):
-    """Read the package's position text (DESIGN.md §4) into a plain dict."""
+    """Read the package's position text (docs/crosse.md, board and setup) into a plain dict."""
     pos = {
         "board": {},
         "to_move": None,
@@ -244,18 +244,18 @@ def stones(board, colour):
 
 
 def holds_cover(board, colour):
-    """RULES 1(c)7: the player holds all four corners d4 g4 d7 g7."""
+    """Rule 7: the player holds all four corners d4 g4 d7 g7."""
     return all(board.get(c) == LETTER[colour] for c in CORNERS)
 
 
 def has_won(board, colour):
-    """RULES 1(c)9: no stones, or exactly four stones on the four corners."""
+    """Rule 9: no stones, or exactly four stones on the four corners."""
     mine = stones(board, colour)
     return not mine or mine == CORNERS
 
 
 def start_turn(pos, options):
-    """RULES 1(c)5, stuck_tokens=refresh: refresh the set when nothing is playable with it."""
+    """Rule 5, stuck_tokens=refresh: refresh the set when nothing is playable with it."""
     if opts(options)["stuck_tokens"] != "refresh" or pos["jumping"] or pos["removal"]:
         return pos
     me = pos["to_move"]
@@ -267,7 +267,7 @@ def start_turn(pos, options):
 
 
 def legal(pos, options=None):
-    """The legal actions in notation; 'pass' only when nothing else is legal (RULES 1(c)10)."""
+    """The legal actions in notation; 'pass' only when nothing else is legal (rule 10)."""
     if pos.get("result"):
         return set()
     if pos["removal"]:
@@ -278,7 +278,7 @@ def legal(pos, options=None):
     pos = start_turn(copy(pos), options)
     jumps = best_hops(board, stones(board, me))
     if jumps:
-        return jumps  # RULES 1(c)6: jumping is compulsory
+        return jumps  # rule 6: jumping is compulsory
     return token_moves(pos, me, pos["tokens"][me]) or {"pass"}
 
 
@@ -290,7 +290,7 @@ def copy(pos):
 
 
 def end_of_action(pos, mover, extra, options):
-    """RULES 1(c)9, §0.3: win check (opponent first), move cap, then who moves next."""
+    """Rules 9 and 11: win check (opponent first), move cap, then who moves next."""
     board = pos["board"]
     for colour in (opponent(mover), mover):
         if has_won(board, colour):
@@ -300,20 +300,20 @@ def end_of_action(pos, mover, extra, options):
             return pos
     pos["to_move"] = mover if extra else opponent(mover)
     if pos["ply"] >= opts(options)["move_cap"]:
-        # §0.3 item 4; to_move stays the next player (the package's convention).
+        # Rule 11; to_move stays the next player (the package's convention).
         pos["result"] = "draw"
         return pos
     return start_turn(pos, options)
 
 
 def remove_first_row(board, colour):
-    """RULES 1(c)7: remove all the player's stones on his first row."""
+    """Rule 7: remove all the player's stones on his first row."""
     for sq in [s for s in stones(board, colour) if coords(s)[1] == FIRST_ROW[colour]]:
         del board[sq]
 
 
 def complete_action(pos, mover, last_sq, cover_before, options):
-    """RULES 1(c)7-8: cover trigger (or the remove/keep question), upkeep, extra turn."""
+    """Rules 7-8: cover trigger (or the remove/keep question), upkeep, extra turn."""
     board = pos["board"]
     pos["passes"] = 0
     pos["ply"] += 1
@@ -321,7 +321,7 @@ def complete_action(pos, mover, last_sq, cover_before, options):
     if holds_cover(board, mover) and not cover_before:
         on_row = [s for s in stones(board, mover) if coords(s)[1] == FIRST_ROW[mover]]
         if on_row and opts(options)["cover_removal"] == "optional":
-            if has_won(board, opponent(mover)):  # D10: captures count before removals,
+            if has_won(board, opponent(mover)):  # rule 9: captures count before removals,
                 pos["result"] = opponent(mover)  # so no answer can change this result
                 pos["to_move"] = opponent(mover)
                 return pos
@@ -331,7 +331,7 @@ def complete_action(pos, mover, last_sq, cover_before, options):
         remove_first_row(board, mover)
         extra = True
     elif holds_cover(board, mover) and cover_before and coords(last_sq)[1] == FIRST_ROW[mover]:
-        del board[last_sq]  # RULES 1(c)8 upkeep, always automatic
+        del board[last_sq]  # rule 8 upkeep, always automatic
         extra = True
     return end_of_action(pos, mover, extra, options)
 
@@ -349,7 +349,7 @@ def play(pos, move, options=None):
             remove_first_row(board, me)
         pos["removal"] = False
         return end_of_action(pos, me, True, options)
-    if move == "pass":  # RULES 1(c)10 and 1(c)5 options
+    if move == "pass":  # rule 10 and the rule 5 options
         if o["stuck_tokens"] == "pass_refresh":
             pos["tokens"][me] = set(ALL_TOKENS)
         pos["passes"] += 1

@@ -6,6 +6,8 @@ import json
 import runpy
 from pathlib import Path
 
+import crossenvs
+
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench.py"
 
 
@@ -26,7 +28,9 @@ def test_benchmark_runs_and_reports_ratios(tmp_path, capsys):
     assert "crossings: vector B=4 / pgx othello B=4" in figures["ratios"]
     assert "crosse: engine loop / OpenSpiel checkers (target >= 1)" in figures["ratios"]
     assert "crosse: AEC env / PettingZoo connect_four_v3 (target >= 2)" in figures["ratios"]
-    assert len(figures["ratios"]) == 20  # four per game
+    others = [game for game in crossenvs.list_games() if game not in bench["PEER_OF"]]
+    assert "tictactoe" in others and figures["rates"]["crossenvs tictactoe engine"] > 0  # rows follow the registry
+    assert len(figures["ratios"]) == 4 * 5 + 3 * len(others)  # four per game with a peer, three otherwise
 
 
 def test_training_speed_benchmark_runs(tmp_path):

@@ -1,9 +1,7 @@
-"""Charing Cross, RULES.md §4: the worked examples H1-H6 and H2b position for position, the
+"""Charing Cross, docs/charing_cross.md: the worked examples H1-H6 and H2b position for position, the
 re-placement decision, options, and invariants over random games against a reference model."""
 
 from __future__ import annotations
-
-import re
 
 import numpy as np
 import pytest
@@ -11,8 +9,7 @@ from conftest import legal_moves, play, play_random_games, position
 
 from crossenvs import IllegalActionError, InvalidOptionError, PositionTextError, make_game
 from crossenvs.core import state as st
-from crossenvs.core.state import State
-from crossenvs.games.charing_cross import PASS_ACTION, PENDING, SEAT0_COLOUR
+from crossenvs.games.charing_cross import PASS_ACTION, PENDING
 
 INITIAL = "8 . . . R R . . .\n5 N . . . . . . n\n4 N . . . . . . n\n1 . . . r r . . .\n"
 
@@ -268,7 +265,7 @@ HOMES = {1: [(3, 0), (4, 0)], 2: [(7, 3), (7, 4)], 3: [(3, 7), (4, 7)], 4: [(0, 
 
 
 def reference_moves(board: np.ndarray, white: bool, self_jump: bool) -> dict[str, tuple[np.ndarray, int, str]]:
-    """Notation -> (board after the action, re-placement choices, who decides next) from RULES.md §4(c).
+    """Notation -> (board after the action, re-placement choices, who decides next) from docs/charing_cross.md.
 
     Who decides next: ``"won"`` (the piece reached its goal), ``"owner-again"`` (the opponent
     must re-place his jumped piece and then moves), ``"self-choice"`` (the mover re-places his
@@ -311,7 +308,7 @@ def reference_moves(board: np.ndarray, white: bool, self_jump: bool) -> dict[str
 
 
 @pytest.mark.parametrize("options", [{}, {"self_jump": False, "move_cap": 80}, {"first_player": "black"}])
-def test_random_games_keep_every_invariant(options):
+def test_random_games_agree_with_the_reference_model(options):
     game = make_game("charing_cross", **options)
     rng = np.random.default_rng(7)
     ended = decisions = 0
@@ -348,23 +345,6 @@ def test_random_games_keep_every_invariant(options):
                 else:
                     assert game.outcome(result) is None and game.current_player(result) == 1 - seat
             assert after.ply == before.ply + 1 <= game.move_cap
-        for illegal in rng.choice(np.flatnonzero(mask == 0), 60, replace=False):
-            board, meta = before.board.copy(), before.meta.copy()
-            assert not game.apply_kernel(board, meta, int(illegal))
-            assert np.array_equal(board, before.board) and np.array_equal(meta, before.meta)
-        named = re.escape(f"illegal move {game.action_to_str(before, int(np.flatnonzero(mask == 0)[0]))} ")
-        with pytest.raises(IllegalActionError, match=named):
-            game.apply(before, int(np.flatnonzero(mask == 0)[0]))
-        assert game.from_text(game.to_text(before)) == before and game.from_text(game.to_text(after)) == after
-        # a seat's view equals the other colour's view of the half-turned, colour-swapped position
-        swap = np.array([0, 3, 4, 1, 2], dtype=np.int8)
-        meta = after.meta.copy()
-        meta[SEAT0_COLOUR] = 1 - meta[SEAT0_COLOUR]
-        meta[PENDING] = swap[meta[PENDING]]
-        mirror = State(np.ascontiguousarray(swap[after.board][::-1, ::-1]), meta)
-        for seat in (0, 1):
-            assert np.array_equal(game.observe(after, seat), game.observe(mirror, seat))
-        assert np.array_equal(game.legal_mask(after), game.legal_mask(mirror))  # actions are egocentric too
         if game.is_terminal(after):
             ended += 1
             assert not game.legal_mask(after).any()

@@ -1,4 +1,4 @@
-"""RULES.md §5(e): the worked examples Z1-Z8 and Z3b, position for position."""
+"""docs/crisscross.md: the worked examples Z1-Z8 and Z3b, position for position."""
 
 from __future__ import annotations
 

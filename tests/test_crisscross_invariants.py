@@ -1,6 +1,6 @@
-"""Invariants over many random Crisscross games, and a reference model of the capture rule.
+"""A reference model of Crisscross's capture and win rules against the kernels over random games.
 
-The reference below restates RULES.md §5(c) from the enemy run's side (a maximal enemy run on a
+The reference below restates docs/crisscross.md's capture rule from the enemy run's side (a maximal enemy run on a
 line of the new checker is taken when one neighbour along the line is in the new segment and
 the other is the mover's or off the board); the kernel walks outward from the segment ends.
 Two formulations agreeing on thousands of random moves is the point.
@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 from conftest import play_random_games
 
-from crossenvs import IllegalActionError, make_game
-from crossenvs.core.state import State
+from crossenvs import make_game
 
 SIZES = (3, 5, 8, 11)
 PLIES_PER_SIZE = 3000  # 12,000 random plies in all
@@ -68,26 +67,14 @@ def reference_place(board: np.ndarray, row: int, col: int, mine: int) -> np.ndar
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_random_games_keep_every_invariant(size):
+def test_random_games_agree_with_the_reference_model(size):
     game = make_game("crisscross", size=size)
     rng = np.random.default_rng(size)
     games_ended = 0
     for before, action, after in play_random_games(game, rng, PLIES_PER_SIZE):
-        pristine = before.copy()
-        mask = game.legal_mask(before)
         player = game.current_player(before)
-        assert mask.dtype == np.int8 and mask.shape == (game.num_actions,)
-        # every masked action applies; every unmasked one is refused, naming the move
-        for legal in np.flatnonzero(mask):
-            game.apply(before, int(legal))
-        for illegal in np.flatnonzero(mask == 0):
-            with pytest.raises(IllegalActionError, match=game.action_to_str(before, int(illegal))):
-                game.apply(before, int(illegal))
-        # the state is a value: none of those applies touched their input
-        assert before == pristine
-        assert game.from_text(game.to_text(before)) == before
-        assert game.from_text(game.to_text(after)) == after
-        # the reference model of captures and wins agrees with the kernel
+        # the reference model of captures and wins agrees with the kernel (the generic contract,
+        # masks, text, twins, finished games, is checked for every game in test_contract.py)
         square = game.action_to_str(before, action)
         row, col = int(square[1:]) - 1, "abcdefghijklmnopqrs".index(square[0])
         assert np.array_equal(after.board, reference_place(before.board, row, col, player + 1))
@@ -96,14 +83,7 @@ def test_random_games_keep_every_invariant(size):
         expected = (1.0, -1.0) if won and player == 0 else (-1.0, 1.0) if won else (0.0, 0.0) if full else None
         assert game.outcome(after) == expected
         assert after.ply == before.ply + 1 <= size * size
-        # Blue's view of a position equals Red's view of the transposed, colour-swapped one
-        swapped = np.where(after.board == 0, 0, 3 - after.board).astype(np.int8)
-        mirror = State(np.ascontiguousarray(swapped.T), after.meta.copy())
-        assert np.array_equal(game.observe(after, 1), game.observe(mirror, 0))
-        assert np.array_equal(game.observe(mirror, 1), game.observe(after, 0))
-        if game.is_terminal(after):
-            games_ended += 1
-            assert not game.legal_mask(after).any()
+        games_ended += game.is_terminal(after)
     assert games_ended > 0
 
 

@@ -1,5 +1,6 @@
-"""Crosse, RULES.md §1: the worked examples C1-C8 and D9b position for position, plus the turn
-flow the examples imply (hops, extra turns, the removal decision, passes, the cap)."""
+"""Crosse, docs/crosse.md: the worked examples C1-C8 and the orthogonal hops landing outside the ring,
+position for position, plus the turn flow the examples imply (hops, extra turns, the removal
+decision, passes, the cap)."""
 
 from __future__ import annotations
 
@@ -119,7 +120,7 @@ def test_c2_the_readings_d3_rules_out(game):
 # --------------------------------------------------------------------------- C3
 def test_c3_one_step_examples(game):
     black = load(game, "black", black="d7", white="g5")
-    assert moves_of(game, black, "1F", "d7") == {"c7", "d6", "d8"}  # not the page's c8/e8 (D4)
+    assert moves_of(game, black, "1F", "d7") == {"c7", "d6", "d8"}  # not c8/e8: light squares
     white = load(game, "white", black="d7", white="g5")
     assert moves_of(game, white, "1B", "g5") == {"g4", "f4", "h6"}
     assert "h4" in moves_of(game, white, "1F", "g5") and "h4" not in moves_of(game, white, "1B", "g5")
@@ -261,7 +262,7 @@ def test_c8_sideways_counts_both_ways(game):
     assert game.str_to_action(state, "1F:c7-d7") != game.str_to_action(state, "1B:c7-d7")
 
 
-# --------------------------------------------------------------------------- D9b
+# --------------------------------------------------------------------------- orthogonal hops landing outside the ring
 @pytest.mark.parametrize(
     "black, white, refused",
     [("f4", "g4", "f4xh4"), ("g5", "g4", "g5xg3"), ("e7", "d7", "e7xc7"), ("d6", "d7", "d6xd8")],

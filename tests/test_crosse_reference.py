@@ -1,4 +1,4 @@
-"""The Crosse engine against an independent plain-Python model of RULES.md §1 (crosse_reference.py,
+"""The Crosse engine against an independent plain-Python model of docs/crosse.md (crosse_reference.py,
 written from the rule book alone), move by move: the legal actions of every state, and every
 field of the position after each action (board, side to act, plies, passes, tokens, a jump in
 progress, a pending removal decision, the result)."""

@@ -1,8 +1,10 @@
-"""The official checkers (DESIGN.md §5) and the envs' own behaviour."""
+"""The official PettingZoo, gymnasium and SB3 checkers and the envs' own behaviour."""
 
 from __future__ import annotations
 
 import pickle
+import subprocess
+import sys
 import warnings
 
 import gymnasium
@@ -16,28 +18,14 @@ import crossenvs
 from crossenvs import IllegalActionError, crisscross_v0
 from crossenvs.envs import CrossSingleAgentEnv
 
-# (entry module, options): every game's env under the official checkers (DESIGN.md §5)
+# every registered game's env, at its defaults and its declared test options, under the checkers
 ENV_CASES = [
-    ("crisscross_v0", {"size": 3}),
-    ("crisscross_v0", {"size": 6}),
-    ("crisscross_v0", {"size": 8}),
-    ("crossings_v0", {}),
-    ("crossings_v0", {"stalemate": "loss", "move_cap": 30}),
-    ("neo_crossings_v0", {}),
-    ("neo_crossings_v0", {"symmetry_rule": False, "move_cap": 30}),
-    ("charing_cross_v0", {}),
-    ("charing_cross_v0", {"first_player": "black", "self_jump": False, "move_cap": 40}),
-    ("crosse_v0", {}),
-    ("crosse_v0", {"first_player": "white", "stuck_tokens": "keep", "cover_removal": "optional", "move_cap": 60}),
+    (f"{name}_v0", options)
+    for name in crossenvs.list_games()
+    for options in [{}, *crossenvs.game_spec(name).test_options]
 ]
 CASE_IDS = [module + "".join(f"-{v}" for v in options.values()) for module, options in ENV_CASES]
-GYM_CASES = [
-    ("Crisscross", {"size": 6}),
-    ("Crossings", {}),
-    ("NeoCrossings", {"move_cap": 50}),
-    ("CharingCross", {}),
-    ("Crosse", {}),
-]
+GYM_CASES = [(crossenvs.game_spec(name).env_name, {}) for name in crossenvs.list_games()]
 
 
 def entry(module: str):
@@ -73,7 +61,7 @@ def test_sb3_check_env(name, options):
         warnings.simplefilter("always")
         check_env(gymnasium.make(f"crossenvs/{name}-v0", **options).unwrapped)
     # SB3 reports problems as warnings. The only ones allowed are its advice for CnnPolicy
-    # about 3-D boxes: our planes are float32 (H, W, C) by design (DESIGN.md §5).
+    # about 3-D boxes: our planes are float32 (H, W, C) by design (shapes in docs/README.md).
     problems = [str(w.message) for w in caught if "image" not in str(w.message)]
     assert problems == []
 
@@ -238,7 +226,7 @@ def test_observe_after_the_game_ended():
 
 
 def test_bad_opponent_and_render_mode_are_refused():
-    with pytest.raises(crossenvs.InvalidOptionError, match="opponent 42 is not usable"):
+    with pytest.raises(crossenvs.InvalidOptionError, match="player 42 is not usable"):
         CrossSingleAgentEnv("crisscross", opponent=42)
     with pytest.raises(ValueError, match="render_mode 'video'"):
         crisscross_v0.env(render_mode="video")
@@ -262,11 +250,18 @@ def test_render_modes(capsys):
     assert "to move (ply" in capsys.readouterr().out
 
 
-def test_gymnasium_ids_registered_on_import():
-    assert "crossenvs/Crisscross-v0" in gymnasium.registry
-    assert crossenvs.list_games() == ["charing_cross", "crisscross", "crosse", "crossings", "neo_crossings"]
-    assert "crossenvs/CharingCross-v0" in gymnasium.registry and "crossenvs/Crosse-v0" in gymnasium.registry
-    assert "crossenvs/Crossings-v0" in gymnasium.registry and "crossenvs/NeoCrossings-v0" in gymnasium.registry
+def test_gymnasium_ids_and_entry_modules_registered_on_import():
+    code = "import crossenvs, gymnasium; print(crossenvs.list_games(), sorted(i for i in gymnasium.registry if 'crossenvs/' in i))"
+    fresh = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert fresh.split("] [")[0] == "['charing_cross', 'crisscross', 'crosse', 'crossings', 'neo_crossings'"
+    for name in ("CharingCross", "Crisscross", "Crosse", "Crossings", "NeoCrossings"):
+        assert f"crossenvs/{name}-v0" in fresh
+    for name in crossenvs.list_games():  # the example game too (tests import it)
+        assert crossenvs.game_spec(name).gym_id in gymnasium.registry
+        assert name == getattr(crossenvs, f"{name}_v0").GAME
+    import crossenvs.crosse_v0 as by_import
+
+    assert by_import is crossenvs.crosse_v0
 
 
 @pytest.mark.parametrize("module", sorted({module for module, _ in ENV_CASES}))

@@ -12,7 +12,7 @@ from conftest import position
 from crossenvs import InvalidOptionError, make_game
 from crossenvs.cli import main as cli
 from crossenvs.eval.arena import GameRecord, bradley_terry, play_game, ratings, round_robin
-from crossenvs.eval.players import GreedyPlayer, MCTSPlayer, RandomPlayer, make_player
+from crossenvs.players import GreedyPlayer, MCTSPlayer, RandomPlayer, make_player
 
 
 @pytest.mark.parametrize("name, options", [("crisscross", {"size": 6}), ("charing_cross", {})])
@@ -195,7 +195,7 @@ def test_batch_capable_pairs_play_together_in_the_vector_env():
             self.batches.append(len(observations))
             return np.array([np.flatnonzero(m)[0] for m in action_masks]), None
 
-    from crossenvs.eval.players import ModelPlayer
+    from crossenvs.players import ModelPlayer
 
     game = make_game("crisscross", size=4)
     model = CountingModel()

@@ -1,5 +1,6 @@
-"""RULES.md §2 and §3: every worked example of Neo-Crossings (N1-N6) and Crossings (X1-X7),
-position for position, plus the shared counts and the turn, pass and cap rules of §0.3."""
+"""docs/neo_crossings.md and docs/crossings.md: every worked example of Neo-Crossings (N1-N6) and
+Crossings (X1-X7), position for position, plus the shared counts and the turn, pass and cap
+rules (docs/README.md, conventions)."""
 
 from __future__ import annotations
 
@@ -223,7 +224,7 @@ def test_stones_on_the_far_rank_never_move(crossings):
 
 # --------------------------------------------------------------------------- passes, stalemate, cap
 def test_two_passes_draw(crossings):
-    """RULES.md §3(c)6: White e7, Black d2; e7-e8, d2-d1, and nobody can move again."""
+    """docs/crossings.md, no legal move: White e7, Black d2; e7-e8, d2-d1, and nobody can move again."""
     game = crossings
     state = play(game, setup(game, "white", ["e7"], ["d2"]), "e7-e8", "d2-d1")
     assert game.legal_actions(state).tolist() == [PASS_ACTION]

@@ -1,6 +1,6 @@
 """Invariants over many random Crossings and Neo-Crossings games, against a reference model.
 
-The reference restates RULES.md "§2 & 3" in plain Python from the other end: it takes each
+The reference restates docs/crossings.md and docs/neo_crossings.md in plain Python from the other end: it takes each
 maximal line of the mover's stones along a direction and moves every part of it that contains
 the front stone (the "subgroup must include an end stone" wording), tests captures by walking
 the enemy run, and tests the symmetry rule with numpy's own rotation. The kernels walk from a
@@ -9,13 +9,11 @@ tail instead. The two agreeing on every move of thousands of random positions is
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 from conftest import play_random_games
 
-from crossenvs import IllegalActionError, make_game
+from crossenvs import make_game
 from crossenvs.core import state as st
 from crossenvs.core.geometry import square_name
 from crossenvs.core.state import State
@@ -96,30 +94,21 @@ def far_count(board: np.ndarray, colour: int) -> int:
     return int((board[far_row(colour)] == colour).sum())
 
 
-def mirror(state: State) -> State:
-    """The position turned half a turn with the colours swapped."""
-    swapped = np.where(state.board == 0, 0, 3 - state.board).astype(np.int8)
-    return State(np.ascontiguousarray(swapped[::-1, ::-1]), state.meta.copy())
-
-
 CONFIG_IDS = [f"{n}-{'-'.join(map(str, o.values())) or 'default'}" for n, o in CONFIGS]
 
 
 @pytest.mark.parametrize("name, options", CONFIGS, ids=CONFIG_IDS)
-def test_random_games_keep_every_invariant(name, options):
+def test_random_games_agree_with_the_reference_model(name, options):
     game = make_game(name, **options)
     crossings = name == "crossings"
     symmetry = bool(getattr(game, "symmetry_rule", False))
     rng = np.random.default_rng(len(name) + len(options))
-    positions = games_ended = 0
+    games_ended = 0
     for before, _action, after in play_random_games(game, rng, PLIES_PER_CONFIG):
-        positions += 1
-        pristine = before.copy()
         player = game.current_player(before)
         mine = player + 1
         mask = game.legal_mask(before)
         legal = np.flatnonzero(mask)
-        assert np.array_equal(game.legal_actions(before), legal)  # the ids kernel agrees with the mask
         reference = reference_moves(before.board, mine, crossings, symmetry)
         names = {game.action_to_str(before, int(a)): int(a) for a in legal}
         assert set(names) == (set(reference) or {"pass"})
@@ -129,29 +118,8 @@ def test_random_games_keep_every_invariant(name, options):
             if move != "pass":
                 assert np.array_equal(result.board, reference[move]), move
             assert result.ply == before.ply + 1 <= game.move_cap
-        # every unmasked id is refused, untouched, naming the move
-        refused = np.flatnonzero(mask == 0)
-        sample = refused if positions % FULL_REFUSAL_EVERY == 0 else rng.choice(refused, 40, replace=False)
-        for illegal in sample:
-            board, meta = before.board.copy(), before.meta.copy()
-            assert not game.apply_kernel(board, meta, int(illegal))
-            assert np.array_equal(board, before.board) and np.array_equal(meta, before.meta)
-        for illegal in sample[:5]:
-            named = re.escape(f"illegal move {game.action_to_str(before, int(illegal))} ")
-            with pytest.raises(IllegalActionError, match=named):
-                game.apply(before, int(illegal))
-        assert before == pristine
-        assert game.from_text(game.to_text(before)) == before
-        assert game.from_text(game.to_text(after)) == after
         check_result(game, before, after, crossings)
-        # Black's view of a position is White's view of its mirror image, and back
-        assert np.array_equal(game.observe(after, 1), game.observe(mirror(after), 0))
-        assert np.array_equal(game.observe(after, 0), game.observe(mirror(after), 1))
-        planes = game.observe(after, game.current_player(after))
-        assert planes.min() >= 0.0 and planes.max() <= 1.0
-        if game.is_terminal(after):
-            games_ended += 1
-            assert not game.legal_mask(after).any() and game.legal_actions(after).size == 0
+        games_ended += game.is_terminal(after)
     assert games_ended >= 3
 
 

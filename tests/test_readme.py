@@ -39,7 +39,9 @@ def test_shell_snippets_name_real_crossenvs_commands():
     from crossenvs.cli import build_parser
 
     commands = set(build_parser()._subparsers._group_actions[0].choices)
-    used = {word for block in SHELL_BLOCKS for word in re.findall(r"^crossenvs ([\w-]+)", block, re.M)}
+    used = {
+        word for block in SHELL_BLOCKS for word in re.findall(r"^crossenvs (?:--import \S+ )?([\w-]+)", block, re.M)
+    }
     assert used and used <= commands
     assert 'crossenvs = "crossenvs.cli:main"' in (ROOT / "pyproject.toml").read_text()
 

@@ -11,10 +11,14 @@ import gymnasium
 import numpy as np
 import pytest
 
+import crossenvs
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "training"))
 
 import selfplay  # noqa: E402
+
+from crossenvs.players import Positions  # noqa: E402
 
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
 
@@ -108,9 +112,9 @@ def test_resume_from_a_corrupt_checkpoint_is_a_clear_error(tmp_path):
 def test_a_corrupt_checkpoint_is_a_clear_error(tmp_path):
     broken = tmp_path / "step_5.zip"
     broken.write_bytes(b"not a zip file")
-    with pytest.raises(selfplay.ConfigError, match="corrupt or unreadable"):
+    with pytest.raises(crossenvs.CrossenvsError, match="corrupt or unreadable"):
         selfplay.load_checkpoint(broken)
-    with pytest.raises(selfplay.ConfigError, match="does not exist"):
+    with pytest.raises(crossenvs.CrossenvsError, match="does not exist"):
         selfplay.load_checkpoint(tmp_path / "missing.zip")
 
 
@@ -149,10 +153,17 @@ def test_every_shipped_config_loads(path):
     assert config.game == path.stem
 
 
-def test_every_game_has_a_config():
+def test_every_built_in_game_has_a_config():
     import crossenvs
 
-    assert {path.stem for path in CONFIGS} == set(crossenvs.list_games())
+    built_in = {
+        name for name in crossenvs.list_games() if str(crossenvs.game_spec(name).target).startswith("crossenvs.")
+    }
+    assert (
+        {path.stem for path in CONFIGS}
+        == built_in
+        == {"charing_cross", "crisscross", "crosse", "crossings", "neo_crossings"}
+    )
 
 
 def test_the_cnn_reads_board_planes():
@@ -173,7 +184,7 @@ class FixedPolicy:
     def eval(self):
         return self
 
-    def predict(self, observations, action_masks=None):
+    def predict(self, observations, action_masks=None, deterministic=False):
         return np.full(len(observations), self.action), None
 
 
@@ -187,14 +198,19 @@ def test_the_pool_mixes_random_and_snapshots_and_games_keep_their_opponent():
     shares = np.bincount(pool.member, minlength=3) / 1000
     assert abs(shares[0] - 0.25) < 0.05 and abs(shares[1] - 0.375) < 0.05 and abs(shares[2] - 0.375) < 0.05
 
-    class Env:
-        def random_actions(self, ids, masks):
-            return np.full(len(ids), -1)
-
+    game = crossenvs.make_game("crosse")  # 1,095 action ids: the fixed snapshot actions are ids of it
     ids = np.arange(1000)
-    before = pool.act_games(Env(), ids, np.zeros((1000, 1)), np.ones((1000, 1), dtype=np.int8))
+    n = len(ids)
+
+    def positions():  # every id legal; a zero uniform makes the random policy play id 0
+        boards, metas = np.zeros((n, 10, 10), np.int8), np.zeros((n, 12), np.int32)
+        observations, masks = np.zeros((n, 1)), np.ones((n, game.num_actions), dtype=np.int8)
+        return Positions(game, boards, metas, observations, masks, ids, uniforms=np.zeros(n))
+
+    before = pool.act_batch(positions())
+    assert set(np.unique(before)) == {0, 100, 200}
     pool.add(FixedPolicy(300))  # the pool is full: snapshot 1 (action 100) leaves
-    after = pool.act_games(Env(), ids, np.zeros((1000, 1)), np.ones((1000, 1), dtype=np.int8))
+    after = pool.act_batch(positions())
     assert np.array_equal(after[before == 200], before[before == 200])  # snapshot 2's games keep it
     assert (after[before == 100] == 300).all()  # games of the dropped snapshot go to the newest
-    assert (after[before == -1] == -1).all()  # the random policy's games too
+    assert (after[before == 0] == 0).all()  # the random policy's games too

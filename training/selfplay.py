@@ -39,8 +39,9 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 import crossenvs
-from crossenvs.envs import batch_kernels
-from crossenvs.envs.vector import CrossSB3VecEnv, CrossVectorEnv
+from crossenvs.envs.vector import CrossSB3VecEnv
+from crossenvs.eval.arena import match
+from crossenvs.players import ModelPlayer, Player, Positions, RandomPlayer, load_checkpoint
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -191,15 +192,20 @@ def new_model(config: Config, env, device: str, tensorboard_log: str | None = No
 
 
 # ----------------------------------------------------------------------------- the opponent pool
-class OpponentPool:
+class OpponentPool(Player):
     """Per-game opponents: the random policy or a frozen snapshot of the learner.
 
-    ``start_games`` picks a member for each new game; ``act_games`` runs one forward pass per
-    member over all the games it plays (the CrossSB3VecEnv per-game opponent protocol).
+    A player (:mod:`crossenvs.players`) whose ``start_games`` picks a member for each new game
+    and whose ``act_batch`` asks each member once for all the games it plays.
     """
 
+    name = "pool"
+    vectorized = True
+
     def __init__(self, num_envs: int, pool_size: int, random_share: float) -> None:
-        self.snapshots: dict[int, Any] = {}  # id -> frozen policy; ids only grow, so a game keeps its opponent
+        super().__init__(None)
+        self.random = RandomPlayer()
+        self.snapshots: dict[int, ModelPlayer] = {}  # id -> frozen policy; ids only grow, so a game keeps its opponent
         self.next_id = 1
         self.pool_size = pool_size
         self.random_share = random_share
@@ -207,7 +213,8 @@ class OpponentPool:
 
     def add(self, policy) -> None:
         """A frozen copy of ``policy`` joins; the oldest leaves when the pool is full."""
-        self.snapshots[self.next_id] = copy.deepcopy(policy).eval()
+        frozen = copy.deepcopy(policy).eval()
+        self.snapshots[self.next_id] = ModelPlayer(frozen, name=f"snapshot{self.next_id}", deterministic=False)
         self.next_id += 1
         while len(self.snapshots) > self.pool_size:
             del self.snapshots[min(self.snapshots)]
@@ -223,16 +230,18 @@ class OpponentPool:
         picks = keys[np.minimum((scaled * len(keys)).astype(np.int64), len(keys) - 1)]
         self.member[ids] = np.where(use_snapshot, picks, 0)
 
-    def act_games(self, env: CrossSB3VecEnv, ids: np.ndarray, observations: np.ndarray, masks: np.ndarray):
-        actions = env.random_actions(ids, masks)
-        members = self.member[ids]
+    def act(self, game, state) -> int:
+        raise NotImplementedError("the pool plays inside a vector env (act_batch), where games have ids")
+
+    def act_batch(self, positions: Positions) -> np.ndarray:
+        actions = self.random.act_batch(positions)
+        members = self.member[positions.ids]
         for member in np.unique(members[members > 0]):
             rows = np.flatnonzero(members == member)
             # a game whose snapshot has left the pool finishes against the newest one
-            policy = self.snapshots.get(int(member)) or self.snapshots[max(self.snapshots)]
+            player = self.snapshots.get(int(member)) or self.snapshots[max(self.snapshots)]
             with torch.no_grad():
-                chosen, _ = policy.predict(observations[rows], action_masks=masks[rows].astype(bool))
-            actions[rows] = chosen
+                actions[rows] = player.act_batch(positions.take(rows))
         return actions
 
 
@@ -336,44 +345,10 @@ def write_atomically(path: Path, text: str) -> None:
     os.replace(temporary, path)
 
 
-def load_checkpoint(path: Path, env=None, device: str = "auto") -> MaskablePPO:
-    """Load a checkpoint; a missing or unreadable file gets one clear error."""
-    path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"checkpoint {path} does not exist")
-    try:
-        return MaskablePPO.load(path, env=env, device=device)
-    except Exception as exc:  # zipfile, pickle and torch errors all mean "unreadable"
-        raise ConfigError(f"checkpoint {path} is corrupt or unreadable: {type(exc).__name__}: {exc}") from None
-
-
-# ----------------------------------------------------------------------------- evaluation
 def win_rate_vs_random(model: MaskablePPO, config: Config, games: int, seed: int = 12345) -> dict[str, float]:
-    """Play ``games`` games against the random policy, the learner taking each seat in half of them."""
-    env = CrossVectorEnv(config.game, num_envs=games, **config.options)
-    observations, info = env.reset()
-    seats = np.arange(games) % 2
-    result = np.full(games, np.nan)
-    rng = np.random.default_rng(seed)
-    while np.isnan(result).any():
-        masks = info["action_mask"]
-        actions = np.empty(games, dtype=np.int64)
-        batch_kernels.random_legal_actions(masks, rng.random(games), actions)
-        mine = np.flatnonzero(info["current_player"] == seats)
-        if len(mine):
-            chosen, _ = model.predict(observations[mine], action_masks=masks[mine].astype(bool), deterministic=True)
-            actions[mine] = chosen
-        observations, rewards, terminations, _, info = env.step(actions)
-        newly = terminations & np.isnan(result)
-        result[newly] = rewards[newly, seats[newly]]
-    return {
-        "games": games,
-        "win_rate": float((result > 0).mean()),
-        "draw_rate": float((result == 0).mean()),
-        "loss_rate": float((result < 0).mean()),
-        "win_rate_first_seat": float((result[seats == 0] > 0).mean()),
-        "win_rate_second_seat": float((result[seats == 1] > 0).mean()),
-    }
+    """The arena: the trained model against the random policy over ``games`` games, seats alternating."""
+    game = crossenvs.make_game(config.game, **config.options)
+    return match(game, ModelPlayer(model, name="trained"), RandomPlayer(), games, seed=seed)
 
 
 # ----------------------------------------------------------------------------- main

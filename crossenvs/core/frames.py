@@ -1,4 +1,4 @@
-"""Egocentric frames (RULES.md §0.3 item 2, DESIGN.md §5).
+"""Egocentric frames (docs/README.md, conventions; docs/architecture.md, the engine).
 
 Each player sees the board, and names its actions, in its own *frame*: the board as it would be
 if that player were the first player. A frame is one of three symmetries of the board, each its

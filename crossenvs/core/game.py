@@ -1,4 +1,4 @@
-"""The engine contract every game implements (DESIGN.md §3).
+"""The engine contract every game implements (docs/architecture.md, the engine).
 
 A :class:`Game` holds the static facts of one game with its options (sizes, number of actions,
 observation shape, house rules) and offers pure functions over :class:`~crossenvs.core.state.State`
@@ -17,7 +17,8 @@ plus its notation and how its own state slots read and write as text.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Callable, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -43,7 +44,7 @@ class Game(ABC):
 
     #: registry name, e.g. ``"crisscross"``
     name: ClassVar[str]
-    #: option name -> default (RULES.md §0.3 item 6); anything else is refused
+    #: option name -> default (docs/README.md, options at a glance); anything else is refused
     OPTIONS: ClassVar[dict[str, Any]] = {}
     #: the common header keys plus the game's own
     BASE_HEADER_KEYS: ClassVar[tuple[str, ...]] = ("to_move", "ply", "passes")
@@ -71,7 +72,7 @@ class Game(ABC):
     # ----------------------------------------------------------------- the rules (per game)
     @abstractmethod
     def initial_state(self) -> State:
-        """The setup of RULES.md."""
+        """The setup (the game's page under docs/)."""
 
     # The rules as numba kernels (see the module docstring); each game sets these three.
     apply_kernel: ClassVar[Callable[[np.ndarray, np.ndarray, int], bool]]
@@ -83,7 +84,7 @@ class Game(ABC):
 
     @abstractmethod
     def action_to_str(self, state: State, action: int) -> str:
-        """Notation (DESIGN.md §4) of ``action`` for the player who decides in ``state``."""
+        """Notation (the game's page under docs/) of ``action`` for the player who decides in ``state``."""
 
     @abstractmethod
     def str_to_action(self, state: State, text: str) -> int:
@@ -106,11 +107,8 @@ class Game(ABC):
         status = int(state.meta[st.STATUS])
         if status == st.STATUS_PLAYING:
             return None
-        if status == st.STATUS_WIN_0:
-            return (1.0, -1.0)
-        if status == st.STATUS_WIN_1:
-            return (-1.0, 1.0)
-        return (0.0, 0.0)
+        first, second = st.SEAT_RETURNS[status]
+        return (float(first), float(second))
 
     def legal_mask(self, state: State) -> np.ndarray:
         """int8 vector of length ``num_actions``: 1 for each legal action of the player to decide."""
@@ -162,9 +160,18 @@ class Game(ABC):
         except ValueError:
             raise ValueError(f"{colour!r} is not a colour of {self.name} ({' or '.join(self.colours)})") from None
 
+    def egocentric_twin(self, state: State) -> tuple[State, tuple[int, int]] | None:
+        """The position seen from the other side, for the contract suite's egocentricity check.
+
+        Returns ``(twin, seats)``: seat ``s`` must see in ``state`` exactly what seat
+        ``seats[s]`` sees in ``twin`` (and, when the twin's player to act is the image of this
+        one, the legal masks agree). None (the default) when a game defines no twin.
+        """
+        return None
+
     # ----------------------------------------------------------------- position text
     def to_text(self, state: State) -> str:
-        """Position text (DESIGN.md §4) that :meth:`from_text` reads back to an equal state."""
+        """Position text (docs/README.md) that :meth:`from_text` reads back to an equal state."""
         headers = [("to_move", self.colours[int(state.meta[st.TO_MOVE])]), ("ply", str(int(state.meta[st.PLY])))]
         if state.meta[st.PASSES]:
             headers.append(("passes", str(int(state.meta[st.PASSES]))))

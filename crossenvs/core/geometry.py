@@ -1,4 +1,4 @@
-"""Square names and board geometry (RULES.md §0.1).
+"""Square names and board geometry (docs/README.md, position text).
 
 Squares are chess-style: files ``a..`` from the left, ranks ``1..`` from the bottom. Arrays are
 indexed ``[row, col]`` with ``row = rank - 1`` and ``col = file index``.

@@ -1,6 +1,6 @@
 """Observation helpers: egocentric one-hot planes computed in numba.
 
-Every game's observation starts with piece planes (own pieces in plane 0, DESIGN.md §5) taken
+Every game's observation starts with piece planes (own pieces in plane 0, docs/README.md, conventions) taken
 in the observing player's frame; a game adds the planes the board alone does not show.
 """
 

@@ -1,4 +1,4 @@
-"""Checks for game options (RULES.md §0.3 item 6): one clear error per bad value.
+"""Checks for game options (docs/README.md, options at a glance): one clear error per bad value.
 
 Games call these from ``__init__`` after :class:`~crossenvs.core.game.Game` has refused unknown
 option names, so that a wrong value fails at construction and never deep inside a kernel.

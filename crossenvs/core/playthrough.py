@@ -1,11 +1,15 @@
-"""Golden playthroughs (OpenSpiel's idea, DESIGN.md §6).
+"""Golden playthroughs (OpenSpiel's idea).
 
 A seeded random game written out position by position, with the legal moves in notation and
 the acting player's observation planes. Tests regenerate it and diff it against a committed
 file, so no change to the rules, the notation or the observations slips through silently.
+The first line names the game, its options and the seed, so a file says how to replay itself.
 """
 
 from __future__ import annotations
+
+import json
+import re
 
 import numpy as np
 
@@ -25,11 +29,27 @@ def _planes_text(planes: np.ndarray) -> list[str]:
     return lines
 
 
+_HEADER = re.compile(r"^# (?P<name>[a-z][a-z0-9_]*) (?P<options>\{.*\}) seed (?P<seed>-?\d+): ")
+
+
+def golden_header(game: Game, seed: int) -> str:
+    """The first line of a playthrough: game name, options as JSON, seed."""
+    return f"# {game.name} {json.dumps(game.options, sort_keys=True)} seed {seed}: uniformly random legal play"
+
+
+def parse_golden_header(line: str) -> tuple[str, dict, int] | None:
+    """``(name, options, seed)`` from a playthrough's first line; None if it is not one."""
+    found = _HEADER.match(line)
+    if not found:
+        return None
+    return found["name"], json.loads(found["options"]), int(found["seed"])
+
+
 def playthrough(game: Game, seed: int, max_plies: int = 10_000) -> str:
     """The text of one random game of ``game`` drawn with ``seed``."""
     rng = np.random.default_rng(seed)
     state = game.initial_state()
-    lines = [f"# {game!r}, seed {seed}: uniformly random legal play"]
+    lines = [golden_header(game, seed)]
     step = 0
     while not game.is_terminal(state) and step < max_plies:
         player = game.current_player(state)

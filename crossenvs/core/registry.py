@@ -1,71 +1,140 @@
-"""The game registry: ``make_game(name, **options)``.
+"""The game registry: a game declares itself once with :func:`register_game`; the rest follows.
 
-Game modules are imported lazily, so ``import crossenvs`` stays cheap and a game's numba kernels
-compile only when that game is used.
+Registration gives a game its ``make_game`` name, its gymnasium id ``crossenvs/<EnvName>-v0``,
+its PettingZoo entry module ``crossenvs.<name>_v0``, its place in ``crossenvs list``, the CLI,
+the benchmark rows and the parametrised contract tests. Built-in games register in
+:mod:`crossenvs.games` by ``"module:Class"`` strings, so ``import crossenvs`` stays cheap and a
+game's module (and numba kernels) loads only when the game is used.
+
+>>> import crossenvs
+>>> crossenvs.make_game("crisscross", size=6).num_actions
+36
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import UnknownGameError
+from .errors import InvalidOptionError, UnknownGameError
 from .game import Game
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 @dataclass(frozen=True)
-class GameEntry:
-    """Where a game lives and how its environments are named."""
+class GameSpec:
+    """What a game declared: its name, where its class lives, how its envs are named."""
 
-    target: str  # "module:Class"
+    name: str
+    target: str | type[Game]  # a Game subclass, or "module:Class" imported on first use
     env_name: str  # CamelCase part of the gymnasium id, crossenvs/<env_name>-v0
     summary: str  # one line for listings
+    #: option sets that the contract suite and the env checkers exercise besides the defaults
+    test_options: tuple[dict[str, Any], ...] = field(default=())
+
+    @property
+    def gym_id(self) -> str:
+        return f"crossenvs/{self.env_name}-v0"
+
+    @property
+    def entry_module(self) -> str:
+        return f"crossenvs.{self.name}_v0"
+
+    def load(self) -> type[Game]:
+        """The Game subclass (imported now if it was registered by name)."""
+        if not isinstance(self.target, str):
+            return self.target
+        module_name, _, class_name = self.target.partition(":")
+        return getattr(importlib.import_module(module_name), class_name)
 
 
-# A new game adds one entry here; the envs and ids follow from it.
-GAMES: dict[str, GameEntry] = {
-    "crosse": GameEntry(
-        "crossenvs.games.crosse:Crosse",
-        "Crosse",
-        "move stones with six F/B move tokens, jump to capture (maximum compulsory), shed your stones to win",
-    ),
-    "crossings": GameEntry(
-        "crossenvs.games.crossings:Crossings",
-        "Crossings",
-        "move lines of stones, capture the head enemy stone, freeze a stone on the far rank to win",
-    ),
-    "neo_crossings": GameEntry(
-        "crossenvs.games.neo_crossings:NeoCrossings",
-        "NeoCrossings",
-        "move lines of stones, capture whole enemy lines, out-number the opponent on the far rank",
-    ),
-    "charing_cross": GameEntry(
-        "crossenvs.games.charing_cross:CharingCross",
-        "CharingCross",
-        "race knights and rooks across; a jumped piece's owner re-places it at home",
-    ),
-    "crisscross": GameEntry(
-        "crossenvs.games.crisscross:Crisscross",
-        "Crisscross",
-        "place checkers on an NxN board, flank enemy runs to flip them, connect your two edges",
-    ),
-}
+_GAMES: dict[str, GameSpec] = {}
+
+
+def camel_case(name: str) -> str:
+    """``neo_crossings`` -> ``NeoCrossings`` (the default env name)."""
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def register_game(
+    name: str,
+    game: type[Game] | str,
+    *,
+    env_name: str | None = None,
+    summary: str | None = None,
+    test_options: list[dict[str, Any]] | tuple[dict[str, Any], ...] = (),
+) -> GameSpec:
+    """Declare a game: after this call every part of crossenvs knows it.
+
+    ``game`` is a :class:`~crossenvs.core.game.Game` subclass (its kernels module-level numba
+    functions) or ``"module:Class"``. ``env_name`` defaults to ``name`` in CamelCase,
+    ``summary`` to the first line of the class docstring. ``test_options`` are option sets the
+    contract suite (:func:`crossenvs.testing.check_game`) exercises besides the defaults.
+    Registering the same declaration again is harmless; another game under a taken name is refused.
+
+    >>> from crossenvs import register_game
+    >>> spec = register_game("crisscross", "crossenvs.games.crisscross:Crisscross")  # already there: no-op
+    >>> spec.gym_id
+    'crossenvs/Crisscross-v0'
+    """
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise InvalidOptionError(
+            f"game name {name!r} must be lower case letters, digits and '_', starting with a letter"
+        )
+    if isinstance(game, str):
+        if ":" not in game:
+            raise InvalidOptionError(f"game {game!r}: give a Game subclass or 'module:Class'")
+    elif not (isinstance(game, type) and issubclass(game, Game)):
+        raise InvalidOptionError(f"game {game!r} is not a subclass of crossenvs.Game")
+    if summary is None:
+        doc = game.__doc__ if not isinstance(game, str) else None
+        summary = (doc or name).strip().splitlines()[0]
+    spec = GameSpec(name, game, env_name or camel_case(name), summary, tuple(dict(o) for o in test_options))
+    known = _GAMES.get(name)
+    if known is not None:
+        if _same_target(known.target, spec.target):
+            return known
+        raise InvalidOptionError(f"a game named {name!r} is registered already ({known.target}); choose another name")
+    if not isinstance(game, str):
+        if getattr(game, "name", name) != name:
+            raise InvalidOptionError(
+                f"{game.__name__}.name is {game.name!r}; register it under that name, not {name!r}"
+            )
+        game.name = name
+    _GAMES[name] = spec
+    from ..envs.registration import register_envs  # the env layer builds on the core, not the reverse
+
+    register_envs(spec)
+    return spec
+
+
+def _same_target(a: str | type[Game], b: str | type[Game]) -> bool:
+    def key(target: str | type[Game]) -> str:
+        return target if isinstance(target, str) else f"{target.__module__}:{target.__qualname__}"
+
+    return key(a) == key(b)
+
+
+def game_spec(name: str) -> GameSpec:
+    """The declaration of game ``name``; :class:`UnknownGameError` naming the choices."""
+    if not isinstance(name, str) or name not in _GAMES:
+        close = difflib.get_close_matches(str(name), _GAMES, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise UnknownGameError(f"unknown game {name!r}; available games: {', '.join(sorted(_GAMES))}.{hint}")
+    return _GAMES[name]
 
 
 def game_class(name: str) -> type[Game]:
     """The Game subclass registered under ``name``."""
-    if not isinstance(name, str) or name not in GAMES:
-        close = difflib.get_close_matches(str(name), GAMES, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise UnknownGameError(f"unknown game {name!r}; available games: {', '.join(sorted(GAMES))}.{hint}")
-    module_name, class_name = GAMES[name].target.split(":")
-    return getattr(importlib.import_module(module_name), class_name)
+    return game_spec(name).load()
 
 
 def make_game(name: str, **options: Any) -> Game:
-    """The engine of game ``name`` with house-rule ``options`` (RULES.md §0.3 item 6).
+    """The engine of game ``name`` with house-rule ``options``.
 
     >>> game = make_game("crisscross", size=6)
     >>> game.num_actions
@@ -76,4 +145,4 @@ def make_game(name: str, **options: Any) -> Game:
 
 def list_games() -> list[str]:
     """Registered game names."""
-    return sorted(GAMES)
+    return sorted(_GAMES)

@@ -18,15 +18,19 @@ import numpy as np
 
 # Common meta slots (every game's meta vector starts with these).
 TO_MOVE = 0  # seat (0 or 1) that must decide now; player 0 moves first
-PLY = 1  # plies (turns) counted so far, for the move cap (RULES.md §0.3 item 3)
+PLY = 1  # plies (turns) counted so far, for the move cap (docs/README.md, conventions)
 STATUS = 2  # one of the STATUS_* codes below
-PASSES = 3  # consecutive passes so far (two in a row draw, RULES.md §0.3 item 5)
+PASSES = 3  # consecutive passes so far (two in a row draw, docs/README.md, conventions)
 META_SIZE = 4
 
 STATUS_PLAYING = 0
 STATUS_WIN_0 = 1  # player 0 won
 STATUS_WIN_1 = 2  # player 1 won
 STATUS_DRAW = 3
+
+#: per-seat returns indexed by status: (0, 0) while playing or drawn, +1/-1 for a win. The one
+#: place a status becomes rewards (engine outcomes, envs, search).
+SEAT_RETURNS = np.array([[0.0, 0.0], [1.0, -1.0], [-1.0, 1.0], [0.0, 0.0]])
 
 
 class State:
@@ -38,7 +42,7 @@ class State:
         self.board = board
         self.meta = meta
 
-    def copy(self) -> "State":
+    def copy(self) -> State:
         return State(self.board.copy(), self.meta.copy())
 
     @property

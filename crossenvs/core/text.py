@@ -1,4 +1,4 @@
-"""Position text: the parser and writer shared by every game (DESIGN.md §4).
+"""Position text: the parser and writer shared by every game (docs/README.md, position text).
 
 Format::
 
@@ -9,7 +9,7 @@ Format::
     1 . R . . . . . .
       a b c d e f g h     <- optional footer of file letters
 
-The parser is lenient about spacing (the diagrams of RULES.md align ranks with extra spaces)
+The parser is lenient about spacing (the diagrams of the game pages in docs/ align ranks with extra spaces)
 and strict about everything else; each error names the line and says what was expected.
 """
 

@@ -1,7 +1,6 @@
-"""Environments over any :class:`~crossenvs.core.game.Game`: PettingZoo AEC, single-agent gymnasium."""
+"""Environments over any :class:`~crossenvs.core.game.Game`: PettingZoo AEC, single-agent gymnasium, vector."""
 
 from .aec import CrossAECEnv, make_env, make_raw_env
-from .opponents import RandomOpponent, as_opponent
 from .single_agent import CrossSingleAgentEnv
 
-__all__ = ["CrossAECEnv", "CrossSingleAgentEnv", "RandomOpponent", "as_opponent", "make_env", "make_raw_env"]
+__all__ = ["CrossAECEnv", "CrossSingleAgentEnv", "make_env", "make_raw_env"]

@@ -1,4 +1,4 @@
-"""The PettingZoo AEC environment over any game (DESIGN.md §5).
+"""The PettingZoo AEC environment over any game.
 
 ``make_raw_env`` gives the bare env, which raises :class:`IllegalActionError` on an illegal
 action. ``make_env`` adds what PettingZoo classic's standard wrappers add: an illegal action

@@ -1,10 +1,7 @@
-"""Numba kernels that step a batch of games of one kind at once, in parallel over the games.
+"""Numba kernels over a batch of games that do not depend on the game: resets and random picks.
 
-Every game's rules are three kernels with one signature (see :mod:`crossenvs.core.game`); the
-functions here loop them over a leading batch axis with ``prange``. Numba cannot cache a
-function that receives kernels as arguments from Python, so the game is chosen by a small
-integer id instead, and each dispatcher below has one branch per game. A new game adds its id
-to :data:`GAME_IDS` and one line to each of the three dispatchers.
+The loops that call a game's own kernels over a batch are in :mod:`crossenvs.envs.game_batch`,
+compiled once per game (see :mod:`crossenvs.core.specialize`).
 """
 
 from __future__ import annotations
@@ -12,83 +9,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ..core import state as st
-from ..games import charing_cross, crisscross, crosse, crossings, neo_crossings
-
-#: game name -> id used by the batch kernels
-GAME_IDS = {"crisscross": 0, "crossings": 1, "neo_crossings": 2, "charing_cross": 3, "crosse": 4}
-
-
-@njit(cache=True)
-def apply_one(game_id, board, meta, action) -> bool:
-    if game_id == 0:
-        return crisscross.place(board, meta, action)
-    if game_id == 1:
-        return crossings.apply_kernel(board, meta, action)
-    if game_id == 2:
-        return neo_crossings.apply_kernel(board, meta, action)
-    if game_id == 3:
-        return charing_cross.apply_kernel(board, meta, action)
-    return crosse.apply_kernel(board, meta, action)
-
-
-@njit(cache=True)
-def mask_one(game_id, board, meta, out) -> None:
-    if game_id == 0:
-        crisscross.legal_mask_into(board, meta, out)
-    elif game_id == 1:
-        crossings.mask_kernel(board, meta, out)
-    elif game_id == 2:
-        neo_crossings.mask_kernel(board, meta, out)
-    elif game_id == 3:
-        charing_cross.mask_kernel(board, meta, out)
-    else:
-        crosse.mask_kernel(board, meta, out)
-
-
-@njit(cache=True)
-def observe_one(game_id, board, meta, player, out) -> None:
-    if game_id == 0:
-        crisscross.observe_into(board, meta, player, out)
-    elif game_id == 1:
-        crossings.observe_kernel(board, meta, player, out)
-    elif game_id == 2:
-        neo_crossings.observe_kernel(board, meta, player, out)
-    elif game_id == 3:
-        charing_cross.observe_kernel(board, meta, player, out)
-    else:
-        crosse.observe_kernel(board, meta, player, out)
-
-
-@njit(cache=True, parallel=True)
-def apply_batch(game_id, boards, metas, ids, actions, ok) -> None:
-    """Play ``actions[j]`` in game ``ids[j]``; ``ok[j]`` is False (game untouched) if it was illegal."""
-    for j in prange(ids.shape[0]):
-        i = ids[j]
-        ok[j] = apply_one(game_id, boards[i], metas[i], actions[j])
-
 
 @njit(cache=True, parallel=True)
 def reset_batch(boards, metas, ids, initial_board, initial_meta) -> None:
     for j in prange(ids.shape[0]):
         boards[ids[j]] = initial_board
         metas[ids[j]] = initial_meta
-
-
-@njit(cache=True, parallel=True)
-def view_batch(game_id, boards, metas, ids, seats, observations, masks) -> None:
-    """Observations of ``seats[j]`` and the legal mask of the player to act, for games ``ids``.
-
-    ``observations`` and ``masks`` are indexed like ``ids`` (row j is game ``ids[j]``); masks
-    are all zeros where ``seats[j]`` is not the player to act.
-    """
-    for j in prange(ids.shape[0]):
-        i = ids[j]
-        observe_one(game_id, boards[i], metas[i], seats[j], observations[j])
-        if metas[i, st.TO_MOVE] == seats[j]:
-            mask_one(game_id, boards[i], metas[i], masks[j])
-        else:
-            masks[j, :] = 0
 
 
 @njit(cache=True, parallel=True)

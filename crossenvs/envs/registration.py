@@ -1,21 +1,57 @@
-"""Registers every game's gymnasium id (``crossenvs/<Game>-v0``) on ``import crossenvs``."""
+"""What registering a game adds on the env side: its gymnasium id and its PettingZoo entry module.
+
+The entry module ``crossenvs.<name>_v0`` follows PettingZoo's naming (``connect_four_v3``):
+``env(**options)`` is the wrapped AEC env, ``raw_env(**options)`` the bare one. It is built here
+for every registered game rather than written by hand, so ``from crossenvs import crosse_v0``
+and ``import crossenvs.crosse_v0`` work for built-in and user games alike.
+"""
 
 from __future__ import annotations
 
+import sys
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
 import gymnasium
 
-from ..core.registry import GAMES
+if TYPE_CHECKING:
+    from ..core.registry import GameSpec
 
 ENTRY_POINT = "crossenvs.envs.single_agent:CrossSingleAgentEnv"
 
 
-def gym_id(game_name: str) -> str:
-    return f"crossenvs/{GAMES[game_name].env_name}-v0"
+def register_envs(spec: GameSpec) -> None:
+    """The gymnasium id and the entry module of one game (registering twice is harmless)."""
+    if spec.gym_id not in gymnasium.registry:
+        gymnasium.register(id=spec.gym_id, entry_point=ENTRY_POINT, kwargs={"game": spec.name})
+    if spec.entry_module not in sys.modules:
+        module = entry_module(spec)
+        sys.modules[spec.entry_module] = module
+        setattr(sys.modules["crossenvs"], f"{spec.name}_v0", module)
 
 
-def register_envs() -> None:
-    """Register each game once (importing twice is harmless)."""
-    for name in GAMES:
-        env_id = gym_id(name)
-        if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=ENTRY_POINT, kwargs={"game": name})
+def entry_module(spec: GameSpec) -> ModuleType:
+    """A module with ``env``, ``raw_env`` and ``GAME`` for one game, in PettingZoo's style."""
+    from .aec import CrossAECEnv, make_env, make_raw_env
+
+    module = ModuleType(
+        spec.entry_module,
+        f"{spec.summary}\n\nThe PettingZoo AEC env of game {spec.name!r}: ``env(**options)`` (illegal move: -1 for "
+        f"the mover, game over) and ``raw_env(**options)`` (illegal move: IllegalActionError). Options: "
+        f"``crossenvs.game_class({spec.name!r}).OPTIONS``; gymnasium id {spec.gym_id!r}.",
+    )
+
+    def env(render_mode: str | None = None, **options: Any):
+        """The wrapped AEC env: an illegal move ends the game with -1 for the mover."""
+        return make_env(spec.name, render_mode=render_mode, **options)
+
+    def raw_env(render_mode: str | None = None, **options: Any) -> CrossAECEnv:
+        """The bare AEC env: an illegal move raises ``IllegalActionError``."""
+        return make_raw_env(spec.name, render_mode=render_mode, **options)
+
+    for function in (env, raw_env):
+        function.__module__ = spec.entry_module
+    module.GAME = spec.name
+    module.env = env
+    module.raw_env = raw_env
+    return module

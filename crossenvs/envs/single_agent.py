@@ -1,6 +1,8 @@
 """The single-agent gymnasium view: the learner plays one seat, an opponent the other.
 
-``gymnasium.make("crossenvs/<Game>-v0", opponent=..., **game_options)``. The learner's seat is
+``gymnasium.make("crossenvs/<Game>-v0", opponent=..., **game_options)``, where ``opponent`` is
+any player spec of :func:`crossenvs.players.make_player` (``"random"``, ``"mcts:200"``, a
+checkpoint path, a model, a callable ``f(observation, action_mask)``, a Player). The learner's seat is
 drawn from the env's seed at each reset; the opponent moves inside ``reset`` and ``step``
 until the learner must decide again, so every observation the learner gets is its own turn.
 ``action_masks()`` serves MaskablePPO. An illegal learner action ends the episode with reward
@@ -16,10 +18,10 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from .. import players  # a module reference: players import the env package too
 from ..core.errors import IllegalActionError
 from ..core.game import Game
 from .aec import RENDER_MODES, check_render_mode, render_state, resolve_game
-from .opponents import as_opponent
 
 
 class CrossSingleAgentEnv(gymnasium.Env):
@@ -35,7 +37,7 @@ class CrossSingleAgentEnv(gymnasium.Env):
         **options: Any,
     ) -> None:
         self.game = resolve_game(game, options)
-        self.opponent = as_opponent(opponent)
+        self.opponent = players.make_player(opponent, game=self.game)
         self.render_mode = check_render_mode(render_mode)
         self.observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, dtype=np.float32)
         self.action_space = spaces.Discrete(self.game.num_actions)
@@ -46,7 +48,7 @@ class CrossSingleAgentEnv(gymnasium.Env):
     # ----------------------------------------------------------------- gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
-        if seed is not None and hasattr(self.opponent, "seed"):
+        if seed is not None:
             self.opponent.seed(int(self.np_random.integers(2**31)))
         self.learner = int(self.np_random.integers(2))
         self.state = self.game.initial_state()
@@ -83,12 +85,11 @@ class CrossSingleAgentEnv(gymnasium.Env):
     def _let_opponent_play(self) -> None:
         """The opponent decides until it is the learner's turn or the game ends."""
         while not self.game.is_terminal(self.state) and self.game.current_player(self.state) != self.learner:
-            seat = 1 - self.learner
-            mask = self.game.legal_mask(self.state)
-            action = int(self.opponent(self.game.observe(self.state, seat), mask))
-            if not (0 <= action < self.game.num_actions) or not mask[action]:
-                raise IllegalActionError(f"the opponent chose action {action}, which is not legal here")
-            self.state = self.game.apply(self.state, action)
+            action = self.opponent.act(self.game, self.state)
+            try:
+                self.state = self.game.apply(self.state, action)
+            except IllegalActionError as exc:
+                raise IllegalActionError(f"the opponent {self.opponent.name} chose an illegal action: {exc}") from None
 
     def _observation(self) -> np.ndarray:
         return self.game.observe(self.state, self.learner)

@@ -6,8 +6,8 @@ records as :class:`~crossenvs.core.state.State` with a batch axis):
 * :class:`CrossVectorEnv`, two players: in every game the player to act decides; ``step`` takes
   one action per game and returns per-seat rewards. Self-play training drives this one.
 * :class:`CrossSB3VecEnv`, a stable-baselines3 ``VecEnv`` for single-agent training: the
-  learner's seat is drawn per game at every reset, and an opponent (random, or a batched policy
-  called once for all games that need an opponent move) plays inside ``step``.
+  learner's seat is drawn per game at every reset, and an opponent (any player of
+  :mod:`crossenvs.players`, asked once for all games that need an opponent move) plays inside ``step``.
 
 Both auto-reset a finished game at once and keep what it ended on in the info. An illegal action
 ends that game with -1 for the player who made it (as PettingZoo's standard wrapper does).
@@ -15,20 +15,19 @@ ends that game with -1 for the player who made it (as PettingZoo's standard wrap
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
+from .. import players
 from ..core import state as st
 from ..core.errors import InvalidOptionError
 from ..core.game import Game
+from ..core.specialize import specialize
 from . import batch_kernels as bk
 from .aec import resolve_game
-
-#: a batched opponent: (observations (n, H, W, C), masks (n, A) int8) -> actions (n,)
-BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 class _Batch:
@@ -38,9 +37,7 @@ class _Batch:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise InvalidOptionError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.game = resolve_game(game, options)
-        if self.game.name not in bk.GAME_IDS:
-            raise InvalidOptionError(f"{self.game.name} has no batch kernels yet (see crossenvs.envs.batch_kernels)")
-        self.game_id = bk.GAME_IDS[self.game.name]
+        self.kernels = specialize("crossenvs.envs.game_batch", type(self.game))
         self.num_envs = int(num_envs)
         initial = self.game.initial_state()
         self.initial_board, self.initial_meta = initial.board, initial.meta
@@ -54,7 +51,7 @@ class _Batch:
     def apply(self, ids: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """Play one action in each game of ``ids``; returns which were legal."""
         ok = np.empty(len(ids), dtype=np.bool_)
-        bk.apply_batch(self.game_id, self.boards, self.metas, bk.as_ids(ids), np.asarray(actions, dtype=np.int64), ok)
+        self.kernels.apply_batch(self.boards, self.metas, bk.as_ids(ids), np.asarray(actions, dtype=np.int64), ok)
         return ok
 
     def view(self, ids: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -62,7 +59,7 @@ class _Batch:
         observations = np.empty((len(ids), *self.game.observation_shape), dtype=np.float32)
         masks = np.empty((len(ids), self.game.num_actions), dtype=np.int8)
         seats = np.asarray(seats, dtype=np.int64)
-        bk.view_batch(self.game_id, self.boards, self.metas, bk.as_ids(ids), seats, observations, masks)
+        self.kernels.view_batch(self.boards, self.metas, bk.as_ids(ids), seats, observations, masks)
         return observations, masks
 
     def to_move(self, ids: np.ndarray | None = None) -> np.ndarray:
@@ -78,11 +75,8 @@ class _Batch:
 
 
 def _seat_rewards(status: np.ndarray) -> np.ndarray:
-    """(n, 2) returns of finished games from their status codes (0 while playing)."""
-    rewards = np.zeros((len(status), 2), dtype=np.float32)
-    rewards[status == st.STATUS_WIN_0] = (1.0, -1.0)
-    rewards[status == st.STATUS_WIN_1] = (-1.0, 1.0)
-    return rewards
+    """(n, 2) returns of games from their status codes (0 while playing)."""
+    return st.SEAT_RETURNS[status].astype(np.float32)
 
 
 class CrossVectorEnv:
@@ -144,26 +138,15 @@ class CrossVectorEnv:
         """Game ``index`` as a :class:`~crossenvs.core.state.State` (a copy), for rendering or analysis."""
         return self._batch.state(index)
 
+    @property
+    def boards(self) -> np.ndarray:
+        """(B, H, W) int8: the games' boards (live arrays: read, do not write)."""
+        return self._batch.boards
 
-def _as_batch_policy(opponent: Any) -> Any:
-    """None for the built-in random opponent; a per-game opponent; a batched callable; or an SB3-style model."""
-    if opponent is None or (isinstance(opponent, str) and opponent == "random"):
-        return None
-    if hasattr(opponent, "act_games"):
-        return opponent
-    if hasattr(opponent, "predict"):
-
-        def predict(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-            actions, _ = opponent.predict(observations, action_masks=masks.astype(bool), deterministic=False)
-            return np.asarray(actions)
-
-        return predict
-    if callable(opponent):
-        return opponent
-    raise InvalidOptionError(
-        f"opponent {opponent!r} is not usable: give 'random', a callable (observations, masks) -> actions, "
-        "or a model with predict(observations, action_masks=...)"
-    )
+    @property
+    def metas(self) -> np.ndarray:
+        """(B, K) int32: the games' meta records (live arrays: read, do not write)."""
+        return self._batch.metas
 
 
 try:  # the SB3 face needs the train extra; the two-player face does not
@@ -176,13 +159,11 @@ class CrossSB3VecEnv(_SB3VecEnv):
     """A stable-baselines3 ``VecEnv`` of B games against an opponent that plays inside ``step``.
 
     The learner's seat is drawn per game at every reset, from that game's own random stream
-    (derived from ``seed``; a game plays the same whatever the others do). ``opponent`` is
-    ``"random"`` (default; uniform over legal actions, drawn in numba), a batched callable
-    ``f(observations (n, H, W, C), masks (n, A)) -> actions (n,)`` called once per round for all
-    games where the opponent must act, an SB3 model (its ``predict`` with ``action_masks``), or a
-    per-game opponent: an object with ``act_games(vec_env, ids, observations, masks) -> actions``
-    and optionally ``start_games(ids, uniforms)`` (called when games ``ids`` start, with one
-    uniform number per game from its stream), e.g. a pool that picks a player per game.
+    (derived from ``seed``; a game plays the same whatever the others do). ``opponent`` is any
+    player spec of :func:`crossenvs.players.make_player` (default ``"random"``, drawn in numba from
+    the games' own streams; ``"mcts:200"``, a model, a Player...): its ``act_batch`` is called
+    once per round for all games where it must act, and its ``start_games`` hook when games
+    start (training's opponent pool picks a member per game there).
     ``action_masks()`` (and ``env_method("action_masks")``) gives the learner's masks, which is
     what sb3-contrib's MaskablePPO reads. Rewards are the learner's: +1 / -1 / 0 at the end, -1
     for an illegal learner action. Each ``infos[i]`` has ``learner_seat`` and, when game i just
@@ -201,7 +182,7 @@ class CrossSB3VecEnv(_SB3VecEnv):
             raise ImportError('CrossSB3VecEnv needs stable-baselines3: pip install -e ".[train]"')
         self._batch = _Batch(game, num_envs, options)
         self.game = self._batch.game
-        self.opponent = _as_batch_policy(opponent)
+        self.opponent = players.make_player(opponent, game=self.game, seed=seed)
         observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, dtype=np.float32)
         self.render_mode = None  # SB3 reads it; these games are drawn through the engine (game.render_rgb)
         super().__init__(self._batch.num_envs, observation_space, spaces.Discrete(self.game.num_actions))
@@ -274,8 +255,7 @@ class CrossSB3VecEnv(_SB3VecEnv):
         """Fresh games with a newly drawn learner seat; the opponent moves first where it must."""
         self._batch.reset(ids)
         self.learner[ids] = self._uniforms(ids) < 0.5
-        if hasattr(self.opponent, "start_games"):
-            self.opponent.start_games(ids, self._uniforms(ids))
+        self.opponent.start_games(ids, self._uniforms(ids))
         self._let_opponent_play(ids, np.zeros(self.num_envs, dtype=bool))
 
     def _let_opponent_play(self, ids: np.ndarray, ended: np.ndarray) -> None:
@@ -303,17 +283,11 @@ class CrossSB3VecEnv(_SB3VecEnv):
         return out
 
     def _opponent_actions(self, ids: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        if self.opponent is None:
-            return self.random_actions(ids, masks)
-        if hasattr(self.opponent, "act_games"):
-            return np.asarray(self.opponent.act_games(self, ids, observations, masks), dtype=np.int64)
-        return np.asarray(self.opponent(observations, masks), dtype=np.int64).reshape(len(masks))
-
-    def random_actions(self, ids: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Uniform random legal actions for games ``ids``, from their own random streams."""
-        actions = np.empty(len(masks), dtype=np.int64)
-        bk.random_legal_actions(masks, self._uniforms(ids), actions)
-        return actions
+        batch = self._batch
+        positions = players.Positions(
+            self.game, batch.boards[ids], batch.metas[ids], observations, masks, ids, uniforms=self._uniforms(ids)
+        )
+        return np.asarray(self.opponent.act_batch(positions), dtype=np.int64).reshape(len(ids))
 
     def _learner_view(self) -> np.ndarray:
         observations, self._masks = self._batch.view(self._batch.all_ids, self.learner)

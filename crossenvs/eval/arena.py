@@ -19,8 +19,7 @@ import numpy as np
 
 from ..core.errors import InvalidOptionError
 from ..core.game import Game
-from ..envs import batch_kernels
-from .players import Player
+from ..players import Player, Positions
 
 
 @dataclass(frozen=True)
@@ -50,7 +49,7 @@ def play_game(game: Game, first: Player, second: Player, seed: int, max_decision
 
 
 def play_batched(game: Game, a: Player, b: Player, games: int, seed: int) -> list[GameRecord]:
-    """``games`` games of two batch-capable players at once in the vector env, seats alternating.
+    """``games`` games of two vectorised players at once in the vector env, seats alternating.
 
     Game k has ``a`` first when k is even, as in the one-at-a-time path; every game is played
     to its end exactly once (the env's auto-reset games are ignored).
@@ -69,7 +68,10 @@ def play_batched(game: Game, a: Player, b: Player, games: int, seed: int) -> lis
         actions = np.empty(games, dtype=np.int64)
         for player, rows in ((a, np.flatnonzero(acting_a)), (b, np.flatnonzero(~acting_a))):
             if len(rows):
-                actions[rows] = player.act_batch(observations[rows], info["action_mask"][rows])
+                positions = Positions(
+                    game, env.boards[rows], env.metas[rows], observations[rows], info["action_mask"][rows], rows
+                )
+                actions[rows] = player.act_batch(positions)
         observations, rewards, terminations, _, info = env.step(actions)
         newly = terminations & np.isnan(score_first)
         score_first[newly] = (rewards[newly, 0] + 1.0) / 2.0
@@ -83,8 +85,8 @@ def play_batched(game: Game, a: Player, b: Player, games: int, seed: int) -> lis
 def round_robin(game: Game, players: Sequence[Player], games_per_pair: int, seed: int = 0) -> list[GameRecord]:
     """Every pair plays ``games_per_pair`` games, alternating who sits first.
 
-    Pairs of batch-capable players (random, models) play all their games at once in the
-    batched env; others play one game at a time. Both are reproducible from ``seed``.
+    Pairs of vectorised players (random, models) play all their games at once in the batched
+    env; others play one game at a time, each seeded on its own. Both are reproducible from ``seed``.
     """
     names = [player.name for player in players]
     if len(set(names)) != len(names):
@@ -92,13 +94,29 @@ def round_robin(game: Game, players: Sequence[Player], games_per_pair: int, seed
     records = []
     for pair_index, (a, b) in enumerate(itertools.combinations(players, 2)):
         pair_seed = seed * 1_000_003 + pair_index * 10_007
-        if hasattr(a, "act_batch") and hasattr(b, "act_batch") and game.name in batch_kernels.GAME_IDS:
+        if a.vectorized and b.vectorized:
             records += play_batched(game, a, b, games_per_pair, pair_seed)
             continue
         for game_index in range(games_per_pair):
             first, second = (a, b) if game_index % 2 == 0 else (b, a)
             records.append(play_game(game, first, second, seed=pair_seed + game_index))
     return records
+
+
+def match(game: Game, player: Player, opponent: Player, games: int, seed: int = 0) -> dict[str, float]:
+    """``player`` against ``opponent`` over ``games`` games, seats alternating: its result rates."""
+    records = round_robin(game, [player, opponent], games, seed=seed)
+    scores = np.array([r.score_first if r.first == player.name else 1.0 - r.score_first for r in records])
+    first = np.array([r.first == player.name for r in records])
+    return {
+        "games": len(records),
+        "score": float(scores.mean()),
+        "win_rate": float((scores == 1.0).mean()),
+        "draw_rate": float((scores == 0.5).mean()),
+        "loss_rate": float((scores == 0.0).mean()),
+        "win_rate_first_seat": float((scores[first] == 1.0).mean()),
+        "win_rate_second_seat": float((scores[~first] == 1.0).mean()),
+    }
 
 
 def bradley_terry(records: Sequence[GameRecord], names: Sequence[str], iterations: int = 500) -> np.ndarray:

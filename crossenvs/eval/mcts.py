@@ -1,7 +1,7 @@
 """UCT Monte-Carlo tree search with random rollouts, all in numba, for every game.
 
-The search drives a game through the batch kernels' per-game dispatchers
-(:mod:`crossenvs.envs.batch_kernels`), so it needs nothing but the state arrays. Each node keeps
+A template module (see :mod:`crossenvs.core.specialize`): ``specialize(__name__, GameClass)``
+gives the copy bound to one game's kernels, so the search needs nothing but the state arrays. Each node keeps
 its own copy of the state, the legal actions not expanded yet, and visit and value totals; the
 value of a node is counted for the player who made the move into it, which is what lets the
 same code handle a player deciding twice in a row (Charing Cross re-placements).
@@ -14,8 +14,10 @@ import math
 import numpy as np
 from numba import njit
 
-from ..core import state as st
-from ..envs import batch_kernels as bk
+from crossenvs.core import state as st
+from crossenvs.core.specialize import game_kernels
+
+apply_kernel, mask_kernel, observe_kernel = game_kernels()
 
 
 @njit(cache=True)
@@ -35,27 +37,16 @@ def _random_legal(mask: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def _returns(meta: np.ndarray) -> tuple[float, float]:
-    """Per-seat results of a finished game (0, 0 while it goes on)."""
-    status = meta[st.STATUS]
-    if status == st.STATUS_WIN_0:
-        return 1.0, -1.0
-    if status == st.STATUS_WIN_1:
-        return -1.0, 1.0
-    return 0.0, 0.0
-
-
-@njit(cache=True)
-def rollout(game_id: int, board: np.ndarray, meta: np.ndarray, scratch: np.ndarray) -> tuple[float, float]:
-    """Play random legal actions to the end (the move caps end every game); per-seat results."""
+def rollout(board: np.ndarray, meta: np.ndarray, scratch: np.ndarray) -> np.ndarray:
+    """Play random legal actions to the end (the move caps end every game); per-seat returns (2,)."""
     while meta[st.STATUS] == st.STATUS_PLAYING:
-        bk.mask_one(game_id, board, meta, scratch)
-        bk.apply_one(game_id, board, meta, _random_legal(scratch))
-    return _returns(meta)
+        mask_kernel(board, meta, scratch)
+        apply_kernel(board, meta, _random_legal(scratch))
+    return st.SEAT_RETURNS[meta[st.STATUS]]
 
 
 @njit(cache=True)
-def search(game_id, board, meta, num_actions, simulations, exploration, seed) -> int:
+def search(board, meta, num_actions, simulations, exploration, seed) -> int:
     """The root action with the most visits after ``simulations`` UCT simulations."""
     np.random.seed(seed)
     nodes = simulations + 1
@@ -76,7 +67,7 @@ def search(game_id, board, meta, num_actions, simulations, exploration, seed) ->
 
     boards[0] = board
     metas[0] = meta
-    bk.mask_one(game_id, boards[0], metas[0], untried[0])
+    mask_kernel(boards[0], metas[0], untried[0])
     untried_count[0] = untried[0].sum()
     used = 1
     for _ in range(simulations):
@@ -102,8 +93,8 @@ def search(game_id, board, meta, num_actions, simulations, exploration, seed) ->
             boards[new] = boards[node]
             metas[new] = metas[node]
             mover[new] = metas[node, st.TO_MOVE]
-            bk.apply_one(game_id, boards[new], metas[new], action)
-            bk.mask_one(game_id, boards[new], metas[new], untried[new])
+            apply_kernel(boards[new], metas[new], action)
+            mask_kernel(boards[new], metas[new], untried[new])
             untried_count[new] = untried[new].sum()
             parent[new], action_of[new] = node, action
             next_sibling[new], first_child[node] = first_child[node], new
@@ -111,7 +102,7 @@ def search(game_id, board, meta, num_actions, simulations, exploration, seed) ->
         # simulation and backpropagation
         rollout_board[:] = boards[node]
         rollout_meta[:] = metas[node]
-        result = rollout(game_id, rollout_board, rollout_meta, scratch)
+        result = rollout(rollout_board, rollout_meta, scratch)
         while node != -1:
             visits[node] += 1.0
             value[node] += result[0] if mover[node] == 0 else result[1]

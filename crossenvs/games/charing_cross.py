@@ -1,4 +1,4 @@
-"""Charing Cross (BGDF, 2011, "Lokinervio"): full rules in ``RULES.md`` §4.
+"""Charing Cross (BGDF, 2011, "Lokinervio"): full rules in ``docs/charing_cross.md``.
 
 Rules in brief
 --------------
@@ -30,7 +30,7 @@ side's pieces. ``move_cap`` (int, default 200).
 
 Players and frames
 ------------------
-Observations and actions are egocentric (RULES.md §0.3 item 2): Black sees the board turned
+Observations and actions are egocentric (docs/README.md, conventions): Black sees the board turned
 half a turn, so that in his frame, as in White's, his knights start on the left and run right
 and his rooks start at the top and run down.
 
@@ -45,7 +45,7 @@ the player's bottom rank; ``direction`` 0..7 = N, NE, E, SE, S, SW, W, NW in tha
   legal, and only while a choice is pending);
 * ``1088``: pass (legal only when nothing else is).
 
-Notation (DESIGN.md §4): ``a4-b5`` (forward move), ``a4-a6`` (jump), ``@a4`` (re-placement),
+Notation (docs/charing_cross.md, action encoding): ``a4-b5`` (forward move), ``a4-a6`` (jump), ``@a4`` (re-placement),
 ``pass``.
 
 Observation
@@ -177,7 +177,7 @@ def vacant_homes(board: np.ndarray, code: int) -> int:
 # ----------------------------------------------------------------------------- move rules
 @njit(cache=True)
 def is_legal_move(board, meta, row, col, direction, jump) -> bool:
-    """RULES.md §4(c)3-4 for the piece on ``(row, col)`` of the player to move (board direction)."""
+    """docs/charing_cross.md, rules 3-4, for the piece on ``(row, col)`` of the player to move (board direction)."""
     code = board[row, col]
     if code == EMPTY or colour_of(code) != seat_colour(meta, meta[st.TO_MOVE]):
         return False
@@ -223,7 +223,7 @@ def scan_moves(board, meta, out, first_only) -> bool:
 
 @njit(cache=True)
 def _end_turn(meta: np.ndarray, next_seat: int) -> None:
-    """Hand the turn on, then the cap (RULES.md §0.3 item 4)."""
+    """Hand the turn on, then the cap (docs/charing_cross.md, rule 8)."""
     meta[st.TO_MOVE] = next_seat
     if meta[st.STATUS] == st.STATUS_PLAYING and meta[st.PLY] >= meta[MOVE_CAP]:
         meta[st.STATUS] = st.STATUS_DRAW
@@ -231,7 +231,7 @@ def _end_turn(meta: np.ndarray, next_seat: int) -> None:
 
 @njit(cache=True)
 def _replace_jumped(board, meta, code, jumper) -> None:
-    """RULES.md §4(c)6: the owner's choice when both homes are vacant, else forced or removed."""
+    """docs/charing_cross.md, rule 6: the owner's choice when both homes are vacant, else forced or removed."""
     owner = 0 if seat_colour(meta, 0) == colour_of(code) else 1
     vacant = vacant_homes(board, code)
     if vacant == 2 and meta[st.PLY] < meta[MOVE_CAP]:  # (at the cap the game is drawn: nothing to ask)
@@ -433,6 +433,14 @@ class CharingCross(Game):
     # ----------------------------------------------------------------- notation
     def _frame(self, state: State) -> int:
         return ROTATE_180 if self.colours[self.current_player(state)] == "black" else IDENTITY
+
+    def egocentric_twin(self, state: State) -> tuple[State, tuple[int, int]]:
+        """The board turned half a turn, colours (and seat 0's colour) swapped: each seat sees the same."""
+        swap = np.array([0, 3, 4, 1, 2], dtype=np.int8)  # each piece code -> the same piece of the other colour
+        meta = state.meta.copy()
+        meta[SEAT0_COLOUR] = 1 - meta[SEAT0_COLOUR]
+        meta[PENDING] = swap[meta[PENDING]]
+        return State(np.ascontiguousarray(swap[state.board][::-1, ::-1]), meta), (0, 1)
 
     def action_to_str(self, state: State, action: int) -> str:
         action = int(action)

@@ -1,4 +1,4 @@
-"""Crisscross (Mark Steere, 2023): full rules in ``RULES.md`` §5.
+"""Crisscross (Mark Steere, 2023): full rules in ``docs/crisscross.md``.
 
 Rules in brief
 --------------
@@ -22,7 +22,7 @@ Options
 Players and frames
 ------------------
 Seat 0 (``player_0``) is Red, seat 1 is Blue. Observations and actions are egocentric
-(RULES.md §0.3 item 2): Blue sees the board *transposed*, so that in his own frame he too
+(docs/README.md, conventions): Blue sees the board *transposed*, so that in his own frame he too
 connects the bottom row to the top row, and one network can play both seats.
 
 Action encoding
@@ -30,7 +30,7 @@ Action encoding
 ``num_actions = N * N``. Action ``a`` places a checker on the square at ``(row, col) =
 divmod(a, N)`` of the acting player's frame, where row 0 is the player's bottom edge. For Red
 that is square ``(file col, rank row + 1)``; for Blue the transpose, ``(file row, rank col + 1)``.
-Notation (DESIGN.md §4): the square, e.g. ``c4``.
+Notation (docs/crisscross.md, action encoding): the square, e.g. ``c4``.
 
 Observation
 -----------
@@ -228,6 +228,11 @@ class Crisscross(Game):
     # ----------------------------------------------------------------- notation
     def _frame(self, state: State) -> int:
         return TRANSPOSE if self.current_player(state) == 1 else IDENTITY
+
+    def egocentric_twin(self, state: State) -> tuple[State, tuple[int, int]]:
+        """Colours swapped and the board transposed: Blue's view of a position is Red's of the twin."""
+        swapped = np.where(state.board == 0, 0, 3 - state.board).astype(np.int8)
+        return State(np.ascontiguousarray(swapped.T), state.meta.copy()), (1, 0)
 
     def action_to_str(self, state: State, action: int) -> str:
         if not 0 <= int(action) < self.num_actions:

@@ -1,5 +1,5 @@
 """Crosse, the abstract no-dice version by João Pedro Neto of David Rea's 1968 game: full rules
-in ``RULES.md`` §1.
+in ``docs/crosse.md``.
 
 Rules in brief
 --------------
@@ -42,11 +42,11 @@ Options
   has won (a removal answer owed on the last ply is given first: ``remove`` may still win).
 
 A ply is a token move, a whole jump sequence, a pass or an extra turn; single hops and the
-removal decision are actions but not plies (RULES.md §0.3 item 3).
+removal decision are actions but not plies (docs/crosse.md, rule 11).
 
 Players and frames
 ------------------
-Actions and observations are egocentric (RULES.md §0.3 item 2): White sees the board turned
+Actions and observations are egocentric (docs/README.md, conventions): White sees the board turned
 half a turn, so that every player starts at the bottom, moves forward up the board, and sees
 the ring's forward direction anticlockwise (the half turn keeps it anticlockwise).
 
@@ -68,7 +68,7 @@ is the player's first row):
 * ``1092``: pass (only when nothing else is legal); ``1093`` / ``1094``: ``remove`` / ``keep``,
   the removal decision of ``cover_removal="optional"``.
 
-Notation (DESIGN.md §4): ``3F:f4-i5`` (token move), ``h6xf8`` (one hop), ``pass``, ``remove``,
+Notation (docs/crosse.md, action encoding): ``3F:f4-i5`` (token move), ``h6xf8`` (one hop), ``pass``, ``remove``,
 ``keep``.
 
 Observation
@@ -97,7 +97,7 @@ Rewards and end
 Position text
 -------------
 Cells ``B`` and ``W`` for stones; empty cells are ``.``, and also ``-`` (light square), ``o``
-(ring), ``+`` (ring corner) or ``#`` (centre), as in the diagrams of RULES.md; the writer uses
+(ring), ``+`` (ring corner) or ``#`` (centre), as in the diagrams of docs/crosse.md; the writer uses
 those markers. Headers: ``to_move`` (required), ``ply``, ``passes``, ``tokens_black`` and
 ``tokens_white`` (the unused tokens, e.g. ``1F 3B``; absent means the full set), and for a turn
 in progress ``jumping`` (the square of the stone in the middle of a jump sequence) with
@@ -165,12 +165,12 @@ def _square(name: str) -> int:
 RING = np.array([_square(n) for n in "d4 e4 f4 g4 g5 g6 g7 f7 e7 d7 d6 d5".split()], dtype=np.int64)
 CORNERS = np.array([_square(n) for n in "d4 g4 d7 g7".split()], dtype=np.int64)
 CENTRE = np.array([_square(n) for n in "e5 f5 e6 f6".split()], dtype=np.int64)
-#: the four corner-cutting diagonal ring steps (RULES.md §1(c)3)
+#: the four corner-cutting diagonal ring steps (docs/crosse.md, rule 3)
 CORNER_CUTS = {frozenset((_square(a), _square(b))) for a, b in (("d5", "e4"), ("f4", "g5"), ("g6", "f7"), ("e7", "d6"))}
 
 
 def _is_usable(square: int) -> bool:
-    """A ring cell, or a dark square outside the central 4x4 (RULES.md §1(b))."""
+    """A ring cell, or a dark square outside the central 4x4 (docs/crosse.md, board and setup)."""
     row, col = divmod(square, SIZE)
     if square in RING:
         return True
@@ -188,7 +188,7 @@ def step_kinds(x: int, y: int) -> str:
     """The token directions a one-cell step ``x -> y`` may count as, in Black's frame.
 
     ``"F"`` (forward), ``"B"`` (backward), ``"FB"`` (a sideways step, either) or ``""`` (no
-    legal step): RULES.md §1(c)3. White's frame is Black's turned half a turn, so one table
+    legal step): docs/crosse.md, rule 3. White's frame is Black's turned half a turn, so one table
     serves both players.
     """
     (xr, xc), (yr, yc) = divmod(x, SIZE), divmod(y, SIZE)
@@ -249,7 +249,7 @@ def _move_table() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _hop_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every geometrically possible hop (from, over, to), RULES.md §1(c)6 and D6/D9b.
+    """Every geometrically possible hop (from, over, to), docs/crosse.md, rule 6.
 
     Diagonal hops anywhere between usable cells; orthogonal hops only when the jumped cell and
     the landing cell are both ring cells (along a straight side of the ring).
@@ -348,7 +348,7 @@ def holds_cover(board: np.ndarray, stone: int) -> bool:
 
 @njit(cache=True)
 def has_won(board: np.ndarray, stone: int) -> bool:
-    """RULES.md §1(c)9: no stones left, or exactly four, on the four corners."""
+    """docs/crosse.md, rule 9: no stones left, or exactly four, on the four corners."""
     count = 0
     for row in range(SIZE):
         for col in range(SIZE):
@@ -368,7 +368,7 @@ def hop_possible(board: np.ndarray, hop: int, enemy: int) -> bool:
 def most_captures_from(board: np.ndarray, start: int, stone: int, enemy: int) -> int:
     """The most stones the ``stone`` on ``start`` can still capture in one sequence.
 
-    A depth-first search over hop sequences, removing each jumped stone as it goes (RULES.md D9)
+    A depth-first search over hop sequences, removing each jumped stone as it goes (docs/crosse.md, rule 6)
     and restoring the board before returning. Iterative with an explicit stack, so numba needs
     no recursion.
     """
@@ -488,7 +488,7 @@ def has_move(board: np.ndarray, meta: np.ndarray, tokens: int) -> bool:
 def start_turn(board: np.ndarray, meta: np.ndarray) -> None:
     """What a turn's start settles before the mask: the captures owed, and a stuck token set.
 
-    RULES.md §1(c)5-6: the captures this turn must make (compulsory maximum), and with
+    docs/crosse.md, rules 5-6: the captures this turn must make (compulsory maximum), and with
     ``stuck_tokens="refresh"`` a player with no jump and no move for his remaining tokens gets
     the full set at once (it persists even if he must then pass).
     """
@@ -505,7 +505,7 @@ def start_turn(board: np.ndarray, meta: np.ndarray) -> None:
 
 @njit(cache=True)
 def hand_turn(board: np.ndarray, meta: np.ndarray, next_seat: int) -> None:
-    """Give the next turn (the same seat for an extra turn); the cap draws first (RULES.md §0.3)."""
+    """Give the next turn (the same seat for an extra turn); the cap draws first (docs/crosse.md, rule 11)."""
     meta[st.TO_MOVE] = next_seat
     if meta[st.PLY] >= meta[MOVE_CAP]:
         meta[st.STATUS] = st.STATUS_DRAW
@@ -515,7 +515,7 @@ def hand_turn(board: np.ndarray, meta: np.ndarray, next_seat: int) -> None:
 
 @njit(cache=True)
 def declare_win(board: np.ndarray, meta: np.ndarray, seat: int, winner: int) -> bool:
-    """End the game if ``winner`` qualifies (RULES.md §1(c)9); True if it did. ``seat`` moved last."""
+    """End the game if ``winner`` qualifies (docs/crosse.md, rule 9); True if it did. ``seat`` moved last."""
     if not has_won(board, stone_of(seat_colour(meta, winner))):
         return False
     meta[st.STATUS] = st.STATUS_WIN_0 + winner
@@ -525,7 +525,7 @@ def declare_win(board: np.ndarray, meta: np.ndarray, seat: int, winner: int) -> 
 
 @njit(cache=True)
 def settle(board: np.ndarray, meta: np.ndarray, seat: int, extra_turn: bool) -> None:
-    """The win tests after an action (the mover's opponent first, RULES.md §1(c)9 and D10), then the next turn."""
+    """The win tests after an action (the mover's opponent first, docs/crosse.md, rule 9), then the next turn."""
     if not declare_win(board, meta, seat, 1 - seat) and not declare_win(board, meta, seat, seat):
         hand_turn(board, meta, seat if extra_turn else 1 - seat)
 
@@ -550,7 +550,7 @@ def has_first_row_stones(board: np.ndarray, colour: int) -> bool:
 
 @njit(cache=True)
 def finish_action(board: np.ndarray, meta: np.ndarray, seat: int, final: int, cover_before: bool) -> None:
-    """After a token move or the last hop: the ply, the corner cover (RULES.md §1(c)7-8), wins, next turn."""
+    """After a token move or the last hop: the ply, the corner cover (docs/crosse.md, rules 7-8), wins, next turn."""
     meta[st.PLY] += 1
     meta[st.PASSES] = 0
     colour = seat_colour(meta, seat)
@@ -781,7 +781,7 @@ class Crosse(Game):
         """The squares the stone on ``square`` can reach with ``token`` now (empty destinations).
 
         Geometry only: whose turn it is, the token being unused and compulsory jumps are not
-        checked (RULES.md C2's ``move_ends``).
+        checked (docs/crosse.md, example C2).
         """
         row, col = parse_square(square, SIZE, SIZE)
         code = int(state.board[row, col])
@@ -796,6 +796,16 @@ class Crosse(Game):
     # ----------------------------------------------------------------- notation
     def _colour_to_act(self, state: State) -> int:
         return COLOUR_NAMES.index(self.colours[self.current_player(state)])
+
+    def egocentric_twin(self, state: State) -> tuple[State, tuple[int, int]]:
+        """The board turned half a turn, colours (and seat 0's colour) swapped: each seat sees the same."""
+        board = state.board[::-1, ::-1].copy()
+        swapped = np.where(board == 1, 2, np.where(board == 2, 1, 0)).astype(np.int8)
+        meta = state.meta.copy()
+        meta[SEAT0_COLOUR] = 1 - meta[SEAT0_COLOUR]
+        if meta[JUMPING] >= 0:
+            meta[JUMPING] = 99 - meta[JUMPING]
+        return State(swapped, meta), (0, 1)
 
     def action_to_str(self, state: State, action: int) -> str:
         action = int(action)
@@ -855,7 +865,7 @@ class Crosse(Game):
 
     # ----------------------------------------------------------------- position text
     def cell_text(self, row: int, col: int, code: int) -> str:
-        """Stones as ``B``/``W``; empty cells with the diagram markers of RULES.md §1(b)."""
+        """Stones as ``B``/``W``; empty cells with the diagram markers of docs/crosse.md (board and setup)."""
         if code != EMPTY:
             return self.cell_letters[code]
         square = row * SIZE + col
@@ -900,7 +910,7 @@ class Crosse(Game):
                 meta[TOKENS + self.player_of_colour(colour)] = _parse_tokens(parsed, key)
         seat = self.current_player(state)
         winners = [s for s in (0, 1) if has_won(board, stone_of(int(seat_colour(meta, s))))]
-        if winners:  # both only after a cover completed: the mover's opponent, who is to move (D10)
+        if winners:  # both only after a cover completed: the mover's opponent, who is to move (docs/crosse.md, rule 9)
             meta[st.STATUS] = st.STATUS_WIN_0 + (winners[0] if len(winners) == 1 else seat)
         elif meta[st.PASSES] >= 2 or (meta[st.PLY] >= meta[MOVE_CAP] and "removal" not in parsed.headers):
             meta[st.STATUS] = st.STATUS_DRAW  # (a pending removal answer comes before the cap's draw)

@@ -1,4 +1,4 @@
-"""Crossings (Robert Abbott, 1969): full rules in ``RULES.md`` §3; movement in :mod:`.phalanx`.
+"""Crossings (Robert Abbott, 1969): full rules in ``docs/crossings.md``; movement in :mod:`.phalanx`.
 
 Rules in brief
 --------------
@@ -71,14 +71,14 @@ rules = sys.modules[__name__]
 # ----------------------------------------------------------------------------- rule hooks
 @njit(cache=True)
 def is_frozen(board: np.ndarray, row: int, col: int) -> bool:
-    """RULES.md §3(c)4: a stone on its far rank has crossed and is frozen for good."""
+    """docs/crossings.md, crossing and freezing: a stone on its far rank has crossed and is frozen for good."""
     colour = board[row, col]
     return colour != ph.EMPTY and row == ph.far_row(colour)
 
 
 @njit(cache=True)
 def capture_head_only(board: np.ndarray, row: int, col: int, dr: int, dc: int, movers: int, remove: bool) -> bool:
-    """RULES.md §3(c)3: the landed-on stone goes, if not frozen and its run (frozen ones counted) is shorter."""
+    """docs/crossings.md, capture: the landed-on stone goes, if not frozen and its run (frozen too) is shorter."""
     if is_frozen(board, row, col) or ph.enemy_run(board, row, col, dr, dc) >= movers:
         return False
     if remove:

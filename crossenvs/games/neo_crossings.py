@@ -1,4 +1,4 @@
-"""Neo-Crossings: full rules in ``RULES.md`` §2; movement shared with Crossings (:mod:`.phalanx`).
+"""Neo-Crossings: full rules in ``docs/neo_crossings.md``; movement shared with Crossings (:mod:`.phalanx`).
 
 Rules in brief
 --------------
@@ -76,7 +76,7 @@ def never_frozen(board: np.ndarray, row: int, col: int) -> bool:
 
 @njit(cache=True)
 def capture_whole_run(board: np.ndarray, row: int, col: int, dr: int, dc: int, movers: int, remove: bool) -> bool:
-    """RULES.md §2(c)3: legal iff the enemy run is shorter than the group; the whole run goes."""
+    """docs/neo_crossings.md, capture: legal iff the enemy run is shorter than the group; the whole run goes."""
     run = ph.enemy_run(board, row, col, dr, dc)
     if run >= movers:
         return False
@@ -88,7 +88,7 @@ def capture_whole_run(board: np.ndarray, row: int, col: int, dr: int, dc: int, m
 
 @njit(cache=True)
 def not_self_symmetric(board, meta, row, col, dr, dc, k, length) -> bool:
-    """RULES.md §2(c)5: refuse a crossing whose result equals its 180° turn with colours swapped."""
+    """docs/neo_crossings.md, symmetry rule: refuse a crossing whose result is its 180° turn, colours swapped."""
     if meta[ph.SYMMETRY_RULE] == 0:
         return True
     after = board.copy()

@@ -1,4 +1,4 @@
-"""Shared phalanx mechanics of Crossings and Neo-Crossings (RULES.md "§2 & 3").
+"""Shared phalanx mechanics of Crossings and Neo-Crossings (docs/crossings.md, docs/neo_crossings.md).
 
 Both games move lines of stones the same way; they differ only in three rule hooks that each
 game module supplies as numba functions and passes to the generic kernels below:
@@ -23,19 +23,19 @@ A single stone steps one square and never captures (no enemy run is shorter than
 The win test is shared too: at the start of his turn, a player with more stones on his far rank
 than the opponent has on his wins (in Crossings those stones are exactly the frozen ones). A
 player without a legal move passes (``stalemate="pass"``; two passes in a row draw) or loses
-(``stalemate="loss"``), and reaching ``move_cap`` plies without a result draws (RULES.md §0.3).
+(``stalemate="loss"``), and reaching ``move_cap`` plies without a result draws (docs/README.md, conventions).
 
 Action encoding (both games)
 ----------------------------
 Actions are named in the acting player's frame: White sees the board as it is, Black turned
-half a turn (RULES.md §0.3 item 2), so both push their stones "up" from row 0. With ``square =
+half a turn (docs/README.md, conventions), so both push their stones "up" from row 0. With ``square =
 row * 8 + col`` of the tail in that frame, ``direction`` in ``0..7`` (N, NE, E, SE, S, SW, W, NW
 in that frame) and ``distance`` ``k`` in ``1..7``::
 
     action = (square * 8 + direction) * 7 + (k - 1)        # 0 .. 3583
     action = 3584                                          # pass (only when nothing else is legal)
 
-``num_actions = 3585``. Notation (DESIGN.md §4): a single stone ``d5-d6``; a line
+``num_actions = 3585``. Notation (both pages, action encoding): a single stone ``d5-d6``; a line
 ``<tail>-<head>-<destination of the head>``, e.g. ``c2-c4-c6``; ``pass``. (An id whose head would
 leave the board names no move; it is written ``#<id>``, e.g. ``#3583``, which reads back.)
 
@@ -243,7 +243,7 @@ def decode(player: int, action: int) -> tuple[int, int, int, int]:
 # ----------------------------------------------------------------------------- turns
 @njit(cache=True)
 def start_turn(board, meta, frozen, capture, allowed) -> None:
-    """The tests at the start of a turn, then the cap (RULES.md §2(c)6-8, §3(c)5-7, §0.3 item 4)."""
+    """The tests at the start of a turn, then the cap (turn order in docs/crossings.md, docs/neo_crossings.md)."""
     player = meta[st.TO_MOVE]
     if meta[st.PASSES] >= 2:
         meta[st.STATUS] = st.STATUS_DRAW
@@ -345,6 +345,11 @@ class PhalanxGame(Game):
         return State(board, meta)
 
     # ----------------------------------------------------------------- notation
+    def egocentric_twin(self, state: State) -> tuple[State, tuple[int, int]]:
+        """Colours swapped and the board turned half a turn: Black's view is White's of the twin."""
+        swapped = np.where(state.board == 0, 0, 3 - state.board).astype(np.int8)
+        return State(np.ascontiguousarray(swapped[::-1, ::-1]), state.meta.copy()), (1, 0)
+
     def action_to_str(self, state: State, action: int) -> str:
         action = int(action)
         if not 0 <= action < NUM_ACTIONS:

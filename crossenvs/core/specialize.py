@@ -1,0 +1,157 @@
+"""Numba code that is generic over a game, compiled once per game and cached on disk.
+
+Numba cannot cache a function that receives other jitted functions as arguments, and a cached
+function keeps calling the version of another kernel it was compiled against. Both problems
+are solved here, in one place:
+
+* **Per-game copies.** Code that drives any game (the vector env's batch loops, MCTS) is written
+  once as a *template module*: ordinary numba code that calls the game's kernels through the
+  module globals ``apply_kernel``, ``mask_kernel`` and ``observe_kernel``, bound by the line
+  ``apply_kernel, mask_kernel, observe_kernel = game_kernels()``. :func:`specialize` writes a
+  copy of the template in which that line imports one game's kernels instead, imports it, and
+  returns the module. Every game, built-in or a user's own, gets its own file and so its own
+  numba cache entries: there is no table of game ids for a dispatcher to get wrong.
+* **A cache that cannot go stale.** :func:`use_versioned_cache` (called on ``import crossenvs``)
+  points numba's cache at a folder named after a hash of the package's sources, so an edited
+  package never reads kernels cached for other sources, whichever entry point starts it. The
+  per-game copies of a user's game are named after a hash of the module defining its kernels.
+
+The cache lives under ``$CROSSENVS_CACHE_DIR`` (default ``~/.cache/crossenvs``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import os
+import shutil
+import sys
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numba
+
+from .errors import CrossenvsError
+
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+#: the line of a template module that a per-game copy replaces
+KERNELS_LINE = "apply_kernel, mask_kernel, observe_kernel = game_kernels()"
+KERNEL_ROLES = ("apply_kernel", "mask_kernel", "observe_kernel")
+
+
+class KernelError(CrossenvsError, TypeError):
+    """A game's kernels cannot be specialised (e.g. they are not module-level functions)."""
+
+
+def _digest(*chunks: bytes) -> str:
+    hasher = hashlib.sha256()
+    for chunk in chunks:
+        hasher.update(chunk)
+        hasher.update(b"\0")
+    return hasher.hexdigest()[:16]
+
+
+@cache
+def package_hash() -> str:
+    """A hash of every source file of the package, of numba's version and of Python's."""
+    sources = sorted(PACKAGE_ROOT.rglob("*.py"))
+    chunks = [numba.__version__.encode(), sys.version.encode()]
+    for path in sources:
+        chunks += [str(path.relative_to(PACKAGE_ROOT)).encode(), path.read_bytes()]
+    return _digest(*chunks)
+
+
+def cache_root() -> Path:
+    """The folder of this package version's compiled kernels and per-game copies."""
+    base = os.environ.get("CROSSENVS_CACHE_DIR") or Path(
+        os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"), "crossenvs"
+    )
+    return Path(base) / f"numba-{package_hash()}"
+
+
+def use_versioned_cache() -> Path:
+    """Point numba's disk cache at :func:`cache_root` (the environment too, so subprocesses agree)."""
+    root = cache_root()
+    os.environ["NUMBA_CACHE_DIR"] = str(root)  # numba re-reads NUMBA_* variables before compiling
+    numba.config.CACHE_DIR = str(root)
+    _prune_old_versions(root, keep=KEEP_VERSIONS)
+    return root
+
+
+#: how many versions' caches stay on disk (every edit of the sources starts a new one)
+KEEP_VERSIONS = 6
+
+
+def _prune_old_versions(root: Path, keep: int) -> None:
+    """Remove all but the ``keep`` most recently used version folders beside ``root``."""
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        os.utime(root)  # marks this version as the most recently used
+        versions = sorted(root.parent.glob("numba-*"), key=lambda path: path.stat().st_mtime, reverse=True)
+        for old in [path for path in versions if path != root][max(0, keep - 1) :]:
+            shutil.rmtree(old, ignore_errors=True)
+    except OSError:  # a cache folder that cannot be listed is no reason to fail an import
+        pass
+
+
+def game_kernels() -> tuple[Any, Any, Any]:
+    """Stand-ins for a game's kernels in a template module; per-game copies import the real ones."""
+
+    def unbound(*args: Any) -> Any:
+        raise KernelError("this is a template module; use crossenvs.core.specialize.specialize(template, game)")
+
+    return unbound, unbound, unbound
+
+
+def _import_path(kernel: Any, role: str, game_name: str) -> tuple[str, str]:
+    """``(module, name)`` from which ``kernel`` can be imported; a clear error when it cannot."""
+    function = getattr(kernel, "py_func", kernel)  # NUMBA_DISABLE_JIT=1 leaves plain functions
+    module_name, name = getattr(function, "__module__", None), getattr(function, "__qualname__", "")
+    module = sys.modules.get(module_name or "")
+    if module is None or "." in name or getattr(module, name, None) is not kernel:
+        raise KernelError(
+            f"{game_name}: {role} must be a module-level function of an imported module (numba kernels are "
+            f"specialised per game by importing them), got {kernel!r}"
+        )
+    return module_name, name
+
+
+def _module_source(module_name: str) -> bytes:
+    path = getattr(sys.modules[module_name], "__file__", None)
+    return Path(path).read_bytes() if path and Path(path).is_file() else module_name.encode()
+
+
+@cache
+def specialize(template: str, game_class: type) -> ModuleType:
+    """The copy of template module ``template`` bound to ``game_class``'s kernels, imported.
+
+    The copy is written once into :func:`cache_root` under a name that hashes the template, the
+    kernels' import paths and the source of the modules defining them, so numba caches its
+    compiled functions like any module's.
+    """
+    template_module = importlib.import_module(template)
+    source = Path(template_module.__file__).read_text()
+    if source.count(KERNELS_LINE) != 1:
+        raise KernelError(f"template {template} must contain the line {KERNELS_LINE!r} exactly once")
+    paths = [_import_path(getattr(game_class, role), role, game_class.__name__) for role in KERNEL_ROLES]
+    imports = "\n".join(f"from {module} import {name} as {role}" for (module, name), role in zip(paths, KERNEL_ROLES))
+    header = f"# {template} specialised for {game_class.__module__}.{game_class.__qualname__}; generated, do not edit\n"
+    text = header + source.replace(KERNELS_LINE, imports)
+    kernel_sources = [_module_source(module) for module in sorted({module for module, _ in paths})]
+    stem = f"{template.rpartition('.')[2]}__{game_class.__name__.lower()}__{_digest(text.encode(), *kernel_sources)}"
+    folder = cache_root() / "specialized"
+    path = folder / f"{stem}.py"
+    if not path.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        temporary = folder / f".{stem}.{os.getpid()}.tmp"
+        temporary.write_text(text)
+        os.replace(temporary, path)  # atomic: concurrent processes write the same text
+    module_name = f"crossenvs._specialized.{stem}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -1,0 +1,318 @@
+"""Players: one protocol for everything that chooses moves, and one spec parser for all of them.
+
+A :class:`Player` decides for the seat to act, one position at a time (``act(game, state)``)
+or for a batch of games at once (``act_batch(positions)``, one call for all games of a
+vectorised env that wait on it). The same players serve everywhere: as opponents of the
+gymnasium env and of the vector envs, in arenas, in the CLI and in training's opponent pool.
+With a PettingZoo AEC env, ask ``player.act(env.unwrapped.game, env.unwrapped.state)``.
+
+Built in:
+
+* :class:`RandomPlayer`: uniform over legal actions;
+* :class:`GreedyPlayer`: one ply: an immediate win, else the action removing the most enemy
+  pieces from the board (captures, flips, jumped pieces), else random;
+* :class:`MCTSPlayer`: UCT with random rollouts in numba (:mod:`crossenvs.eval.mcts`);
+* :class:`ModelPlayer`: a trained model with an SB3-style ``predict`` (a MaskablePPO checkpoint);
+* :class:`FunctionPlayer`: a function of observation and mask (or of batches of them).
+
+:func:`make_player` reads a spec: ``random``, ``greedy``, ``mcts`` / ``mcts:<simulations>``, the
+path of a checkpoint ``.zip``, an object with ``predict``, a callable, or a Player. Other kinds of
+agent add their own prefix with :func:`register_player_kind` (e.g. ``az:<checkpoint>``).
+"""
+
+from __future__ import annotations
+
+import inspect
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .core.errors import InvalidOptionError
+from .core.game import Game
+from .core.specialize import specialize
+from .core.state import State
+from .envs import batch_kernels
+
+
+@dataclass
+class Positions:
+    """A batch of games in which one player must act, with what any kind of player needs.
+
+    ``observations`` and ``masks`` are those of the player to act in each game; ``ids`` are the
+    games' slots in their env (a player that keeps a choice per game, like training's opponent
+    pool, keys on them); ``uniforms``, when the env keeps a random stream per game, hold one
+    draw per game so that random choices do not depend on the other games in the batch.
+    """
+
+    game: Game
+    boards: np.ndarray  # (n, H, W) int8
+    metas: np.ndarray  # (n, K) int32
+    observations: np.ndarray  # (n, *observation_shape) float32
+    masks: np.ndarray  # (n, num_actions) int8
+    ids: np.ndarray  # (n,) int64
+    uniforms: np.ndarray | None = None  # (n,) float64 in [0, 1)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def state(self, row: int) -> State:
+        """Position ``row`` as a :class:`State` (a copy)."""
+        return State(self.boards[row].copy(), self.metas[row].copy())
+
+    def take(self, rows: np.ndarray) -> Positions:
+        """The sub-batch of the given rows."""
+        uniforms = None if self.uniforms is None else self.uniforms[rows]
+        return Positions(
+            self.game,
+            self.boards[rows],
+            self.metas[rows],
+            self.observations[rows],
+            self.masks[rows],
+            self.ids[rows],
+            uniforms,
+        )
+
+
+class Player(ABC):
+    """Chooses actions for the player to act; ``seed`` makes its choices reproducible.
+
+    Subclasses implement :meth:`act`. :meth:`act_batch` loops it unless the player can decide
+    for many games in one call (``vectorized = True``: random play, network forward passes),
+    which arenas use to play all the games of a pairing together in the vector env.
+    """
+
+    name: str = "player"
+    #: True when act_batch decides for a whole batch at once (not a loop over act)
+    vectorized: bool = False
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed(seed)
+
+    def seed(self, seed: int | None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    @abstractmethod
+    def act(self, game: Game, state: State) -> int:
+        """A legal action for the player to decide in ``state``."""
+
+    def act_batch(self, positions: Positions) -> np.ndarray:
+        """One legal action per game of ``positions`` (int64, shape (n,))."""
+        return np.array([self.act(positions.game, positions.state(k)) for k in range(len(positions))], dtype=np.int64)
+
+    def start_games(self, ids: np.ndarray, uniforms: np.ndarray) -> None:
+        """Games ``ids`` of a vector env start (one uniform draw each): a hook for per-game choices."""
+        return None  # most players choose nothing per game
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class RandomPlayer(Player):
+    name = "random"
+    vectorized = True
+
+    def act(self, game: Game, state: State) -> int:
+        legal = game.legal_actions(state)
+        return int(legal[self.rng.integers(legal.size)])
+
+    def act_batch(self, positions: Positions) -> np.ndarray:
+        uniforms = positions.uniforms if positions.uniforms is not None else self.rng.random(len(positions))
+        actions = np.empty(len(positions), dtype=np.int64)
+        batch_kernels.random_legal_actions(positions.masks, uniforms, actions)
+        return actions
+
+
+class GreedyPlayer(Player):
+    name = "greedy"
+
+    def act(self, game: Game, state: State) -> int:
+        seat = game.current_player(state)
+        enemy = [code for code, colour in game.owner_colour.items() if colour != game.colours[seat]]
+        before = int(np.isin(state.board, enemy).sum())
+        best, best_taken = [], -1
+        for action in game.legal_actions(state):
+            after = game.apply(state, int(action))
+            outcome = game.outcome(after)
+            if outcome is not None and outcome[seat] > 0:
+                return int(action)
+            taken = before - int(np.isin(after.board, enemy).sum())
+            if taken > best_taken:
+                best, best_taken = [int(action)], taken
+            elif taken == best_taken:
+                best.append(int(action))
+        return best[self.rng.integers(len(best))]
+
+
+class MCTSPlayer(Player):
+    """UCT over the game's own kernels; ``simulations`` per move, exploration constant ``c``."""
+
+    def __init__(self, simulations: int = 200, c: float = 1.4, seed: int | None = None) -> None:
+        if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 1:
+            raise InvalidOptionError(f"mcts needs a whole number of simulations >= 1, got {simulations!r}")
+        super().__init__(seed)
+        self.simulations = int(simulations)
+        self.c = float(c)
+        self.name = f"mcts{self.simulations}"
+
+    def act(self, game: Game, state: State) -> int:
+        search = specialize("crossenvs.eval.mcts", type(game)).search
+        seed = int(self.rng.integers(2**31))
+        return int(search(state.board, state.meta, game.num_actions, self.simulations, self.c, seed))
+
+
+class ModelPlayer(Player):
+    """A trained model with an SB3-style ``predict(observations, action_masks=...)``; deterministic by default.
+
+    A model whose ``predict`` takes no mask (plain PPO) is given none; should it pick an illegal
+    action, the first legal one is played instead.
+    """
+
+    vectorized = True
+
+    def __init__(self, model: Any, name: str = "model", deterministic: bool = True, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.model = model
+        self.name = name
+        self.deterministic = deterministic
+        try:
+            self._takes_masks = "action_masks" in inspect.signature(model.predict).parameters
+        except (TypeError, ValueError):
+            self._takes_masks = False
+
+    def act_batch(self, positions: Positions) -> np.ndarray:
+        return self._predict(positions.observations, positions.masks)
+
+    def act(self, game: Game, state: State) -> int:
+        observation = game.observe(state, game.current_player(state))
+        return int(self._predict(observation[None], game.legal_mask(state)[None])[0])
+
+    def _predict(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        kwargs: dict[str, Any] = {"deterministic": self.deterministic}
+        if self._takes_masks:
+            kwargs["action_masks"] = masks.astype(bool)
+        actions, _ = self.model.predict(observations, **kwargs)
+        return _legal_or_first(np.asarray(actions, dtype=np.int64).reshape(len(masks)), masks)
+
+
+class FunctionPlayer(Player):
+    """A function as a player: ``f(observation, action_mask) -> action``, or with ``batched=True``
+    ``f(observations (n, ...), masks (n, A)) -> actions (n,)``. Observations are the acting
+    player's own (egocentric) view, so a policy trained on either seat plays the other."""
+
+    def __init__(self, function: Callable[..., Any], batched: bool = False, name: str | None = None) -> None:
+        super().__init__(None)
+        self.function = function
+        self.vectorized = batched
+        self.name = name or getattr(function, "__name__", "function")
+
+    def act(self, game: Game, state: State) -> int:
+        observation, mask = game.observe(state, game.current_player(state)), game.legal_mask(state)
+        if self.vectorized:
+            return int(np.asarray(self.function(observation[None], mask[None])).reshape(-1)[0])
+        return int(np.asarray(self.function(observation, mask)).reshape(-1)[0])
+
+    def act_batch(self, positions: Positions) -> np.ndarray:
+        if not self.vectorized:
+            return super().act_batch(positions)
+        return np.asarray(self.function(positions.observations, positions.masks), dtype=np.int64).reshape(
+            len(positions)
+        )
+
+
+def _legal_or_first(actions: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``actions`` with any illegal (or out-of-range) pick replaced by the row's first legal action."""
+    in_range = (actions >= 0) & (actions < masks.shape[1])
+    rows = np.arange(len(actions))
+    legal = in_range & (masks[rows, np.where(in_range, actions, 0)] != 0)
+    if not legal.all():
+        actions = actions.copy()
+        actions[~legal] = masks[~legal].argmax(axis=1)
+    return actions
+
+
+# ----------------------------------------------------------------------------- checkpoints
+def load_checkpoint(path: str | Path, game: Game | None = None, env: Any = None, device: str = "cpu") -> Any:
+    """A MaskablePPO checkpoint; one clear error when it is missing, unreadable or made for another game.
+
+    ``env`` is handed to the model (training resumes with it); with ``game`` the checkpoint's
+    observation shape and number of actions must match the game's.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InvalidOptionError(f"checkpoint {path} does not exist")
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError:
+        raise InvalidOptionError('loading checkpoints needs the train extra: pip install -e ".[train]"') from None
+    try:
+        model = MaskablePPO.load(path, env=env, device=device)
+    except Exception as exc:  # zip, pickle and torch errors all mean "unreadable"
+        raise InvalidOptionError(f"checkpoint {path} is corrupt or unreadable: {type(exc).__name__}: {exc}") from None
+    if game is not None:
+        shape, actions = tuple(model.observation_space.shape), int(model.action_space.n)
+        if shape != game.observation_shape or actions != game.num_actions:
+            raise InvalidOptionError(
+                f"checkpoint {path} was trained on observations {shape} with {actions} actions; {game!r} has "
+                f"{game.observation_shape} and {game.num_actions}: another game or board size"
+            )
+    return model
+
+
+# ----------------------------------------------------------------------------- specs
+#: spec prefix -> factory(argument after "prefix:", game, seed) -> Player
+_KINDS: dict[str, Callable[[str, Game | None, int | None], Player]] = {}
+
+
+def register_player_kind(prefix: str, factory: Callable[[str, Game | None, int | None], Player]) -> None:
+    """Let ``make_player`` read ``<prefix>`` and ``<prefix>:<argument>`` specs (e.g. ``az:run/best.pt``)."""
+    _KINDS[prefix] = factory
+
+
+def _mcts(argument: str, game: Game | None, seed: int | None) -> Player:
+    count = argument or "200"
+    if not count.isdigit() or int(count) < 1:
+        raise InvalidOptionError(f"player 'mcts:{argument}': write mcts:<simulations>, e.g. mcts:400")
+    return MCTSPlayer(int(count), seed=seed)
+
+
+register_player_kind("random", lambda argument, game, seed: RandomPlayer(seed))
+register_player_kind("greedy", lambda argument, game, seed: GreedyPlayer(seed))
+register_player_kind("mcts", _mcts)
+
+
+def player_specs() -> str:
+    """The spec forms ``make_player`` reads, for help texts and errors."""
+    kinds = ", ".join(f"{prefix}[:...]" if prefix not in ("random", "greedy") else prefix for prefix in _KINDS)
+    return f"{kinds} or a checkpoint .zip path"
+
+
+def make_player(spec: Any, game: Game | None = None, seed: int | None = None) -> Player:
+    """A player from a spec (see the module docstring). With ``game``, a checkpoint must fit it.
+
+    >>> make_player("mcts:50").simulations
+    50
+    """
+    if isinstance(spec, Player):
+        return spec
+    if spec is None:
+        return RandomPlayer(seed)
+    if not isinstance(spec, (str, Path)):
+        if hasattr(spec, "predict"):
+            return ModelPlayer(spec, name=type(spec).__name__, seed=seed)
+        if callable(spec):
+            return FunctionPlayer(spec)
+        raise InvalidOptionError(
+            f"player {spec!r} is not usable: give a spec string ({player_specs()}), a Player, "
+            "a model with predict(observations, action_masks=...) or a callable (observation, mask)"
+        )
+    text = str(spec).strip()
+    prefix, _, argument = text.partition(":")
+    if prefix in _KINDS and not Path(text).is_file():
+        return _KINDS[prefix](argument, game, seed)
+    if text.endswith(".zip") or Path(text).is_file():
+        return ModelPlayer(load_checkpoint(text, game), name=Path(text).stem, seed=seed)
+    raise InvalidOptionError(f"unknown player {text!r}: use {player_specs()}")

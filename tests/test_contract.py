@@ -1,0 +1,37 @@
+"""Every registered game, built-in or example, through the one contract suite (crossenvs.testing).
+
+A game registered anywhere joins this test: the cases come from the registry (each game's
+defaults plus the ``test_options`` it declared), so a new game needs no edit here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from crossenvs import game_spec, list_games
+from crossenvs.testing import check_game
+
+GOLDEN = Path(__file__).parent / "golden"
+CASES = [(name, options) for name in list_games() for options in [{}, *game_spec(name).test_options]]
+
+
+def case_id(name: str, options: dict) -> str:
+    return name + "".join(f"-{key}={value}" for key, value in options.items())
+
+
+@pytest.mark.parametrize("name, options", CASES, ids=[case_id(*case) for case in CASES])
+def test_game_keeps_the_contract(name, options):
+    golden = GOLDEN if not options else None  # the golden files of a game are replayed once
+    report = check_game(name, golden_dir=golden, **options)
+    assert report.states == 600 and report.ids_checked > report.states
+    assert report.games_finished >= 1, "no random game finished within 600 plies"
+    assert report.twins_checked == report.states, "every game defines its egocentric twin"
+    assert report.vector_steps > 0 and report.numba_parity
+    if golden is not None:
+        assert report.golden_files >= 1, f"no golden playthrough of {name} in {GOLDEN}"
+
+
+def test_the_registry_lists_the_example_game_too():
+    assert {"crosse", "crossings", "neo_crossings", "charing_cross", "crisscross", "tictactoe"} <= set(list_games())
