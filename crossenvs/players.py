@@ -35,7 +35,6 @@ from .core.errors import InvalidOptionError
 from .core.game import Game
 from .core.specialize import specialize
 from .core.state import State
-from .envs import batch_kernels
 
 
 @dataclass
@@ -120,6 +119,8 @@ class RandomPlayer(Player):
         return int(legal[self.rng.integers(legal.size)])
 
     def act_batch(self, positions: Positions) -> np.ndarray:
+        from .envs import batch_kernels  # numba loads on first use, not on import crossenvs
+
         uniforms = positions.uniforms if positions.uniforms is not None else self.rng.random(len(positions))
         actions = np.empty(len(positions), dtype=np.int64)
         batch_kernels.random_legal_actions(positions.masks, uniforms, actions)

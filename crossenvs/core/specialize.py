@@ -32,8 +32,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import numba
-
 from .errors import CrossenvsError
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
@@ -56,9 +54,9 @@ def _digest(*chunks: bytes) -> str:
 
 @cache
 def package_hash() -> str:
-    """A hash of every source file of the package, of numba's version and of Python's."""
+    """A hash of every source file of the package (numba's own index keys numba's and Python's versions)."""
     sources = sorted(PACKAGE_ROOT.rglob("*.py"))
-    chunks = [numba.__version__.encode(), sys.version.encode()]
+    chunks = []
     for path in sources:
         chunks += [str(path.relative_to(PACKAGE_ROOT)).encode(), path.read_bytes()]
     return _digest(*chunks)
@@ -73,10 +71,17 @@ def cache_root() -> Path:
 
 
 def use_versioned_cache() -> Path:
-    """Point numba's disk cache at :func:`cache_root` (the environment too, so subprocesses agree)."""
+    """Point numba's disk cache at :func:`cache_root` (the environment too, so subprocesses agree).
+
+    numba reads ``NUMBA_CACHE_DIR`` when it is imported and again before compiling; its config is
+    set directly as well in case numba was imported first. ``import crossenvs`` itself does not
+    import numba (a game's kernels load on first use).
+    """
     root = cache_root()
-    os.environ["NUMBA_CACHE_DIR"] = str(root)  # numba re-reads NUMBA_* variables before compiling
-    numba.config.CACHE_DIR = str(root)
+    os.environ["NUMBA_CACHE_DIR"] = str(root)
+    numba = sys.modules.get("numba")
+    if numba is not None:
+        numba.config.CACHE_DIR = str(root)
     _prune_old_versions(root, keep=KEEP_VERSIONS)
     return root
 
