@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 TORCH  := torch==2.13.0
 STAMP  := $(VENV)/.installed
 
-.PHONY: lint test train bench train-bench venv clean clean-cache
+.PHONY: lint test train train-ppo bench train-bench venv clean clean-cache
 
 venv: $(STAMP)
 
@@ -25,9 +25,13 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# The main job: self-play MaskablePPO on Crisscross 6x6 (about 3 minutes on an idle 2-core CPU, 8 at most), then
-# the win rate of the final checkpoint against the random policy (200 games, both seats).
+# The main job: Gumbel AlphaZero on Crisscross 6x6 (7 minutes of self-play and learning on a 2-core CPU, CUDA
+# when present), then the final agent (64 simulations) against MCTS-1000 over 100 games, both seats.
 train: $(STAMP)
+	$(BIN)/python training/alphazero.py --config configs/alphazero/crisscross6.yaml --device auto
+
+# Self-play MaskablePPO on Crisscross 6x6 (about 3 minutes), then the win rate against random.
+train-ppo: $(STAMP)
 	$(BIN)/python training/selfplay.py --config configs/crisscross.yaml
 
 bench: $(STAMP)

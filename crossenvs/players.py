@@ -17,7 +17,8 @@ Built in:
 
 :func:`make_player` reads a spec: ``random``, ``greedy``, ``mcts`` / ``mcts:<simulations>``, the
 path of a checkpoint ``.zip``, an object with ``predict``, a callable, or a Player. Other kinds of
-agent add their own prefix with :func:`register_player_kind` (e.g. ``az:<checkpoint>``).
+agent add their own prefix with :func:`register_player_kind`; ``az:<checkpoint>[:<simulations>]``
+is an AlphaZero checkpoint (:mod:`crossenvs.az`) searching with that many simulations.
 """
 
 from __future__ import annotations
@@ -280,9 +281,20 @@ def _mcts(argument: str, game: Game | None, seed: int | None) -> Player:
     return MCTSPlayer(int(count), seed=seed)
 
 
+def _alphazero(argument: str, game: Game | None, seed: int | None) -> Player:
+    try:
+        from .az.player import from_spec
+    except ImportError as exc:
+        raise InvalidOptionError(
+            f'az players need torch (the train extra): pip install -e ".[train]" ({exc})'
+        ) from None
+    return from_spec(argument, game, seed)
+
+
 register_player_kind("random", lambda argument, game, seed: RandomPlayer(seed))
 register_player_kind("greedy", lambda argument, game, seed: GreedyPlayer(seed))
 register_player_kind("mcts", _mcts)
+register_player_kind("az", _alphazero)
 
 
 def player_specs() -> str:

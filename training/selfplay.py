@@ -43,6 +43,9 @@ from crossenvs.envs.vector import CrossSB3VecEnv
 from crossenvs.eval.arena import match
 from crossenvs.players import ModelPlayer, Player, Positions, RandomPlayer, load_checkpoint
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import ConfigError, config_from_dict, read_yaml_config, write_atomically
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -72,48 +75,16 @@ class Config:
     seed: int = 0
 
 
-class ConfigError(crossenvs.CrossenvsError, ValueError):
-    """A config file that cannot be used; the message names the key."""
-
-
 def load_config(path: Path | str, overrides: dict[str, Any] | None = None) -> Config:
     """Read and check a YAML config: unknown keys and wrong types stop the run, naming the key."""
-    path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"config file {path} does not exist")
-    try:
-        raw = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{path}: expected a mapping of keys to values")
+    raw = read_yaml_config(path)
     raw.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    return config_from_dict(raw, str(path))
-
-
-def config_from_dict(raw: dict[str, Any], where: str = "config") -> Config:
-    fields = {field.name: field for field in dataclasses.fields(Config)}
-    unknown = sorted(set(raw) - set(fields))
-    if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(fields)}")
-    if "game" not in raw:
-        raise ConfigError(f"{where}: the key 'game' is required ({', '.join(crossenvs.list_games())})")
-    values = {}
-    for name, value in raw.items():
-        expected = {"int": int, "float": float, "str": str, "dict": dict}[fields[name].type]
-        if expected is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if not isinstance(value, expected) or isinstance(value, bool):
-            raise ConfigError(f"{where}: '{name}' must be a {expected.__name__}, got {value!r}")
-        values[name] = value
-    config = Config(**values)
-    _check_ranges(config, where)
+    config = config_from_dict(Config, raw, str(path))
+    _check_ranges(config, str(path))
     return config
 
 
 def _check_ranges(config: Config, where: str) -> None:
-    if config.game not in crossenvs.list_games():
-        raise ConfigError(f"{where}: 'game' {config.game!r} is not one of {', '.join(crossenvs.list_games())}")
     crossenvs.make_game(config.game, **config.options)  # InvalidOptionError names a bad option
     if config.policy not in ("cnn", "mlp"):
         raise ConfigError(f"{where}: 'policy' must be 'cnn' or 'mlp', got {config.policy!r}")
@@ -337,12 +308,6 @@ class Run:
         if not zip_path.is_file():
             raise ConfigError(f"checkpoint {zip_path} is missing (its metadata {meta_path.name} is there)")
         return zip_path, metadata
-
-
-def write_atomically(path: Path, text: str) -> None:
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(text)
-    os.replace(temporary, path)
 
 
 def win_rate_vs_random(model: MaskablePPO, config: Config, games: int, seed: int = 12345) -> dict[str, float]:

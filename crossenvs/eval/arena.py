@@ -49,7 +49,7 @@ def play_game(game: Game, first: Player, second: Player, seed: int, max_decision
 
 
 def play_batched(game: Game, a: Player, b: Player, games: int, seed: int) -> list[GameRecord]:
-    """``games`` games of two vectorised players at once in the vector env, seats alternating.
+    """``games`` games of two players at once in the vector env, seats alternating.
 
     Game k has ``a`` first when k is even, as in the one-at-a-time path; every game is played
     to its end exactly once (the env's auto-reset games are ignored).
@@ -85,8 +85,9 @@ def play_batched(game: Game, a: Player, b: Player, games: int, seed: int) -> lis
 def round_robin(game: Game, players: Sequence[Player], games_per_pair: int, seed: int = 0) -> list[GameRecord]:
     """Every pair plays ``games_per_pair`` games, alternating who sits first.
 
-    Pairs of vectorised players (random, models) play all their games at once in the batched
-    env; others play one game at a time, each seeded on its own. Both are reproducible from ``seed``.
+    When either player is vectorised (random, models, AlphaZero) the pair plays all its games at
+    once in the batched env (the other player acts game by game within it); other pairs play one
+    game at a time, each seeded on its own. Both are reproducible from ``seed``.
     """
     names = [player.name for player in players]
     if len(set(names)) != len(names):
@@ -94,7 +95,7 @@ def round_robin(game: Game, players: Sequence[Player], games_per_pair: int, seed
     records = []
     for pair_index, (a, b) in enumerate(itertools.combinations(players, 2)):
         pair_seed = seed * 1_000_003 + pair_index * 10_007
-        if a.vectorized and b.vectorized:
+        if a.vectorized or b.vectorized:
             records += play_batched(game, a, b, games_per_pair, pair_seed)
             continue
         for game_index in range(games_per_pair):

@@ -1,0 +1,5 @@
+"""AlphaZero agents: Gumbel tree search over the real rules (numba) guided by a residual CNN (torch).
+
+Needs torch (the ``train`` extra). The trainer is ``training/alphazero.py``; a checkpoint plays as
+the player spec ``az:<checkpoint>[:<simulations>]`` (0 simulations: the raw policy).
+"""

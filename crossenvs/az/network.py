@@ -1,0 +1,116 @@
+"""The AlphaZero network: a small residual CNN over a game's (H, W, C) planes, sized per game.
+
+Two heads: policy logits over the game's fixed action encoding, and a value in [-1, 1] for the
+player to move (observations are egocentric, so one network plays both seats). Checkpoints are
+plain ``torch.save`` dictionaries (weights, sizes, game and options) written atomically.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..core.errors import InvalidOptionError
+from ..core.game import Game
+
+
+class ResidualBlock(nn.Module):
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.norm1 = nn.BatchNorm2d(channels)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.norm2 = nn.BatchNorm2d(channels)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.norm1(self.conv1(x)))
+        return torch.relu(x + self.norm2(self.conv2(y)))
+
+
+class AlphaZeroNet(nn.Module):
+    """Stem convolution, ``blocks`` residual blocks of ``channels``, policy and value heads."""
+
+    def __init__(self, observation_shape: tuple[int, int, int], num_actions: int, channels: int = 32, blocks: int = 3):
+        super().__init__()
+        height, width, planes = observation_shape
+        self.sizes = {
+            "observation_shape": list(observation_shape),
+            "num_actions": int(num_actions),
+            "channels": int(channels),
+            "blocks": int(blocks),
+        }
+        self.stem = nn.Sequential(
+            nn.Conv2d(planes, channels, 3, padding=1, bias=False), nn.BatchNorm2d(channels), nn.ReLU()
+        )
+        self.trunk = nn.Sequential(*[ResidualBlock(channels) for _ in range(blocks)])
+        self.policy_head = nn.Sequential(
+            nn.Conv2d(channels, 4, 1), nn.ReLU(), nn.Flatten(), nn.Linear(4 * height * width, num_actions)
+        )
+        self.value_head = nn.Sequential(
+            nn.Conv2d(channels, 2, 1), nn.ReLU(), nn.Flatten(), nn.Linear(2 * height * width, 64), nn.ReLU(),
+            nn.Linear(64, 1), nn.Tanh(),
+        )  # fmt: skip
+
+    def forward(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        x = self.trunk(self.stem(observations.permute(0, 3, 1, 2)))
+        return self.policy_head(x), self.value_head(x).squeeze(-1)
+
+
+def evaluator(net: AlphaZeroNet, device: str = "cpu"):
+    """A numpy-in, numpy-out evaluation function for :class:`~crossenvs.az.search.GumbelSearch`."""
+
+    @torch.no_grad()
+    def evaluate(observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        logits, values = net(torch.from_numpy(observations).to(device))
+        return logits.float().cpu().numpy(), values.float().cpu().numpy()
+
+    return evaluate
+
+
+def resolve_device(device: str) -> str:
+    """``auto`` is CUDA when present, else the CPU."""
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return device
+
+
+def save_checkpoint(path: str | Path, net: AlphaZeroNet, game: Game, extra: dict[str, Any] | None = None) -> Path:
+    """Weights, sizes, game and options, written to a temporary file and renamed (never half-written)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document = {
+        "format": "crossenvs-alphazero-1",
+        "game": game.name,
+        "options": dict(game.options),
+        "sizes": net.sizes,
+        "state_dict": {name: tensor.detach().cpu() for name, tensor in net.state_dict().items()},
+        **(extra or {}),
+    }
+    temporary = path.with_name(f".{path.name}.tmp")
+    torch.save(document, temporary)
+    os.replace(temporary, path)
+    return path
+
+
+def load_checkpoint(path: str | Path, game: Game | None = None, device: str = "cpu") -> tuple[AlphaZeroNet, dict]:
+    """The network of an AlphaZero checkpoint (in eval mode) and its document; clear errors when it does not fit."""
+    path = Path(path)
+    if not path.is_file():
+        raise InvalidOptionError(f"AlphaZero checkpoint {path} does not exist")
+    try:
+        document = torch.load(path, map_location="cpu", weights_only=True)
+        sizes = document["sizes"]
+        net = AlphaZeroNet(tuple(sizes["observation_shape"]), sizes["num_actions"], sizes["channels"], sizes["blocks"])
+        net.load_state_dict(document["state_dict"])
+    except Exception as exc:  # zip, pickle, key and shape errors all mean "not a usable checkpoint"
+        raise InvalidOptionError(f"{path} is not a usable AlphaZero checkpoint: {type(exc).__name__}: {exc}") from None
+    if game is not None and (game.name != document["game"] or dict(game.options) != document["options"]):
+        raise InvalidOptionError(
+            f"{path} was trained on {document['game']} {document['options']}, not {game.name} {dict(game.options)}"
+        )
+    return net.to(device).eval(), document

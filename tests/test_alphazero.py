@@ -1,0 +1,221 @@
+"""Gumbel AlphaZero: the batched search, value signs per mover, the trainer end to end, the az: player."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from conftest import EXAMPLES, position
+
+import crossenvs
+from crossenvs import InvalidOptionError, make_game
+from crossenvs.az.network import AlphaZeroNet, evaluator, load_checkpoint, save_checkpoint
+from crossenvs.az.search import GumbelSearch, considered_visits
+from crossenvs.core import state as st
+from crossenvs.eval.arena import match
+from crossenvs.players import RandomPlayer, make_player
+
+ROOT = Path(__file__).resolve().parent.parent
+CROSSE_C4 = """
+10  - . - . - W - . - .
+ 9  . - . - . - B - . -
+ 7  . - . B o o B - . -
+ 6  - . - W # # o W - .
+ 4  - . - + o o W B - .
+"""
+
+
+def fixed_evaluator(num_actions: int, value: float = 0.0):
+    """A deterministic stand-in network: logits from the observation row by row, a constant value."""
+    weights = np.random.default_rng(0).normal(size=num_actions)
+
+    def evaluate(observations: np.ndarray):
+        flat = observations.reshape(len(observations), -1).astype(np.float64)
+        logits = np.outer(flat.sum(axis=1), weights) * 0.01 + weights
+        return logits.astype(np.float32), np.full(len(observations), value, dtype=np.float32)
+
+    return evaluate
+
+
+def test_the_sequential_halving_schedule_is_mctx_s():
+    assert considered_visits(4, 16) == [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
+    assert considered_visits(1, 4) == [0, 1, 2, 3]
+    assert considered_visits(16, 8) == [0] * 8  # fewer simulations than actions: one visit each to the best
+
+
+@pytest.mark.parametrize("extra", [0, 6])
+def test_search_finds_a_win_in_one_with_few_simulations(extra):
+    """One simulation per legal move suffices: each is tried once and the win's value decides."""
+    game = make_game("tictactoe")
+    win = game.from_text(position("3 . . .\n2 O O .\n1 X X .\n", "x", ply=4))
+    search = GumbelSearch(game, 1, len(game.legal_actions(win)) + extra)
+    actions, policy, _, _ = search.run(win.board[None], win.meta[None], fixed_evaluator(9))
+    assert game.action_to_str(win, int(actions[0])) == "c1"
+    assert policy[0].argmax() == game.str_to_action(win, "c1") and abs(policy[0].sum() - 1) < 1e-5
+    charing = make_game("charing_cross")
+    h4 = "8 . . . R R . . .\n5 . . . . . . . n\n4 N . . . . N n .\n1 . . . r r . . .\n"
+    state = charing.from_text(position(h4, "white"))
+    actions, _, _, _ = GumbelSearch(charing, 1, len(charing.legal_actions(state)) + extra).run(
+        state.board[None], state.meta[None], fixed_evaluator(charing.num_actions)
+    )
+    assert charing.action_to_str(state, int(actions[0])) == "f4-h4"  # the winning jump
+
+
+def test_a_hop_by_the_same_player_keeps_the_value_sign():
+    """Crosse C4: White hops twice in a row. Values flip only where the player to move changes."""
+    game = make_game("crosse")
+    state = game.from_text(position(CROSSE_C4, "white"))
+    search = GumbelSearch(game, 1, 2)
+    search.run(state.board[None], state.meta[None], fixed_evaluator(game.num_actions, value=0.3))
+    first, second = search.children[0, 0].max(), None
+    second = search.children[0, first].max()
+    assert search.node_metas[0, first, st.TO_MOVE] == search.node_metas[0, 0, st.TO_MOVE]  # White again
+    assert search.node_metas[0, second, st.TO_MOVE] != search.node_metas[0, 0, st.TO_MOVE]  # then Black
+    # root: its own 0.3, the hop's 0.3 (White again), Black's 0.3 as -0.3 for White
+    assert search.visits[0, 0] == 3 and search.value_sum[0, 0] == pytest.approx(0.3)
+    assert search.visits[0, first] == 2 and search.value_sum[0, first] == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize(
+    "name, options", [("charing_cross", {}), ("crosse", {"move_cap": 120}), ("crisscross", {"size": 5})]
+)
+def test_every_node_backs_up_its_subtree_with_signs_per_mover(name, options):
+    """On random positions (re-placement choices, hops, extra turns among them): value_sum(n) is n's own
+    value plus each child's value_sum, negated exactly where the player to move changes."""
+    game = make_game(name, **options)
+    rng = np.random.default_rng(1)
+    states, state = [], game.initial_state()
+    while len(states) < 24:
+        if game.is_terminal(state):
+            state = game.initial_state()
+        states.append(state)
+        state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+    search = GumbelSearch(game, len(states), 24)
+    boards, metas = np.stack([s.board for s in states]), np.stack([s.meta for s in states])
+    search.run(boards, metas, fixed_evaluator(game.num_actions, value=0.25), rng)
+    same_mover_edges = 0
+    for b in range(len(states)):
+        for node in range(search.count[b]):
+            meta = search.node_metas[b, node]
+            if meta[st.STATUS] != st.STATUS_PLAYING:
+                own = search.visits[b, node] * st.SEAT_RETURNS[meta[st.STATUS], meta[st.TO_MOVE]]
+                assert search.value_sum[b, node] == pytest.approx(own, abs=1e-4)
+                continue
+            total = search.raw_value[b, node]
+            for child in search.children[b, node][search.children[b, node] >= 0]:
+                same = search.node_metas[b, child, st.TO_MOVE] == meta[st.TO_MOVE]
+                same_mover_edges += same
+                total += (1 if same else -1) * search.value_sum[b, child]
+            assert search.value_sum[b, node] == pytest.approx(total, abs=1e-3)
+    if name != "crisscross":
+        assert same_mover_edges > 0  # the case the signs are for did occur
+
+
+def test_batched_search_equals_one_game_searches():
+    game = make_game("crossings", move_cap=80)
+    rng = np.random.default_rng(2)
+    states, state = [], game.initial_state()
+    for _ in range(40):
+        states.append(state)
+        state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+    states = states[::5]
+    evaluate = fixed_evaluator(game.num_actions, value=0.1)
+    batched = GumbelSearch(game, len(states), 12)
+    boards, metas = np.stack([s.board for s in states]), np.stack([s.meta for s in states])
+    actions, policies, values, _ = batched.run(boards, metas, evaluate)
+    single = GumbelSearch(game, 1, 12)
+    for k, s in enumerate(states):
+        action, policy, value, _ = single.run(s.board[None], s.meta[None], evaluate)
+        assert action[0] == actions[k] and np.allclose(policy[0], policies[k]) and value[0] == pytest.approx(values[k])
+
+
+def test_checkpoints_round_trip_and_refuse_another_game(tmp_path):
+    game = make_game("tictactoe")
+    net = AlphaZeroNet(game.observation_shape, game.num_actions, channels=8, blocks=1)
+    path = save_checkpoint(tmp_path / "net.pt", net, game)
+    loaded, document = load_checkpoint(path, game)
+    observations = np.random.default_rng(0).random((3, 3, 3, 2), dtype=np.float32)
+    assert np.allclose(evaluator(net.eval())(observations)[0], evaluator(loaded)(observations)[0])
+    assert document["game"] == "tictactoe"
+    with pytest.raises(InvalidOptionError, match="not crisscross"):
+        load_checkpoint(path, make_game("crisscross", size=3))
+    (tmp_path / "bad.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(InvalidOptionError, match="not a usable AlphaZero checkpoint"):
+        make_player(f"az:{tmp_path / 'bad.pt'}")
+    with pytest.raises(InvalidOptionError, match="does not exist"):
+        make_player("az:missing.pt:8")
+
+
+def run_alphazero(*args: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, str(ROOT / "training" / "alphazero.py"), "--no-progress", "--device", "cpu", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=600)
+
+
+def test_a_tiny_run_trains_checkpoints_resumes_and_plays(tmp_path):
+    config = {
+        "game": "crisscross",
+        "options": {"size": 4},
+        "num_envs": 16,
+        "simulations": 4,
+        "channels": 8,
+        "blocks": 1,
+        "batch_size": 32,
+        "max_minutes": 0.15,
+        "checkpoint_minutes": 0.05,
+        "eval_games": 4,
+        "eval_simulations": 4,
+        "eval_opponent": "random",
+    }
+    (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(config))
+    run = tmp_path / "run"
+    first = run_alphazero("--config", str(tmp_path / "tiny.yaml"), "--run-dir", str(run))
+    assert first.returncode == 0, first.stderr
+    assert "positions/s" in first.stdout and "vs random" in first.stdout
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["games"] == 4 and summary["updates"] > 0 and summary["positions"] > 0
+    assert (run / "checkpoints" / "final.pt").is_file() and list((run / "tensorboard").iterdir())
+    resumed = run_alphazero("--resume", str(run), "--max-minutes", "0.05")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming" in resumed.stdout
+    assert json.loads((run / "summary.json").read_text())["positions"] > summary["positions"]
+    # the checkpoint is a player everywhere: the arena, the CLI, an env opponent
+    game = make_game("crisscross", size=4)
+    player = make_player(f"az:{run / 'checkpoints' / 'final.pt'}:8", game=game)
+    assert match(game, player, RandomPlayer(), games=4)["games"] == 4
+    raw = make_player(f"az:{run / 'checkpoints' / 'final.pt'}:0", game=game)
+    assert raw.act(game, game.initial_state()) in game.legal_actions(game.initial_state())
+    cli = [sys.executable, "-m", "crossenvs.cli", "eval", "crisscross", "--option", "size=4", "--games", "2"]
+    result = subprocess.run(
+        [*cli, "--players", f"az:{run / 'checkpoints' / 'final.pt'}:4", "greedy"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    import gymnasium
+
+    env = gymnasium.make("crossenvs/Crisscross-v0", size=4, opponent=f"az:{run / 'checkpoints' / 'final.pt'}:4")
+    env.reset(seed=0)
+    assert env.unwrapped.opponent.name.startswith("az-final")
+
+
+def test_bad_configs_stop_before_any_work(tmp_path):
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump({"game": "crisscross", "simulatons": 8}))
+    result = run_alphazero("--config", str(tmp_path / "bad.yaml"))
+    assert result.returncode == 2 and "unknown key(s) simulatons" in result.stderr
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump({"game": "crisscross", "eval_opponent": "mcts:x"}))
+    result = run_alphazero("--config", str(tmp_path / "bad.yaml"))
+    assert result.returncode == 2 and "mcts:<simulations>" in result.stderr
+
+
+def test_the_example_game_trains_too():
+    """A user's game gets the AlphaZero search with no extra code (its kernels are specialised)."""
+    sys.path.insert(0, str(EXAMPLES))
+    game = make_game("tictactoe")
+    search = GumbelSearch(game, 4, 8)
+    states = np.repeat(game.initial_state().board[None], 4, 0), np.repeat(game.initial_state().meta[None], 4, 0)
+    actions, policies, _, _ = search.run(*states, fixed_evaluator(9), np.random.default_rng(0))
+    assert actions.shape == (4,) and np.allclose(policies.sum(axis=1), 1.0)
+    assert crossenvs.game_spec("tictactoe").gym_id == "crossenvs/TicTacToe-v0"

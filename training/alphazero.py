@@ -1,0 +1,326 @@
+"""Gumbel AlphaZero: self-play with tree search over hundreds of games at once, in one file.
+
+    python training/alphazero.py --config configs/alphazero/crisscross6.yaml    # a new run under runs/
+    python training/alphazero.py --resume runs/az-crisscross-20261123-140000    # continue a run
+    python training/alphazero.py --config ... --max-minutes 2 --device auto     # CUDA when present
+
+How it works:
+
+* **Self-play.** ``num_envs`` games are stepped together in the vector env. Before every move,
+  :class:`crossenvs.az.search.GumbelSearch` searches all of them at once: each simulation walks
+  every game's tree in numba over the game's real kernels, and the network evaluates all the new
+  leaves in one forward pass. Root actions are chosen by Gumbel sampling with sequential halving
+  (so 16-64 simulations still improve the policy), and the policy target is the improved policy
+  ``softmax(logits + sigma(completed Q))`` (Danihelka et al., 2022; mctx's ``gumbel_muzero_policy``).
+  A player who acts twice in a row (Crosse hops, Charing Cross re-placements) keeps the sign of
+  its values: the search flips signs only where the player to move changes.
+* **Learning.** Each finished game's positions enter a replay buffer with the game's result for
+  the player who moved there. After every search step the network (a small residual CNN,
+  :class:`crossenvs.az.network.AlphaZeroNet`) takes ``train_ratio`` gradient samples per new
+  position: cross-entropy to the improved policy plus squared error to the result.
+* **A run's folder.** ``config.yaml``; ``checkpoints/latest.pt`` (weights, optimiser, counters;
+  written atomically every ``checkpoint_minutes`` and at the end) and ``checkpoints/final.pt``;
+  ``tensorboard/``; ``summary.json``. ``--resume`` continues from ``latest.pt`` (the replay buffer
+  starts empty again).
+* **The end.** The final network plays ``eval_games`` games against ``eval_opponent`` (seats
+  alternating) searching with ``eval_simulations``, through the project's arena, and the run prints
+  one line: steps, positions per second, the score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+
+import crossenvs
+from crossenvs.az.network import AlphaZeroNet, evaluator, resolve_device, save_checkpoint
+from crossenvs.az.player import AlphaZeroPlayer
+from crossenvs.az.search import GumbelSearch
+from crossenvs.envs.vector import CrossVectorEnv
+from crossenvs.eval.arena import match
+from crossenvs.players import make_player
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import ConfigError, config_from_dict, read_yaml_config, write_atomically
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclasses.dataclass
+class Config:
+    """A run's settings; ``configs/alphazero/crisscross6.yaml`` documents each one."""
+
+    game: str
+    options: dict = dataclasses.field(default_factory=dict)
+    num_envs: int = 256
+    simulations: int = 32
+    max_considered: int = 16
+    channels: int = 32
+    blocks: int = 3
+    learning_rate: float = 0.002
+    weight_decay: float = 0.0001
+    batch_size: int = 512
+    replay_size: int = 100_000
+    train_ratio: float = 4.0
+    max_minutes: float = 8.0
+    checkpoint_minutes: float = 1.0
+    eval_games: int = 100
+    eval_simulations: int = 64
+    eval_opponent: str = "mcts:1000"
+    seed: int = 0
+
+    def check(self, where: str) -> None:
+        crossenvs.make_game(self.game, **self.options)  # unknown game or option: a clear error
+        for name in ("num_envs", "max_considered", "channels", "batch_size", "replay_size", "eval_games"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{where}: '{name}' must be at least 1, got {getattr(self, name)}")
+        for name in ("simulations", "blocks", "eval_simulations", "seed"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{where}: '{name}' must be 0 or more, got {getattr(self, name)}")
+        for name in ("learning_rate", "train_ratio", "max_minutes", "checkpoint_minutes"):
+            if not getattr(self, name) > 0:
+                raise ConfigError(f"{where}: '{name}' must be positive, got {getattr(self, name)}")
+        if self.weight_decay < 0:
+            raise ConfigError(f"{where}: 'weight_decay' must be 0 or more, got {self.weight_decay}")
+        make_player(self.eval_opponent)  # an unknown player spec stops the run before it starts
+
+
+def load_config(path: Path | str, overrides: dict[str, Any] | None = None) -> Config:
+    raw = read_yaml_config(path)
+    raw.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    config = config_from_dict(Config, raw, str(path))
+    config.check(str(path))
+    return config
+
+
+# ----------------------------------------------------------------------------- replay
+class Replay:
+    """A ring buffer of (observation, improved policy, result for the mover)."""
+
+    def __init__(self, capacity: int, observation_shape: tuple[int, ...], num_actions: int) -> None:
+        self.observations = np.zeros((capacity, *observation_shape), dtype=np.float16)
+        self.policies = np.zeros((capacity, num_actions), dtype=np.float16)
+        self.results = np.zeros(capacity, dtype=np.float32)
+        self.size = self.next = 0
+
+    def add(self, observations: np.ndarray, policies: np.ndarray, results: np.ndarray) -> None:
+        capacity = len(self.results)
+        observations, policies, results = observations[-capacity:], policies[-capacity:], results[-capacity:]
+        rows = (self.next + np.arange(len(results))) % capacity
+        self.observations[rows], self.policies[rows], self.results[rows] = observations, policies, results
+        self.next = (self.next + len(results)) % capacity
+        self.size = min(capacity, self.size + len(results))
+
+    def sample(self, rng: np.random.Generator, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rows = rng.integers(self.size, size=count)
+        return self.observations[rows].astype(np.float32), self.policies[rows].astype(np.float32), self.results[rows]
+
+
+# ----------------------------------------------------------------------------- self-play
+class SelfPlay:
+    """The batch of games, their searches, and the positions of games still being played."""
+
+    def __init__(self, config: Config, rng: np.random.Generator) -> None:
+        self.game = crossenvs.make_game(config.game, **config.options)
+        self.env = CrossVectorEnv(self.game, num_envs=config.num_envs)
+        self.search = GumbelSearch(self.game, config.num_envs, config.simulations, config.max_considered)
+        self.rng = rng
+        self.history: list[list[tuple[np.ndarray, np.ndarray, int]]] = [[] for _ in range(config.num_envs)]
+        self.env.reset()
+
+    def step(self, evaluate) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """One searched move in every game; the positions of the games that ended, their results, how many ended."""
+        boards, metas = self.env.boards.copy(), self.env.metas.copy()
+        movers = metas[:, crossenvs.core.state.TO_MOVE].copy()
+        actions, policies, _, observations = self.search.run(boards, metas, evaluate, self.rng)
+        for i in range(len(actions)):
+            self.history[i].append((observations[i], policies[i], int(movers[i])))
+        _, rewards, terminations, _, _ = self.env.step(actions)
+        finished_obs, finished_policies, finished_results = [], [], []
+        for i in np.flatnonzero(terminations):
+            for observation, policy, seat in self.history[i]:
+                finished_obs.append(observation)
+                finished_policies.append(policy)
+                finished_results.append(rewards[i, seat])
+            self.history[i] = []
+        ended = int(terminations.sum())
+        if not finished_results:
+            shape = (0, *self.game.observation_shape)
+            empty = (
+                np.zeros(shape, np.float32),
+                np.zeros((0, self.game.num_actions), np.float32),
+                np.zeros(0, np.float32),
+            )
+            return (*empty, ended)
+        results = np.array(finished_results, dtype=np.float32)
+        return np.stack(finished_obs), np.stack(finished_policies), results, ended
+
+
+def train_step(net: AlphaZeroNet, optimizer: torch.optim.Optimizer, batch, device: str) -> dict[str, float]:
+    observations, policies, results = (torch.from_numpy(array).to(device) for array in batch)
+    net.train()
+    logits, values = net(observations)
+    policy_loss = -(policies * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+    value_loss = torch.mean((values - results) ** 2)
+    optimizer.zero_grad()
+    (policy_loss + value_loss).backward()
+    optimizer.step()
+    net.eval()
+    return {"loss/policy": policy_loss.item(), "loss/value": value_loss.item()}
+
+
+# ----------------------------------------------------------------------------- a run
+def train(args: argparse.Namespace) -> dict[str, Any]:
+    device = resolve_device(args.device)
+    overrides = {"max_minutes": args.max_minutes}
+    if args.resume:
+        run_dir = Path(args.resume).resolve()
+        config = load_config(run_dir / "config.yaml", overrides)
+    else:
+        config = load_config(args.config, overrides)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        run_dir = (Path(args.run_dir) if args.run_dir else ROOT / "runs" / f"az-{config.game}-{stamp}").resolve()
+        try:
+            run_dir.mkdir(parents=True, exist_ok=True)
+            write_atomically(run_dir / "config.yaml", yaml.safe_dump(dataclasses.asdict(config), sort_keys=False))
+        except OSError as exc:
+            raise ConfigError(f"cannot write the run folder {run_dir}: {exc}") from None
+    torch.manual_seed(config.seed)
+    rng = np.random.default_rng(config.seed)
+    selfplay = SelfPlay(config, rng)
+    game = selfplay.game
+    net = AlphaZeroNet(game.observation_shape, game.num_actions, config.channels, config.blocks).to(device).eval()
+    optimizer = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
+    counters = {"moves": 0, "positions": 0, "updates": 0, "games": 0, "wall_seconds": 0.0}
+    latest = run_dir / "checkpoints" / "latest.pt"
+    if args.resume:
+        document = torch.load(latest, map_location="cpu", weights_only=True) if latest.is_file() else None
+        if document is None:
+            raise ConfigError(f"no checkpoint to resume from: {latest} is missing")
+        net.load_state_dict(document["state_dict"])
+        optimizer.load_state_dict(document["optimizer"])
+        counters.update(document["counters"])
+        rng = np.random.default_rng([config.seed, counters["moves"]])  # fresh streams from here on
+        selfplay.rng = rng
+        print(f"resuming {run_dir} at move {counters['moves']:,} ({counters['positions']:,} positions)")
+    replay = Replay(config.replay_size, game.observation_shape, game.num_actions)
+    evaluate = evaluator(net, device)
+    writer = tensorboard_writer(run_dir)
+    progress = progress_bar(config.max_minutes * 60, args.no_progress)
+    started, last_checkpoint = time.monotonic(), time.monotonic()
+    wall_before, positions_before = counters["wall_seconds"], counters["positions"]
+    owed = 0.0  # gradient samples owed to the positions generated so far
+    while time.monotonic() - started < config.max_minutes * 60:
+        observations, policies, results, ended = selfplay.step(evaluate)
+        counters["moves"] += 1
+        counters["positions"] += config.num_envs
+        counters["games"] += ended
+        if len(results):
+            replay.add(observations, policies, results)
+        owed += config.train_ratio * config.num_envs
+        losses: dict[str, float] = {}
+        while replay.size >= config.batch_size and owed >= config.batch_size:
+            losses = train_step(net, optimizer, replay.sample(rng, config.batch_size), device)
+            counters["updates"] += 1
+            owed -= config.batch_size
+        for name, value in losses.items():
+            writer.add_scalar(name, value, counters["positions"])
+        progress.update(time.monotonic() - started, counters)
+        if time.monotonic() - last_checkpoint >= config.checkpoint_minutes * 60:
+            counters["wall_seconds"] = wall_before + time.monotonic() - started
+            save_checkpoint(latest, net, game, {"optimizer": optimizer.state_dict(), "counters": counters})
+            last_checkpoint = time.monotonic()
+    progress.close()
+    seconds = time.monotonic() - started
+    counters["wall_seconds"] = wall_before + seconds
+    save_checkpoint(latest, net, game, {"optimizer": optimizer.state_dict(), "counters": counters})
+    final = save_checkpoint(run_dir / "checkpoints" / "final.pt", net, game, {"counters": counters})
+    agent = AlphaZeroPlayer(final, config.eval_simulations, game=game)
+    opponent = make_player(config.eval_opponent, game=game)
+    evaluation = match(game, agent, opponent, config.eval_games, seed=config.seed + 1)
+    summary = {
+        "game": config.game,
+        "options": config.options,
+        "positions": counters["positions"],
+        "updates": counters["updates"],
+        "positions_per_second": round((counters["positions"] - positions_before) / max(seconds, 1e-9), 1),
+        "device": device,
+        "checkpoint": str(final),
+        "opponent": opponent.name,
+        **evaluation,
+    }
+    write_atomically(run_dir / "summary.json", json.dumps(summary, indent=2))
+    writer.close()
+    print(
+        f"{config.game}{config.options}: {counters['positions']:,} positions ({counters['updates']:,} updates), "
+        f"{summary['positions_per_second']:,.0f} positions/s on {device}; vs {opponent.name} "
+        f"{evaluation['score']:.1%} score ({evaluation['win_rate']:.1%} wins) over {evaluation['games']} games, both "
+        f"seats, searching {config.eval_simulations} simulations; checkpoint {final}"
+    )
+    return summary
+
+
+def tensorboard_writer(run_dir: Path):
+    """TensorBoard's writer when it is installed, else a stand-in that drops the scalars."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+
+        return SummaryWriter(str(run_dir / "tensorboard"))
+    except ImportError:
+
+        class Silent:
+            def add_scalar(self, *args, **kwargs) -> None:
+                pass
+
+            def close(self) -> None:
+                pass
+
+        return Silent()
+
+
+class progress_bar:
+    """A tqdm bar over the wall-clock budget (silent with ``--no-progress``)."""
+
+    def __init__(self, seconds: float, silent: bool) -> None:
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=round(seconds), unit="s", disable=silent, dynamic_ncols=True)
+
+    def update(self, elapsed: float, counters: dict[str, Any]) -> None:
+        self.bar.n = min(self.bar.total, round(elapsed))
+        self.bar.set_postfix(positions=counters["positions"], updates=counters["updates"], refresh=False)
+        self.bar.refresh()
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Gumbel AlphaZero self-play training on a crossenvs game.")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--config", help="a YAML config, e.g. configs/alphazero/crisscross6.yaml")
+    source.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its latest checkpoint")
+    parser.add_argument("--run-dir", help="where a new run writes (default runs/az-<game>-<time>)")
+    parser.add_argument("--max-minutes", type=float, help="override the config's wall-clock budget")
+    parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="auto: CUDA when present")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar (for logs and CI)")
+    args = parser.parse_args(argv)
+    try:
+        train(args)
+    except crossenvs.CrossenvsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
