@@ -13,6 +13,7 @@ import pytest
 from conftest import play_random_games
 
 from crossenvs import make_game
+from crossenvs.core.state import State
 
 SIZES = (3, 5, 8, 11)
 PLIES_PER_SIZE = 3000  # 12,000 random plies in all
@@ -101,3 +102,24 @@ def test_actions_are_egocentric(crisscross8):
     red_state = game.from_text("to_move: red\n")
     assert game.action_to_str(red_state, 1) == "b1"
     assert game.action_to_str(state, 1) == "a2"
+
+
+def test_the_declared_symmetries_hold_on_random_games():
+    """Flipping the board (Red's frame) commutes with the rules, masks and observations: safe augmentation."""
+    game = make_game("crisscross", size=5)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for before, action, after in play_random_games(game, rng, 600):
+        if game.current_player(before) != 0:  # Red's frame is the board's own
+            continue
+        for cells, actions in game.symmetries():
+            flipped = State(before.board.ravel()[cells].reshape(5, 5).copy(), before.meta.copy())
+            image = int(np.flatnonzero(actions == action)[0])
+            result = game.apply(flipped, image)
+            assert np.array_equal(result.board.ravel(), after.board.ravel()[cells])
+            assert game.outcome(result) == game.outcome(after)
+            assert np.array_equal(game.legal_mask(flipped), game.legal_mask(before)[actions])
+            planes = game.observe(before, 0).reshape(25, -1)[cells]
+            assert np.array_equal(game.observe(flipped, 0).reshape(25, -1), planes)
+            checked += 1
+    assert checked > 500 and len(game.symmetries()) == 4

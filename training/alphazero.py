@@ -17,7 +17,8 @@ How it works:
 * **Learning.** Each finished game's positions enter a replay buffer with the game's result for
   the player who moved there. After every search step the network (a small residual CNN,
   :class:`crossenvs.az.network.AlphaZeroNet`) takes ``train_ratio`` gradient samples per new
-  position: cross-entropy to the improved policy plus squared error to the result.
+  position: cross-entropy to the improved policy plus squared error to the result. Each sample
+  is seen through one of the game's symmetries (``Game.symmetries``; Crisscross has four).
 * **A run's folder.** ``config.yaml``; ``checkpoints/latest.pt`` (weights, optimiser, counters;
   written atomically every ``checkpoint_minutes`` and at the end) and ``checkpoints/final.pt``;
   ``tensorboard/``; ``summary.json``. ``--resume`` continues from ``latest.pt`` (the replay buffer
@@ -120,9 +121,18 @@ class Replay:
         self.next = (self.next + len(results)) % capacity
         self.size = min(capacity, self.size + len(results))
 
-    def sample(self, rng: np.random.Generator, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def sample(self, rng: np.random.Generator, count: int, symmetries) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``count`` positions drawn uniformly, each seen through one of the game's symmetries at random."""
         rows = rng.integers(self.size, size=count)
-        return self.observations[rows].astype(np.float32), self.policies[rows].astype(np.float32), self.results[rows]
+        observations = self.observations[rows].astype(np.float32)
+        policies = self.policies[rows].astype(np.float32)
+        cells = np.stack([cell for cell, _ in symmetries])
+        actions = np.stack([action for _, action in symmetries])
+        chosen = rng.integers(len(symmetries), size=count)
+        flat = observations.reshape(count, cells.shape[1], -1)
+        observations = np.take_along_axis(flat, cells[chosen][:, :, None], axis=1).reshape(observations.shape)
+        policies = np.take_along_axis(policies, actions[chosen], axis=1)
+        return observations, policies, self.results[rows]
 
 
 # ----------------------------------------------------------------------------- self-play
@@ -213,6 +223,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         selfplay.rng = rng
         print(f"resuming {run_dir} at move {counters['moves']:,} ({counters['positions']:,} positions)")
     replay = Replay(config.replay_size, game.observation_shape, game.num_actions)
+    symmetries = game.symmetries()
     evaluate = evaluator(net, device)
     writer = tensorboard_writer(run_dir)
     progress = progress_bar(config.max_minutes * 60, args.no_progress)
@@ -229,7 +240,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         owed += config.train_ratio * config.num_envs
         losses: dict[str, float] = {}
         while replay.size >= config.batch_size and owed >= config.batch_size:
-            losses = train_step(net, optimizer, replay.sample(rng, config.batch_size), device)
+            losses = train_step(net, optimizer, replay.sample(rng, config.batch_size, symmetries), device)
             counters["updates"] += 1
             owed -= config.batch_size
         for name, value in losses.items():

@@ -169,6 +169,16 @@ class Game(ABC):
         """
         return None
 
+    def symmetries(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Symmetries of the egocentric encoding, for data augmentation in training.
+
+        Each is ``(cells, actions)``: the transformed observation takes cell ``i``'s planes from
+        cell ``cells[i]`` (cells are ``row * width + col``), and the transformed policy takes
+        action ``a``'s probability from action ``actions[a]``; the value is unchanged. Only the
+        identity unless a game knows better.
+        """
+        return [(np.arange(self.height * self.width), np.arange(self.num_actions))]
+
     # ----------------------------------------------------------------- position text
     def to_text(self, state: State) -> str:
         """Position text (docs/README.md) that :meth:`from_text` reads back to an equal state."""

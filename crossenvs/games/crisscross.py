@@ -234,6 +234,13 @@ class Crisscross(Game):
         swapped = np.where(state.board == 0, 0, 3 - state.board).astype(np.int8)
         return State(np.ascontiguousarray(swapped.T), state.meta.copy()), (1, 0)
 
+    def symmetries(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The board flipped top to bottom and/or left to right: each player's goal (its own frame's
+        first and last rows) and the capture rule look the same. Action ids are frame squares too."""
+        grid = np.arange(self.size * self.size).reshape(self.size, self.size)
+        flips = (grid, grid[::-1], grid[:, ::-1], grid[::-1, ::-1])
+        return [(flipped.ravel().copy(), flipped.ravel().copy()) for flipped in flips]
+
     def action_to_str(self, state: State, action: int) -> str:
         if not 0 <= int(action) < self.num_actions:
             raise IllegalActionError(f"crisscross: action {action!r} is not an id in 0..{self.num_actions - 1}")
