@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .core.errors import CrossenvsError, IllegalActionError, InvalidOptionError
+from .core.game import Game
 from .core.registry import game_class, game_spec, list_games, make_game
-from .players import player_specs
+from .players import Player, player_specs
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
@@ -126,50 +127,79 @@ def cmd_play(args: argparse.Namespace, out: TextIO, source: TextIO) -> int:
     return 0
 
 
-def cmd_rating_plot(args: argparse.Namespace, out: TextIO) -> None:
-    """Rate every checkpoint of a run against the random, greedy and MCTS baselines; plot rating by step."""
+def run_checkpoints(run_dir: Path, simulations: int) -> tuple[Game, str, list[tuple[float, Player]]]:
+    """A training run's checkpoints as players, each with its place on the x axis.
+
+    A PPO run (``training/selfplay.py``) has ``step_<n>.zip`` with ``step_<n>.json``: x is the
+    training step. An AlphaZero run (``training/alphazero.py``) has ``seconds_<n>.pt`` snapshots:
+    x is wall-clock minutes, and each plays with ``simulations`` per move.
+    """
     import json
 
-    from .eval.arena import bradley_terry, round_robin
-    from .players import GreedyPlayer, MCTSPlayer, ModelPlayer, RandomPlayer, load_checkpoint
+    from .players import ModelPlayer, load_checkpoint
 
+    folder = Path(run_dir, "checkpoints")
+    snapshots = sorted(folder.glob("seconds_*.pt"))
+    if snapshots:
+        from .az.player import AlphaZeroPlayer
+
+        players = [AlphaZeroPlayer(path, simulations) for path in snapshots]
+        document = players[0].document
+        game = make_game(document["game"], **document["options"])
+        timed = []
+        for path, player in zip(snapshots, players):
+            player.name = f"{path.stem}"
+            timed.append((int(path.stem.split("_")[1]) / 60.0, player))
+        return game, "wall-clock minutes of training", timed
     checkpoints = []
-    for meta_path in Path(args.run_dir, "checkpoints").glob("step_*.json"):
+    for meta_path in folder.glob("step_*.json"):
         try:
             meta = json.loads(meta_path.read_text())
             checkpoints.append((int(meta["step"]), meta, meta_path.with_suffix(".zip")))
         except (ValueError, KeyError, TypeError) as exc:
             raise InvalidOptionError(f"checkpoint metadata {meta_path} is corrupt: {exc}") from None
     if not checkpoints:
-        raise InvalidOptionError(f"no checkpoints in {Path(args.run_dir, 'checkpoints')}")
+        raise InvalidOptionError(f"no checkpoints in {folder}")
     checkpoints.sort(key=lambda item: item[0])
-    metadata = checkpoints[0][1]
-    game = make_game(metadata["game"], **metadata["options"])
-    baselines = [RandomPlayer(), GreedyPlayer(), MCTSPlayer(args.mcts)]
+    game = make_game(checkpoints[0][1]["game"], **checkpoints[0][1]["options"])
+    players = [
+        (float(step), ModelPlayer(load_checkpoint(path, game), name=f"step_{step}")) for step, _, path in checkpoints
+    ]
+    return game, "training step", players
+
+
+def cmd_rating_plot(args: argparse.Namespace, out: TextIO) -> None:
+    """Rate every checkpoint of a run against baselines; plot rating against training step or time."""
+    from .eval.arena import bradley_terry, round_robin
+    from .players import make_player
+
+    game, x_label, checkpoints = run_checkpoints(args.run_dir, args.simulations)
+    specs = args.baselines or ["random", "greedy", f"mcts:{args.mcts}"]
+    baselines = [make_player(spec, game=game) for spec in specs]
     records = round_robin(game, baselines, args.games, seed=args.seed)  # the baselines meet once
-    steps = []
-    for step, _, path in checkpoints:
-        player = ModelPlayer(load_checkpoint(path, game), name=f"step_{step}")
+    for _, player in checkpoints:
         for index, baseline in enumerate(baselines):
             records += round_robin(game, [player, baseline], args.games, seed=args.seed + 1 + index)
-        steps.append(step)
-    names = [f"step_{s}" for s in steps] + [b.name for b in baselines]
+    names = [player.name for _, player in checkpoints] + [b.name for b in baselines]
     rated = bradley_terry(records, names)
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    xs = [x for x, _ in checkpoints]
     figure, axis = plt.subplots(figsize=(6, 4))
-    axis.plot(steps, rated[: len(steps)], marker="o", label="checkpoints")
+    axis.plot(xs, rated[: len(xs)], marker="o", label="checkpoints")
     for offset, baseline in enumerate(baselines):
-        axis.axhline(rated[len(steps) + offset], linestyle="--", color=f"C{offset + 1}", label=baseline.name)
-    axis.set_xlabel("training step")
+        axis.axhline(rated[len(xs) + offset], linestyle="--", color=f"C{offset + 1}", label=baseline.name)
+    axis.set_xlabel(x_label)
     axis.set_ylabel("rating (Bradley-Terry, Elo scale)")
-    axis.set_title(f"{metadata['game']}: rating against training step")
+    axis.set_title(f"{game.name} {game.options or ''}: rating against {x_label.split(' of ')[0]}")
     axis.legend()
     figure.tight_layout()
     figure.savefig(args.out, dpi=100)
+    for name, rating in zip(names, rated):
+        out.write(f"{name:<24} {rating:7.0f}\n")
     out.write(f"wrote {args.out}\n")
 
 
@@ -245,6 +275,10 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("--out", default="ratings.png")
     plot.add_argument("--games", type=int, default=20, help="games per pairing (seats alternate)")
     plot.add_argument("--mcts", type=int, default=100, help="simulations of the MCTS baseline")
+    plot.add_argument(
+        "--baselines", nargs="+", help="player specs to rate against (default: random greedy mcts:<--mcts>)"
+    )
+    plot.add_argument("--simulations", type=int, default=64, help="search of AlphaZero checkpoints")
     plot.add_argument("--seed", type=int, default=0)
     return parser
 

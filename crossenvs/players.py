@@ -18,7 +18,8 @@ Built in:
 :func:`make_player` reads a spec: ``random``, ``greedy``, ``mcts`` / ``mcts:<simulations>``, the
 path of a checkpoint ``.zip``, an object with ``predict``, a callable, or a Player. Other kinds of
 agent add their own prefix with :func:`register_player_kind`; ``az:<checkpoint>[:<simulations>]``
-is an AlphaZero checkpoint (:mod:`crossenvs.az`) searching with that many simulations.
+is an AlphaZero checkpoint (:mod:`crossenvs.az`) searching with that many simulations, and
+``pretrained[:<simulations>]`` the agent shipped for the game at hand (:mod:`crossenvs.agents`).
 """
 
 from __future__ import annotations
@@ -291,10 +292,21 @@ def _alphazero(argument: str, game: Game | None, seed: int | None) -> Player:
     return from_spec(argument, game, seed)
 
 
+def _pretrained(argument: str, game: Game | None, seed: int | None) -> Player:
+    if game is None:
+        raise InvalidOptionError("player 'pretrained' needs a game: its agent is the one trained for that game")
+    if argument and not argument.isdigit():
+        raise InvalidOptionError(f"player 'pretrained:{argument}': write pretrained or pretrained:<simulations>")
+    from .agents import load
+
+    return load(game.name, int(argument or 64), seed=seed, **game.options)
+
+
 register_player_kind("random", lambda argument, game, seed: RandomPlayer(seed))
 register_player_kind("greedy", lambda argument, game, seed: GreedyPlayer(seed))
 register_player_kind("mcts", _mcts)
 register_player_kind("az", _alphazero)
+register_player_kind("pretrained", _pretrained)
 
 
 def player_specs() -> str:

@@ -179,6 +179,7 @@ def test_a_tiny_run_trains_checkpoints_resumes_and_plays(tmp_path):
     summary = json.loads((run / "summary.json").read_text())
     assert summary["games"] == 4 and summary["updates"] > 0 and summary["positions"] > 0
     assert (run / "checkpoints" / "final.pt").is_file() and list((run / "tensorboard").iterdir())
+    assert list((run / "checkpoints").glob("seconds_*.pt"))  # snapshots for rating against wall-clock time
     resumed = run_alphazero("--resume", str(run), "--max-minutes", "0.05")
     assert resumed.returncode == 0, resumed.stderr
     assert "resuming" in resumed.stdout
@@ -194,11 +195,31 @@ def test_a_tiny_run_trains_checkpoints_resumes_and_plays(tmp_path):
         [*cli, "--players", f"az:{run / 'checkpoints' / 'final.pt'}:4", "greedy"], capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
+    from crossenvs.cli import main as crossenvs_cli
+
+    plot = tmp_path / "ratings.png"
+    rating_args = ["rating-plot", str(run), "--baselines", "random", "greedy", "--games", "2", "--simulations", "2"]
+    assert crossenvs_cli([*rating_args, "--out", str(plot)]) == 0 and plot.stat().st_size > 1000
     import gymnasium
 
     env = gymnasium.make("crossenvs/Crisscross-v0", size=4, opponent=f"az:{run / 'checkpoints' / 'final.pt'}:4")
     env.reset(seed=0)
     assert env.unwrapped.opponent.name.startswith("az-final")
+
+
+def test_every_pretrained_agent_loads_and_beats_random():
+    from crossenvs import agents
+
+    assert agents.available(), "the package ships at least one pretrained agent"
+    for name, options in agents.available():
+        game = make_game(name, **options)
+        player = make_player("pretrained:16", game=game)
+        assert player.simulations == 16 and agents.load(name, **options).simulations == 64
+        assert match(game, player, RandomPlayer(), games=20, seed=0)["score"] >= 0.9
+    with pytest.raises(InvalidOptionError, match="no pretrained agent for tictactoe"):
+        make_player("pretrained", game=make_game("tictactoe"))
+    with pytest.raises(InvalidOptionError, match="needs a game"):
+        make_player("pretrained")
 
 
 def test_bad_configs_stop_before_any_work(tmp_path):

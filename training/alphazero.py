@@ -20,7 +20,8 @@ How it works:
   position: cross-entropy to the improved policy plus squared error to the result. Each sample
   is seen through one of the game's symmetries (``Game.symmetries``; Crisscross has four).
 * **A run's folder.** ``config.yaml``; ``checkpoints/latest.pt`` (weights, optimiser, counters;
-  written atomically every ``checkpoint_minutes`` and at the end) and ``checkpoints/final.pt``;
+  written atomically every ``checkpoint_minutes`` and at the end), ``checkpoints/final.pt``, and
+  ``checkpoints/seconds_<n>.pt`` (the network after n seconds, for ``benchmarks/az_ratings.py``);
   ``tensorboard/``; ``summary.json``. ``--resume`` continues from ``latest.pt`` (the replay buffer
   starts empty again).
 * **The end.** The final network plays ``eval_games`` games against ``eval_opponent`` (seats
@@ -249,6 +250,8 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         if time.monotonic() - last_checkpoint >= config.checkpoint_minutes * 60:
             counters["wall_seconds"] = wall_before + time.monotonic() - started
             save_checkpoint(latest, net, game, {"optimizer": optimizer.state_dict(), "counters": counters})
+            snapshot = run_dir / "checkpoints" / f"seconds_{round(counters['wall_seconds']):06d}.pt"
+            save_checkpoint(snapshot, net, game, {"counters": counters})  # for rating against wall-clock time
             last_checkpoint = time.monotonic()
     progress.close()
     seconds = time.monotonic() - started

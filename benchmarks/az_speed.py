@@ -1,0 +1,90 @@
+"""AlphaZero self-play speed: positions searched per second and network evaluations per second.
+
+    python benchmarks/az_speed.py                                  # Crisscross 6x6, make train's settings
+    python benchmarks/az_speed.py --game crosse --batch 64 --simulations 32 --device auto
+
+One search step is what self-play does before every move of every game: the batch's trees walked
+in numba (selection, expansion, backup) and one forward pass per simulation for all leaves. The
+report splits the time between the two, with the network untrained (speed does not depend on it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+import torch
+
+import crossenvs
+from crossenvs.az.network import AlphaZeroNet, evaluator, resolve_device
+from crossenvs.az.search import GumbelSearch
+from crossenvs.cli import parse_options
+
+
+def measure(game, batch: int, simulations: int, channels: int, blocks: int, device: str, seconds: float) -> dict:
+    net = AlphaZeroNet(game.observation_shape, game.num_actions, channels, blocks).to(device).eval()
+    evaluate, network_seconds = evaluator(net, device), [0.0]
+
+    def timed_evaluate(observations):
+        started = time.perf_counter()
+        result = evaluate(observations)
+        network_seconds[0] += time.perf_counter() - started
+        return result
+
+    rng = np.random.default_rng(0)
+    search = GumbelSearch(game, batch, simulations)
+    state = game.initial_state()
+    boards, metas = np.repeat(state.board[None], batch, 0), np.repeat(state.meta[None], batch, 0)
+    search.run(boards, metas, timed_evaluate, rng)  # compile and warm up
+    network_seconds[0], moves = 0.0, 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        search.run(boards, metas, timed_evaluate, rng)
+        moves += 1
+    elapsed = time.perf_counter() - started
+    return {
+        "game": game.name,
+        "options": game.options,
+        "batch": batch,
+        "simulations": simulations,
+        "device": device,
+        "positions_per_second": round(moves * batch / elapsed, 1),
+        "network_evaluations_per_second": round(moves * batch * (simulations + 1) / elapsed, 1),
+        "network_share": round(network_seconds[0] / elapsed, 3),
+    }
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--game", default="crisscross", choices=crossenvs.list_games())
+    parser.add_argument("--option", action="append", default=None, metavar="KEY=VALUE", help="default: size=6")
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--simulations", type=int, default=32)
+    parser.add_argument("--channels", type=int, default=32)
+    parser.add_argument("--blocks", type=int, default=3)
+    parser.add_argument("--device", default="cpu", choices=["auto", "cpu", "cuda"])
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--json", help="also write the figures here")
+    args = parser.parse_args(argv)
+    options = parse_options(
+        args.option if args.option is not None else (["size=6"] if args.game == "crisscross" else [])
+    )
+    game = crossenvs.make_game(args.game, **options)
+    device = resolve_device(args.device)
+    with torch.no_grad():
+        figures = measure(game, args.batch, args.simulations, args.channels, args.blocks, device, args.seconds)
+    print(
+        f"{game!r} B={args.batch}, {args.simulations} simulations, {device}: {figures['positions_per_second']:,.0f} "
+        f"positions/s, {figures['network_evaluations_per_second']:,.0f} network evaluations/s "
+        f"({figures['network_share']:.0%} of the time in the network)"
+    )
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(figures, handle, indent=2)
+    return figures
+
+
+if __name__ == "__main__":
+    main()
