@@ -39,3 +39,15 @@ def test_training_speed_benchmark_runs(tmp_path):
     rates = bench["main"](["--steps", "256", "--json", str(out)])
     assert len(rates) == 3 and all(rate > 0 for rate in rates.values())
     assert json.loads(out.read_text()) == rates
+
+
+def test_alphazero_benchmarks_run(tmp_path):
+    speed = runpy.run_path(str(BENCH.parent / "az_speed.py"))
+    figures = speed["main"](["--seconds", "0.2", "--batch", "4", "--simulations", "2", "--channels", "8", "--blocks", "1"])
+    assert figures["positions_per_second"] > 0 and figures["network_evaluations_per_second"] > 0
+    assert 0.0 < figures["network_share"] < 1.0
+    table = runpy.run_path(str(BENCH.parent / "pretrained.py"))
+    out = tmp_path / "pretrained.json"
+    scores = table["main"](["--games", "2", "--simulations", "2", "--baselines", "random", "--json", str(out)])
+    assert scores and all(0.0 <= row["random"] <= 1.0 for row in scores.values())
+    assert json.loads(out.read_text())["games"] == 2

@@ -258,6 +258,9 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     counters["wall_seconds"] = wall_before + seconds
     save_checkpoint(latest, net, game, {"optimizer": optimizer.state_dict(), "counters": counters})
     final = save_checkpoint(run_dir / "checkpoints" / "final.pt", net, game, {"counters": counters})
+    save_checkpoint(
+        run_dir / "checkpoints" / f"seconds_{round(counters['wall_seconds']):06d}.pt", net, game, {"counters": counters}
+    )
     agent = AlphaZeroPlayer(final, config.eval_simulations, game=game)
     opponent = make_player(config.eval_opponent, game=game)
     evaluation = match(game, agent, opponent, config.eval_games, seed=config.seed + 1)
@@ -307,12 +310,14 @@ class progress_bar:
     def __init__(self, seconds: float, silent: bool) -> None:
         from tqdm import tqdm
 
-        self.bar = tqdm(total=round(seconds), unit="s", disable=silent, dynamic_ncols=True)
+        interval = 0.5 if sys.stderr.isatty() else 30.0  # a log file gets a line every 30 s, not every move
+        self.bar = tqdm(total=round(seconds), unit="s", disable=silent, dynamic_ncols=True, mininterval=interval)
 
     def update(self, elapsed: float, counters: dict[str, Any]) -> None:
-        self.bar.n = min(self.bar.total, round(elapsed))
-        self.bar.set_postfix(positions=counters["positions"], updates=counters["updates"], refresh=False)
-        self.bar.refresh()
+        whole = min(self.bar.total, round(elapsed))
+        if whole > self.bar.n:
+            self.bar.set_postfix(positions=counters["positions"], updates=counters["updates"], refresh=False)
+            self.bar.update(whole - self.bar.n)
 
     def close(self) -> None:
         self.bar.close()
