@@ -43,7 +43,9 @@ def test_training_speed_benchmark_runs(tmp_path):
 
 def test_alphazero_benchmarks_run(tmp_path):
     speed = runpy.run_path(str(BENCH.parent / "az_speed.py"))
-    figures = speed["main"](["--seconds", "0.2", "--batch", "4", "--simulations", "2", "--channels", "8", "--blocks", "1"])
+    figures = speed["main"](
+        ["--seconds", "0.2", "--batch", "4", "--simulations", "2", "--channels", "8", "--blocks", "1"]
+    )
     assert figures["positions_per_second"] > 0 and figures["network_evaluations_per_second"] > 0
     assert 0.0 < figures["network_share"] < 1.0
     table = runpy.run_path(str(BENCH.parent / "pretrained.py"))
