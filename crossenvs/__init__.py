@@ -17,6 +17,7 @@ from . import games  # noqa: F401 - registers the built-in games (their modules 
 from .core import (
     CrossenvsError,
     Game,
+    GameSpec,
     IllegalActionError,
     InvalidOptionError,
     PositionTextError,
@@ -38,6 +39,7 @@ except PackageNotFoundError:  # running from a source tree without installing
 __all__ = [
     "CrossenvsError",
     "Game",
+    "GameSpec",
     "IllegalActionError",
     "InvalidOptionError",
     "PositionTextError",

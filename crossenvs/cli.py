@@ -270,7 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
     gif.add_argument("--players", nargs=2, default=["random", "random"])
     gif.add_argument("--out", default="game.gif")
     gif.add_argument("--ms", type=int, default=400, help="milliseconds per frame")
-    plot = commands.add_parser("rating-plot", help="rating against training step for a run's checkpoints")
+    plot = commands.add_parser("rating-plot", help="rating of a run's checkpoints against training step or time")
     plot.add_argument("run_dir")
     plot.add_argument("--out", default="ratings.png")
     plot.add_argument("--games", type=int, default=20, help="games per pairing (seats alternate)")
@@ -288,13 +288,14 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, source: T
     argv = list(sys.argv[1:] if argv is None else argv)
     early = argparse.ArgumentParser(add_help=False)
     early.add_argument("--import", dest="imports", action="append", default=[])
+    known, rest = early.parse_known_args(argv)  # --import may stand anywhere; the rest is the command
     try:
-        for module in early.parse_known_args(argv)[0].imports:  # before the parser lists the games
+        for module in known.imports:  # before the parser lists the games
             import_module(module)
     except CrossenvsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(rest)
     try:
         if args.command == "list":
             cmd_list(args, out)

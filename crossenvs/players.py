@@ -268,11 +268,16 @@ def load_checkpoint(path: str | Path, game: Game | None = None, env: Any = None,
 # ----------------------------------------------------------------------------- specs
 #: spec prefix -> factory(argument after "prefix:", game, seed) -> Player
 _KINDS: dict[str, Callable[[str, Game | None, int | None], Player]] = {}
+#: spec prefix -> how its specs are written, for help texts and errors
+_USAGE: dict[str, str] = {}
 
 
-def register_player_kind(prefix: str, factory: Callable[[str, Game | None, int | None], Player]) -> None:
+def register_player_kind(
+    prefix: str, factory: Callable[[str, Game | None, int | None], Player], usage: str | None = None
+) -> None:
     """Let ``make_player`` read ``<prefix>`` and ``<prefix>:<argument>`` specs (e.g. ``az:run/best.pt``)."""
     _KINDS[prefix] = factory
+    _USAGE[prefix] = usage or f"{prefix}[:...]"
 
 
 def _mcts(argument: str, game: Game | None, seed: int | None) -> Player:
@@ -302,17 +307,16 @@ def _pretrained(argument: str, game: Game | None, seed: int | None) -> Player:
     return load(game.name, int(argument or 64), seed=seed, **game.options)
 
 
-register_player_kind("random", lambda argument, game, seed: RandomPlayer(seed))
-register_player_kind("greedy", lambda argument, game, seed: GreedyPlayer(seed))
-register_player_kind("mcts", _mcts)
-register_player_kind("az", _alphazero)
-register_player_kind("pretrained", _pretrained)
+register_player_kind("random", lambda argument, game, seed: RandomPlayer(seed), "random")
+register_player_kind("greedy", lambda argument, game, seed: GreedyPlayer(seed), "greedy")
+register_player_kind("mcts", _mcts, "mcts[:<simulations>]")
+register_player_kind("az", _alphazero, "az:<checkpoint>[:<simulations>]")
+register_player_kind("pretrained", _pretrained, "pretrained[:<simulations>]")
 
 
 def player_specs() -> str:
     """The spec forms ``make_player`` reads, for help texts and errors."""
-    kinds = ", ".join(f"{prefix}[:...]" if prefix not in ("random", "greedy") else prefix for prefix in _KINDS)
-    return f"{kinds} or a checkpoint .zip path"
+    return f"{', '.join(_USAGE.values())} or a checkpoint .zip path"
 
 
 def make_player(spec: Any, game: Game | None = None, seed: int | None = None) -> Player:

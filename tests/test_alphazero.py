@@ -134,6 +134,18 @@ def test_batched_search_equals_one_game_searches():
         assert action[0] == actions[k] and np.allclose(policy[0], policies[k]) and value[0] == pytest.approx(values[k])
 
 
+def test_search_refuses_too_many_positions_and_finished_games():
+    game = make_game("tictactoe")
+    state = game.initial_state()
+    with pytest.raises(InvalidOptionError, match="made for 1"):
+        GumbelSearch(game, 1, 4).run(
+            np.repeat(state.board[None], 2, 0), np.repeat(state.meta[None], 2, 0), fixed_evaluator(9)
+        )
+    over = game.from_text(position("3 . . .\n2 O O .\n1 X X X\n", "x", ply=5))
+    with pytest.raises(crossenvs.IllegalActionError, match="finished game"):
+        GumbelSearch(game, 1, 4).run(over.board[None], over.meta[None], fixed_evaluator(9))
+
+
 def test_checkpoints_round_trip_and_refuse_another_game(tmp_path):
     game = make_game("tictactoe")
     net = AlphaZeroNet(game.observation_shape, game.num_actions, channels=8, blocks=1)
@@ -144,6 +156,10 @@ def test_checkpoints_round_trip_and_refuse_another_game(tmp_path):
     assert document["game"] == "tictactoe"
     with pytest.raises(InvalidOptionError, match="not crisscross"):
         load_checkpoint(path, make_game("crisscross", size=3))
+    player = make_player(f"az:{path}:2")  # made without a game: checked when it meets one
+    crisscross = make_game("crisscross", size=3)
+    with pytest.raises(InvalidOptionError, match="not crisscross"):
+        player.act(crisscross, crisscross.initial_state())
     (tmp_path / "bad.pt").write_bytes(b"not a checkpoint")
     with pytest.raises(InvalidOptionError, match="not a usable AlphaZero checkpoint"):
         make_player(f"az:{tmp_path / 'bad.pt'}")

@@ -262,6 +262,7 @@ def test_gymnasium_ids_and_entry_modules_registered_on_import():
     import crossenvs.crosse_v0 as by_import
 
     assert by_import is crossenvs.crosse_v0
+    assert pickle.loads(pickle.dumps(crossenvs.crosse_v0.env)) is crossenvs.crosse_v0.env  # by reference
 
 
 @pytest.mark.parametrize("module", sorted({module for module, _ in ENV_CASES}))

@@ -12,7 +12,7 @@ import pytest
 from conftest import EXAMPLES, position
 
 import crossenvs
-from crossenvs import InvalidOptionError, make_game, register_game
+from crossenvs import GameSpec, InvalidOptionError, make_game, register_game
 from crossenvs.core.specialize import KernelError, specialize
 from crossenvs.envs.vector import CrossVectorEnv
 from crossenvs.eval.arena import match
@@ -61,6 +61,8 @@ def test_the_cli_imports_the_game_and_runs_an_arena():
     result = subprocess.run(arena, capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert "mcts100" in result.stdout and "random" in result.stdout
+    after = [sys.executable, "-m", "crossenvs.cli", "list", "--import", str(EXAMPLES / "tictactoe.py")]
+    assert "tictactoe" in subprocess.run(after, capture_output=True, text=True, cwd=ROOT).stdout  # anywhere
     missing = subprocess.run([*command[:-1], "no_such_module_xyz", "list"], capture_output=True, text=True, cwd=ROOT)
     assert missing.returncode == 2 and "no_such_module_xyz" in missing.stderr
 
@@ -74,6 +76,15 @@ def test_registration_refuses_bad_declarations():
         register_game("crosse", TicTacToe)
     with pytest.raises(InvalidOptionError, match="not a subclass"):
         register_game("dice", object)
+    class Again(TicTacToe):
+        name = "tictactoe_again"
+
+    with pytest.raises(InvalidOptionError, match="belongs to another environment"):
+        register_game("tictactoe_again", Again, env_name="Crisscross")
+    assert "tictactoe_again" not in crossenvs.list_games()
+    misnamed = GameSpec("noughts", "tictactoe:TicTacToe", "Noughts", "")  # a string target is checked when loaded
+    with pytest.raises(InvalidOptionError, match="registered as 'noughts'"):
+        misnamed.load()
     assert register_game("tictactoe", TicTacToe).gym_id == "crossenvs/TicTacToe-v0"  # the same again: harmless
 
 

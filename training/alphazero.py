@@ -21,7 +21,7 @@ How it works:
   is seen through one of the game's symmetries (``Game.symmetries``; Crisscross has four).
 * **A run's folder.** ``config.yaml``; ``checkpoints/latest.pt`` (weights, optimiser, counters;
   written atomically every ``checkpoint_minutes`` and at the end), ``checkpoints/final.pt``, and
-  ``checkpoints/seconds_<n>.pt`` (the network after n seconds, for ``benchmarks/az_ratings.py``);
+  ``checkpoints/seconds_<n>.pt`` (the network after n seconds, for ``crossenvs rating-plot``);
   ``tensorboard/``; ``summary.json``. ``--resume`` continues from ``latest.pt`` (the replay buffer
   starts empty again).
 * **The end.** The final network plays ``eval_games`` games against ``eval_opponent`` (seats
@@ -81,7 +81,7 @@ class Config:
     seed: int = 0
 
     def check(self, where: str) -> None:
-        crossenvs.make_game(self.game, **self.options)  # unknown game or option: a clear error
+        game = crossenvs.make_game(self.game, **self.options)  # unknown game or option: a clear error
         for name in ("num_envs", "max_considered", "channels", "batch_size", "replay_size", "eval_games"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{where}: '{name}' must be at least 1, got {getattr(self, name)}")
@@ -93,7 +93,7 @@ class Config:
                 raise ConfigError(f"{where}: '{name}' must be positive, got {getattr(self, name)}")
         if self.weight_decay < 0:
             raise ConfigError(f"{where}: 'weight_decay' must be 0 or more, got {self.weight_decay}")
-        make_player(self.eval_opponent)  # an unknown player spec stops the run before it starts
+        make_player(self.eval_opponent, game=game)  # an unknown player spec stops the run before it starts
 
 
 def load_config(path: Path | str, overrides: dict[str, Any] | None = None) -> Config:
@@ -261,7 +261,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     save_checkpoint(
         run_dir / "checkpoints" / f"seconds_{round(counters['wall_seconds']):06d}.pt", net, game, {"counters": counters}
     )
-    agent = AlphaZeroPlayer(final, config.eval_simulations, game=game)
+    agent = AlphaZeroPlayer(final, config.eval_simulations, game=game, device=device)
     opponent = make_player(config.eval_opponent, game=game)
     evaluation = match(game, agent, opponent, config.eval_games, seed=config.seed + 1)
     summary = {

@@ -107,10 +107,20 @@ def load_checkpoint(path: str | Path, game: Game | None = None, device: str = "c
         sizes = document["sizes"]
         net = AlphaZeroNet(tuple(sizes["observation_shape"]), sizes["num_actions"], sizes["channels"], sizes["blocks"])
         net.load_state_dict(document["state_dict"])
+        trained_on = (document["game"], dict(document["options"]))
     except Exception as exc:  # zip, pickle, key and shape errors all mean "not a usable checkpoint"
         raise InvalidOptionError(f"{path} is not a usable AlphaZero checkpoint: {type(exc).__name__}: {exc}") from None
-    if game is not None and (game.name != document["game"] or dict(game.options) != document["options"]):
-        raise InvalidOptionError(
-            f"{path} was trained on {document['game']} {document['options']}, not {game.name} {dict(game.options)}"
-        )
+    if game is not None:
+        check_fits(path, trained_on, game)
     return net.to(device).eval(), document
+
+
+def check_fits(path: str | Path, trained_on: tuple[str, dict], game: Game) -> None:
+    """The checkpoint's game and options (those that differ from the defaults) must be ``game``'s."""
+
+    def chosen(options: dict, defaults: dict) -> dict:
+        return {key: value for key, value in options.items() if defaults.get(key) != value}
+
+    name, options = trained_on
+    if name != game.name or chosen(options, game.OPTIONS) != chosen(dict(game.options), game.OPTIONS):
+        raise InvalidOptionError(f"{path} was trained on {name} {options}, not {game.name} {dict(game.options)}")

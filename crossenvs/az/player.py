@@ -11,7 +11,7 @@ from ..core.errors import InvalidOptionError
 from ..core.game import Game
 from ..core.state import State
 from ..players import Player, Positions
-from .network import evaluator, load_checkpoint
+from .network import check_fits, evaluator, load_checkpoint
 from .search import GumbelSearch
 
 
@@ -25,13 +25,19 @@ class AlphaZeroPlayer(Player):
     vectorized = True
 
     def __init__(
-        self, checkpoint: str | Path, simulations: int = 64, game: Game | None = None, seed: int | None = None
+        self,
+        checkpoint: str | Path,
+        simulations: int = 64,
+        game: Game | None = None,
+        seed: int | None = None,
+        device: str = "cpu",
     ):
         super().__init__(seed)
         if simulations < 0:
             raise InvalidOptionError(f"az: simulations must be 0 or more, got {simulations}")
-        self.net, self.document = load_checkpoint(checkpoint, game)
-        self.evaluate = evaluator(self.net)
+        self.checkpoint = Path(checkpoint)
+        self.net, self.document = load_checkpoint(checkpoint, game, device)
+        self.evaluate = evaluator(self.net, device)
         self.simulations = int(simulations)
         self.name = f"az-{Path(checkpoint).stem}-{simulations}"
         self._search: GumbelSearch | None = None
@@ -43,6 +49,7 @@ class AlphaZeroPlayer(Player):
         return int(self.act_batch(positions)[0])
 
     def act_batch(self, positions: Positions) -> np.ndarray:
+        check_fits(self.checkpoint, (self.document["game"], self.document["options"]), positions.game)
         if self.simulations == 0:
             logits, _ = self.evaluate(np.ascontiguousarray(positions.observations, dtype=np.float32))
             return np.where(positions.masks.astype(bool), logits, -np.inf).argmax(axis=1)

@@ -15,6 +15,8 @@ from functools import cache
 
 import numpy as np
 
+from ..core import state as st
+from ..core.errors import IllegalActionError, InvalidOptionError
 from ..core.game import Game
 from ..core.specialize import specialize
 
@@ -79,6 +81,13 @@ class GumbelSearch:
         player to move, and the roots' observations (n, H, W, C) (what the network saw).
         """
         n = len(boards)
+        if n > self.batch:
+            raise InvalidOptionError(
+                f"{n} positions for a search made for {self.batch}; make GumbelSearch(game, {n}, ...)"
+            )
+        finished = np.flatnonzero(metas[:, st.STATUS] != st.STATUS_PLAYING)
+        if finished.size:
+            raise IllegalActionError(f"{self.game.name}: position {finished[0]} of the batch is a finished game")
         k = self.kernels
         view = self._view(n)
         k.init_roots(boards, metas, view["node_boards"], view["node_metas"], view["children"], view["visits"],

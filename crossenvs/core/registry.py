@@ -49,7 +49,12 @@ class GameSpec:
         if not isinstance(self.target, str):
             return self.target
         module_name, _, class_name = self.target.partition(":")
-        return getattr(importlib.import_module(module_name), class_name)
+        game_class = getattr(importlib.import_module(module_name), class_name)
+        if getattr(game_class, "name", None) != self.name:
+            raise InvalidOptionError(
+                f"{self.target} is named {getattr(game_class, 'name', None)!r}, registered as {self.name!r}"
+            )
+        return game_class
 
 
 _GAMES: dict[str, GameSpec] = {}
@@ -105,10 +110,10 @@ def register_game(
                 f"{game.__name__}.name is {game.name!r}; register it under that name, not {name!r}"
             )
         game.name = name
-    _GAMES[name] = spec
     from ..envs.registration import register_envs  # the env layer builds on the core, not the reverse
 
-    register_envs(spec)
+    register_envs(spec)  # first: a clash of gymnasium ids leaves the registry as it was
+    _GAMES[name] = spec
     return spec
 
 

@@ -14,9 +14,11 @@ are solved here, in one place:
 * **A cache that cannot go stale.** :func:`use_versioned_cache` (called on ``import crossenvs``)
   points numba's cache at a folder named after a hash of the package's sources, so an edited
   package never reads kernels cached for other sources, whichever entry point starts it. The
-  per-game copies of a user's game are named after a hash of the module defining its kernels.
+  per-game copies of a user's game are named after a hash of the module defining its kernels and
+  of the kernels' bytecode (helper modules those kernels import are not covered).
 
-The cache lives under ``$CROSSENVS_CACHE_DIR`` (default ``~/.cache/crossenvs``).
+The cache lives under ``$CROSSENVS_CACHE_DIR`` (else a ``NUMBA_CACHE_DIR`` you set, else
+``~/.cache/crossenvs``); ``import crossenvs`` sets ``NUMBA_CACHE_DIR`` to the version's folder.
 """
 
 from __future__ import annotations
@@ -24,9 +26,13 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import marshal
 import os
 import shutil
 import sys
+import tempfile
+import threading
+import time
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -62,12 +68,26 @@ def package_hash() -> str:
     return _digest(*chunks)
 
 
+def cache_base() -> Path:
+    """Where versions' caches live: ``$CROSSENVS_CACHE_DIR``, else a ``NUMBA_CACHE_DIR`` the user set,
+    else ``~/.cache/crossenvs`` (a temporary folder when home is not writable)."""
+    if os.environ.get("CROSSENVS_CACHE_DIR"):
+        return Path(os.environ["CROSSENVS_CACHE_DIR"])
+    numba_dir = os.environ.get("NUMBA_CACHE_DIR")
+    if numba_dir:  # the user's own, or ours inherited from a parent process (then use its base)
+        path = Path(numba_dir)
+        return path.parent if path.name.startswith("numba-") else path
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "crossenvs")
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        base = Path(tempfile.gettempdir(), "crossenvs-cache")
+    return base
+
+
 def cache_root() -> Path:
     """The folder of this package version's compiled kernels and per-game copies."""
-    base = os.environ.get("CROSSENVS_CACHE_DIR") or Path(
-        os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"), "crossenvs"
-    )
-    return Path(base) / f"numba-{package_hash()}"
+    return cache_base() / f"numba-{package_hash()}"
 
 
 def use_versioned_cache() -> Path:
@@ -86,18 +106,21 @@ def use_versioned_cache() -> Path:
     return root
 
 
-#: how many versions' caches stay on disk (every edit of the sources starts a new one)
+#: how many versions' caches stay on disk (every edit of the sources starts a new one) ...
 KEEP_VERSIONS = 6
+#: ... unless a version was used this recently (a long run of an older checkout keeps its folder)
+KEEP_SECONDS = 24 * 3600
 
 
 def _prune_old_versions(root: Path, keep: int) -> None:
-    """Remove all but the ``keep`` most recently used version folders beside ``root``."""
+    """Remove version folders beyond the ``keep`` most recently used, if unused for a day."""
     try:
         root.mkdir(parents=True, exist_ok=True)
         os.utime(root)  # marks this version as the most recently used
         versions = sorted(root.parent.glob("numba-*"), key=lambda path: path.stat().st_mtime, reverse=True)
         for old in [path for path in versions if path != root][max(0, keep - 1) :]:
-            shutil.rmtree(old, ignore_errors=True)
+            if time.time() - old.stat().st_mtime > KEEP_SECONDS:
+                shutil.rmtree(old, ignore_errors=True)
     except OSError:  # a cache folder that cannot be listed is no reason to fail an import
         pass
 
@@ -124,13 +147,29 @@ def _import_path(kernel: Any, role: str, game_name: str) -> tuple[str, str]:
     return module_name, name
 
 
+def _kernel_code(kernel: Any) -> bytes:
+    """The kernel's own bytecode and constants: a game defined without a source file (a notebook's
+    ``__main__``) still gets a new copy when its kernels change."""
+    code = getattr(getattr(kernel, "py_func", kernel), "__code__", None)
+    return marshal.dumps(code) if code is not None else b""
+
+
 def _module_source(module_name: str) -> bytes:
     path = getattr(sys.modules[module_name], "__file__", None)
     return Path(path).read_bytes() if path and Path(path).is_file() else module_name.encode()
 
 
-@cache
+_LOCK = threading.Lock()
+
+
 def specialize(template: str, game_class: type) -> ModuleType:
+    """The copy of template module ``template`` bound to ``game_class``'s kernels (made once per process)."""
+    with _LOCK:  # threads asking for the same game share one copy
+        return _specialize(template, game_class)
+
+
+@cache
+def _specialize(template: str, game_class: type) -> ModuleType:
     """The copy of template module ``template`` bound to ``game_class``'s kernels, imported.
 
     The copy is written once into :func:`cache_root` under a name that hashes the template, the
@@ -146,14 +185,16 @@ def specialize(template: str, game_class: type) -> ModuleType:
     header = f"# {template} specialised for {game_class.__module__}.{game_class.__qualname__}; generated, do not edit\n"
     text = header + source.replace(KERNELS_LINE, imports)
     kernel_sources = [_module_source(module) for module in sorted({module for module, _ in paths})]
+    kernel_sources += [_kernel_code(getattr(game_class, role)) for role in KERNEL_ROLES]
     stem = f"{template.rpartition('.')[2]}__{game_class.__name__.lower()}__{_digest(text.encode(), *kernel_sources)}"
     folder = cache_root() / "specialized"
     path = folder / f"{stem}.py"
     if not path.is_file():
         folder.mkdir(parents=True, exist_ok=True)
-        temporary = folder / f".{stem}.{os.getpid()}.tmp"
-        temporary.write_text(text)
-        os.replace(temporary, path)  # atomic: concurrent processes write the same text
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{stem}.", suffix=".tmp")
+        with os.fdopen(handle, "w") as out:
+            out.write(text)
+        os.replace(temporary, path)  # atomic: concurrent writers write the same text
     module_name = f"crossenvs._specialized.{stem}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)

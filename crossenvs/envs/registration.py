@@ -22,7 +22,14 @@ ENTRY_POINT = "crossenvs.envs.single_agent:CrossSingleAgentEnv"
 
 def register_envs(spec: GameSpec) -> None:
     """The gymnasium id and the entry module of one game (registering twice is harmless)."""
-    if spec.gym_id not in gymnasium.registry:
+    known = gymnasium.registry.get(spec.gym_id)
+    if known is not None and known.kwargs.get("game") != spec.name:
+        from ..core.errors import InvalidOptionError
+
+        raise InvalidOptionError(
+            f"the gymnasium id {spec.gym_id} belongs to another environment; choose another env_name"
+        )
+    if known is None:
         gymnasium.register(id=spec.gym_id, entry_point=ENTRY_POINT, kwargs={"game": spec.name})
     if spec.entry_module not in sys.modules:
         module = entry_module(spec)
@@ -49,8 +56,9 @@ def entry_module(spec: GameSpec) -> ModuleType:
         """The bare AEC env: an illegal move raises ``IllegalActionError``."""
         return make_raw_env(spec.name, render_mode=render_mode, **options)
 
-    for function in (env, raw_env):
+    for function in (env, raw_env):  # picklable by reference, like a module-level function
         function.__module__ = spec.entry_module
+        function.__qualname__ = function.__name__
     module.GAME = spec.name
     module.env = env
     module.raw_env = raw_env

@@ -65,8 +65,9 @@ def play_batched(game: Game, a: Player, b: Player, games: int, seed: int) -> lis
     plies = np.zeros(games, dtype=np.int64)
     while np.isnan(score_first).any():
         acting_a = (info["current_player"] == 0) == a_first
-        actions = np.empty(games, dtype=np.int64)
-        for player, rows in ((a, np.flatnonzero(acting_a)), (b, np.flatnonzero(~acting_a))):
+        actions = info["action_mask"].argmax(axis=1)  # any legal action for the games already scored
+        open_games = np.isnan(score_first)  # restarted games are not asked of the players
+        for player, rows in ((a, np.flatnonzero(acting_a & open_games)), (b, np.flatnonzero(~acting_a & open_games))):
             if len(rows):
                 positions = Positions(
                     game, env.boards[rows], env.metas[rows], observations[rows], info["action_mask"][rows], rows
@@ -115,8 +116,8 @@ def match(game: Game, player: Player, opponent: Player, games: int, seed: int = 
         "win_rate": float((scores == 1.0).mean()),
         "draw_rate": float((scores == 0.5).mean()),
         "loss_rate": float((scores == 0.0).mean()),
-        "win_rate_first_seat": float((scores[first] == 1.0).mean()),
-        "win_rate_second_seat": float((scores[~first] == 1.0).mean()),
+        "win_rate_first_seat": float((scores[first] == 1.0).mean()) if first.any() else float("nan"),
+        "win_rate_second_seat": float((scores[~first] == 1.0).mean()) if (~first).any() else float("nan"),
     }
 
 
