@@ -26,12 +26,15 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, float]]:
     parser.add_argument("--simulations", type=int, default=64, help="the agents' search per move")
     parser.add_argument("--baselines", nargs="+", default=["random", "greedy", "mcts:200", "mcts:1000"])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--agents", nargs="+", help="only these games' agents (default: all)")
     parser.add_argument("--json", help="also write the scores here")
     args = parser.parse_args(argv)
     table: dict[str, dict[str, float]] = {}
     print("| agent | " + " | ".join(args.baselines) + " |")
     print("|---|" + "---|" * len(args.baselines))
     for name, options in agents.available():
+        if args.agents and name not in args.agents:
+            continue
         game = crossenvs.make_game(name, **options)
         label = name + "".join(f" {key}={value}" for key, value in options.items())
         agent = agents.load(name, args.simulations, **options)
