@@ -14,6 +14,15 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 sys.path.insert(0, str(EXAMPLES))
 import tictactoe  # noqa: E402, F401 - registers the example game, so every registry-driven test covers it
 
+#: Crosse's worked example C4 (docs/crosse.md): White must jump twice, one hop per decision
+CROSSE_C4 = """
+10  - . - . - W - . - .
+ 9  . - . - . - B - . -
+ 7  . - . B o o B - . -
+ 6  - . - W # # o W - .
+ 4  - . - + o o W B - .
+"""
+
 
 def position(diagram: str, to_move: str, ply: int = 0) -> str:
     """Position text from a rule-book diagram (docs/<game>.md) plus the headers the diagram leaves out."""

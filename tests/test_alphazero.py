@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from conftest import EXAMPLES, position
+from conftest import CROSSE_C4, EXAMPLES, position
 
 import crossenvs
 from crossenvs import InvalidOptionError, make_game
@@ -21,13 +21,6 @@ from crossenvs.eval.arena import match
 from crossenvs.players import RandomPlayer, make_player
 
 ROOT = Path(__file__).resolve().parent.parent
-CROSSE_C4 = """
-10  - . - . - W - . - .
- 9  . - . - . - B - . -
- 7  . - . B o o B - . -
- 6  - . - W # # o W - .
- 4  - . - + o o W B - .
-"""
 
 
 def fixed_evaluator(num_actions: int, value: float = 0.0):

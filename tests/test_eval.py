@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import position
+from conftest import CROSSE_C4, position
 
 from crossenvs import InvalidOptionError, make_game
 from crossenvs.cli import main as cli
@@ -26,15 +26,6 @@ def test_mcts_200_beats_random_in_90_percent_of_100_games(name, options):
         mcts_score = record.score_first if index % 2 == 0 else 1.0 - record.score_first
         wins += mcts_score == 1.0
     assert wins >= 90
-
-
-CROSSE_C4 = """
-10  - . - . - W - . - .
- 9  . - . - . - B - . -
- 7  . - . B o o B - . -
- 6  - . - W # # o W - .
- 4  - . - + o o W B - .
-"""
 
 
 def test_mcts_plays_crosse_jump_sequences_hop_by_hop():

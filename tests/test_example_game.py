@@ -76,6 +76,7 @@ def test_registration_refuses_bad_declarations():
         register_game("crosse", TicTacToe)
     with pytest.raises(InvalidOptionError, match="not a subclass"):
         register_game("dice", object)
+
     class Again(TicTacToe):
         name = "tictactoe_again"
 

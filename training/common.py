@@ -6,8 +6,11 @@ types naming the key, so a typo stops a run before any work starts.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import os
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -55,6 +58,16 @@ def config_from_dict(cls: type[ConfigType], raw: dict[str, Any], where: str = "c
     if values["game"] not in crossenvs.list_games():
         raise ConfigError(f"{where}: 'game' {values['game']!r} is not one of {', '.join(crossenvs.list_games())}")
     return cls(**values)
+
+
+def run_cli(train: Callable[[argparse.Namespace], Any], args: argparse.Namespace) -> int:
+    """Run a trainer: a :class:`crossenvs.CrossenvsError` becomes one line on stderr and exit code 2."""
+    try:
+        train(args)
+    except crossenvs.CrossenvsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def write_atomically(path: Path, text: str) -> None:

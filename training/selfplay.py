@@ -44,7 +44,7 @@ from crossenvs.eval.arena import match
 from crossenvs.players import ModelPlayer, Player, Positions, RandomPlayer, load_checkpoint
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import ConfigError, config_from_dict, read_yaml_config, write_atomically
+from common import ConfigError, config_from_dict, read_yaml_config, run_cli, write_atomically
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -391,13 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-minutes", type=float, help="override the config's max_minutes (0: no limit)")
     parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="auto: CUDA when present")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (for logs and CI)")
-    args = parser.parse_args(argv)
-    try:
-        train(args)
-    except crossenvs.CrossenvsError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return run_cli(train, parser.parse_args(argv))
 
 
 if __name__ == "__main__":
