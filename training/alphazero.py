@@ -52,7 +52,7 @@ from crossenvs.eval.arena import match
 from crossenvs.players import make_player
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import ConfigError, config_from_dict, read_yaml_config, run_cli, write_atomically
+from common import ConfigError, config_from_dict, read_yaml_config, run_cli, trainer_parser, write_atomically
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -324,14 +324,11 @@ class progress_bar:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Gumbel AlphaZero self-play training on a crossenvs game.")
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--config", help="a YAML config, e.g. configs/alphazero/crisscross6.yaml")
-    source.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its latest checkpoint")
-    parser.add_argument("--run-dir", help="where a new run writes (default runs/az-<game>-<time>)")
-    parser.add_argument("--max-minutes", type=float, help="override the config's wall-clock budget")
-    parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="auto: CUDA when present")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar (for logs and CI)")
+    parser = trainer_parser(
+        "Gumbel AlphaZero self-play training on a crossenvs game.",
+        "configs/alphazero/crisscross6.yaml",
+        "runs/az-<game>-<time>",
+    )
     return run_cli(train, parser.parse_args(argv))
 
 

@@ -60,6 +60,19 @@ def config_from_dict(cls: type[ConfigType], raw: dict[str, Any], where: str = "c
     return cls(**values)
 
 
+def trainer_parser(description: str, example_config: str, default_run_dir: str) -> argparse.ArgumentParser:
+    """The options every trainer takes: a config or a run to resume, the run folder, device, progress bar."""
+    parser = argparse.ArgumentParser(description=description)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--config", help=f"a YAML config, e.g. {example_config}")
+    source.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its newest checkpoint")
+    parser.add_argument("--run-dir", help=f"where a new run writes (default {default_run_dir})")
+    parser.add_argument("--max-minutes", type=float, help="override the config's wall-clock budget (PPO: 0 = no limit)")
+    parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="auto: CUDA when present")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar (for logs and CI)")
+    return parser
+
+
 def run_cli(train: Callable[[argparse.Namespace], Any], args: argparse.Namespace) -> int:
     """Run a trainer: a :class:`crossenvs.CrossenvsError` becomes one line on stderr and exit code 2."""
     try:

@@ -44,7 +44,7 @@ from crossenvs.eval.arena import match
 from crossenvs.players import ModelPlayer, Player, Positions, RandomPlayer, load_checkpoint
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import ConfigError, config_from_dict, read_yaml_config, run_cli, write_atomically
+from common import ConfigError, config_from_dict, read_yaml_config, run_cli, trainer_parser, write_atomically
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -382,15 +382,10 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Self-play training with MaskablePPO on a crossenvs game.")
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--config", help="a YAML config, e.g. configs/crisscross.yaml")
-    source.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its newest checkpoint")
-    parser.add_argument("--run-dir", help="where a new run writes (default runs/<game>-<time>)")
+    parser = trainer_parser(
+        "Self-play training with MaskablePPO on a crossenvs game.", "configs/crisscross.yaml", "runs/<game>-<time>"
+    )
     parser.add_argument("--total-steps", type=int, help="override the config's total_steps")
-    parser.add_argument("--max-minutes", type=float, help="override the config's max_minutes (0: no limit)")
-    parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="auto: CUDA when present")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar (for logs and CI)")
     return run_cli(train, parser.parse_args(argv))
 
 
