@@ -53,3 +53,14 @@ def test_alphazero_benchmarks_run(tmp_path):
     scores = table["main"](["--games", "2", "--simulations", "2", "--baselines", "random", "--json", str(out)])
     assert scores and all(0.0 <= row["random"] <= 1.0 for row in scores.values())
     assert json.loads(out.read_text())["games"] == 2
+
+
+def test_cold_start_benchmark_runs():
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, str(BENCH.parent / "cold_start.py")], capture_output=True, text=True, check=True
+    )
+    seconds = [float(value) for value in out.stdout.split()]
+    assert len(seconds) == 4 and all(value > 0 for value in seconds)
