@@ -15,14 +15,19 @@ from importlib.metadata import PackageNotFoundError, version
 
 from . import games  # noqa: F401 - registers the built-in games (their modules load on first use)
 from .core import (
+    CallOrderError,
+    CheckpointError,
     CrossenvsError,
     Game,
     GameSpec,
     IllegalActionError,
+    InvalidActionError,
     InvalidOptionError,
+    OutputPathError,
     PositionTextError,
     State,
     UnknownGameError,
+    UsageError,
     game_class,
     game_spec,
     list_games,
@@ -37,14 +42,19 @@ except PackageNotFoundError:  # running from a source tree without installing
 
 
 __all__ = [
+    "CallOrderError",
+    "CheckpointError",
     "CrossenvsError",
     "Game",
     "GameSpec",
     "IllegalActionError",
+    "InvalidActionError",
     "InvalidOptionError",
+    "OutputPathError",
     "PositionTextError",
     "State",
     "UnknownGameError",
+    "UsageError",
     "game_class",
     "game_spec",
     "list_games",

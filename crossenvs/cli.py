@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from .core.errors import CrossenvsError, IllegalActionError, InvalidOptionError
+from .core.checks import MAX_SEED, check_int_range, check_output_file, check_seed
+from .core.errors import CrossenvsError, InvalidOptionError, UsageError
 from .core.game import Game
 from .core.registry import game_class, game_spec, list_games, make_game
 from .players import Player, player_specs
@@ -30,6 +31,8 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise InvalidOptionError(f"--option {pair!r}: write key=value, e.g. size=6")
+        if key in options:  # the later one would silently win
+            raise InvalidOptionError(f"--option {key} is given twice ({key}={options[key]}, {pair}); give it once")
         for cast in (int, float):
             try:
                 options[key] = cast(value)
@@ -55,8 +58,6 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> None:
 
     game = make_game(args.game, **parse_options(args.option))
     players = [make_player(spec, game=game) for spec in args.players]
-    if len(players) < 2:
-        raise InvalidOptionError("an arena needs at least two players")
     seen: dict[str, int] = {}
     for player in players:  # two checkpoints called step_1000.zip, or random twice: number them
         seen[player.name] = seen.get(player.name, 0) + 1
@@ -90,41 +91,13 @@ def print_table(table, out: TextIO) -> None:
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO, source: TextIO) -> int:
-    """A human against an opponent in the terminal; moves typed in the game's notation."""
+    """A human against an opponent in the terminal (:mod:`crossenvs.play`); 130 after Ctrl-C."""
+    from .play import play
     from .players import make_player
 
     game = make_game(args.game, **parse_options(args.option))
     opponent = make_player(args.opponent, seed=args.seed, game=game)
-    human = 0 if args.seat in ("first", "0") else 1
-    state = game.initial_state()
-    out.write(f"You play {game.colours[human]} against {opponent.name}. Type a move, 'help' or 'quit'.\n")
-    while not game.is_terminal(state):
-        out.write(game.render_ansi(state) + "\n")
-        if game.current_player(state) != human:
-            action = opponent.act(game, state)
-            out.write(f"{opponent.name} plays {game.action_to_str(state, action)}\n")
-            state = game.apply(state, action)
-            continue
-        out.write("your move> ")
-        out.flush()
-        line = source.readline()
-        if not line or line.strip() == "quit":
-            out.write("\nbye\n")
-            return 0
-        text = line.strip()
-        if text in ("help", "?", ""):
-            moves = " ".join(game.action_to_str(state, int(a)) for a in game.legal_actions(state))
-            out.write(f"legal moves: {moves}\n")
-            continue
-        try:
-            state = game.apply(state, game.str_to_action(state, text))
-        except IllegalActionError as exc:
-            out.write(f"{exc}; type 'help' for the legal moves\n")
-    out.write(game.render_ansi(state) + "\n")
-    outcome = game.outcome(state)
-    verdict = "a draw" if outcome[human] == 0 else ("you win" if outcome[human] > 0 else "you lose")
-    out.write(f"Game over: {verdict}.\n")
-    return 0
+    return play(game, opponent, 0 if args.seat in ("first", "0") else 1, out, source)
 
 
 def run_checkpoints(run_dir: Path, simulations: int) -> tuple[Game, str, list[tuple[float, Player]]]:
@@ -159,7 +132,10 @@ def run_checkpoints(run_dir: Path, simulations: int) -> tuple[Game, str, list[tu
         except (ValueError, KeyError, TypeError) as exc:
             raise InvalidOptionError(f"checkpoint metadata {meta_path} is corrupt: {exc}") from None
     if not checkpoints:
-        raise InvalidOptionError(f"no checkpoints in {folder}")
+        raise InvalidOptionError(
+            f"no checkpoints in {folder} (step_<n>.zip from training/selfplay.py or seconds_<n>.pt from "
+            "training/alphazero.py): the run has not written one yet"
+        )
     checkpoints.sort(key=lambda item: item[0])
     game = make_game(checkpoints[0][1]["game"], **checkpoints[0][1]["options"])
     players = [
@@ -179,7 +155,7 @@ def cmd_rating_plot(args: argparse.Namespace, out: TextIO) -> None:
     records = round_robin(game, baselines, args.games, seed=args.seed)  # the baselines meet once
     for _, player in checkpoints:
         for index, baseline in enumerate(baselines):
-            records += round_robin(game, [player, baseline], args.games, seed=args.seed + 1 + index)
+            records += round_robin(game, [player, baseline], args.games, seed=(args.seed + 1 + index) % (MAX_SEED + 1))
     names = [player.name for _, player in checkpoints] + [b.name for b in baselines]
     rated = bradley_terry(records, names)
     import matplotlib
@@ -207,17 +183,15 @@ def cmd_gif(args: argparse.Namespace, out: TextIO) -> None:
     """One game between two players as an animated GIF of rgb_array frames."""
     from PIL import Image
 
+    from .play import play_frames
     from .players import make_player
 
     game = make_game(args.game, **parse_options(args.option))
     if len(args.players) != 2:
         raise InvalidOptionError("gif needs exactly two players (first seat, second seat)")
-    players = [make_player(spec, seed=args.seed + seat, game=game) for seat, spec in enumerate(args.players)]
-    state = game.initial_state()
-    frames = [Image.fromarray(game.render_rgb(state))]
-    while not game.is_terminal(state):
-        state = game.apply(state, players[game.current_player(state)].act(game, state))
-        frames.append(Image.fromarray(game.render_rgb(state)))
+    seeds = [args.seed, (args.seed + 1) % (MAX_SEED + 1)]
+    players = [make_player(spec, seed=seeds[seat], game=game) for seat, spec in enumerate(args.players)]
+    frames = [Image.fromarray(frame) for frame in play_frames(game, players)]
     frames[0].save(args.out, save_all=True, append_images=frames[1:], duration=args.ms, loop=0)
     out.write(f"wrote {args.out} ({len(frames)} frames)\n")
 
@@ -235,6 +209,56 @@ def import_module(name: str) -> None:
             importlib.import_module(name)
     except ImportError as exc:
         raise InvalidOptionError(f"--import {name}: {exc}") from None
+    except SyntaxError as exc:  # other errors in the user's module keep their traceback, which shows where
+        raise InvalidOptionError(f"--import {name}: {exc.msg} ({exc.filename}, line {exc.lineno})") from None
+
+
+# ----------------------------------------------------------------------------- checks before any work
+#: games per pairing at most: the arena plays a pairing's games at once, so memory bounds them
+MAX_GAMES = 100_000
+#: a GIF stores frame delays in hundredths of a second, in 16 bits
+GIF_MS = (10, 655_350)
+#: what rating-plot writes (matplotlib's formats that need nothing beyond matplotlib and Pillow)
+PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".webp")
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """Refuse out-of-range numbers and outputs that cannot be written before any game is played:
+    an arena that fails at its end, writing the results, has lost them."""
+    if getattr(args, "seed", None) is not None:
+        check_seed(args.seed, "--seed")
+    checks = {"eval": _check_eval, "gif": _check_gif, "rating-plot": _check_rating_plot}
+    if args.command in checks:
+        checks[args.command](args)
+
+
+def _check_eval(args: argparse.Namespace) -> None:
+    check_int_range(args.games, "--games", 1, MAX_GAMES)
+    if len(args.players) < 2:
+        raise UsageError(f"--players: an arena needs at least two players, got only {args.players[0]}")
+    flags = [("--csv", args.csv), ("--json", args.json)]
+    outputs = [check_output_file(path, flag).resolve() for flag, path in flags if path]
+    if len(outputs) == 2 and outputs[0] == outputs[1]:
+        raise UsageError(f"--csv and --json both name {args.csv}; give them different files")
+
+
+def _check_gif(args: argparse.Namespace) -> None:
+    check_int_range(args.ms, "--ms (milliseconds per frame; GIFs keep hundredths of a second)", *GIF_MS)
+    check_output_file(args.out, "--out", (".gif",))
+
+
+def _check_rating_plot(args: argparse.Namespace) -> None:
+    check_int_range(args.games, "--games", 1, MAX_GAMES)
+    check_int_range(args.mcts, "--mcts", 1)
+    check_int_range(args.simulations, "--simulations", 0)
+    if importlib.util.find_spec("matplotlib") is None:
+        raise UsageError('rating-plot needs matplotlib (the eval extra): pip install -e ".[eval]"')
+    check_output_file(args.out, "--out", PLOT_SUFFIXES)
+    run = Path(args.run_dir)
+    if not run.is_dir():
+        raise UsageError(f"rating-plot {run}: no such folder; give the folder of a run of training/*.py")
+    if not (run / "checkpoints").is_dir():
+        raise UsageError(f"rating-plot {run}: it has no checkpoints/ folder, so it is not a training run's folder")
 
 
 # ----------------------------------------------------------------------------- entry point
@@ -297,6 +321,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, source: T
         return 2
     args = build_parser().parse_args(rest)
     try:
+        check_args(args)
         if args.command == "list":
             cmd_list(args, out)
         elif args.command == "eval":

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from .core.checks import check_seed
 from .core.errors import InvalidOptionError
 from .core.game import Game
 from .core.specialize import specialize
@@ -94,7 +95,9 @@ class Player(ABC):
         self.seed(seed)
 
     def seed(self, seed: int | None) -> None:
-        self.rng = np.random.default_rng(seed)
+        """Restart the player's random choices from ``seed`` (None or ``0..2**63-1``, checked here
+        so a bad seed names itself instead of failing inside numpy)."""
+        self.rng = np.random.default_rng(check_seed(seed, f"{type(self).__name__} seed"))
 
     @abstractmethod
     def act(self, game: Game, state: State) -> int:

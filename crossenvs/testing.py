@@ -8,7 +8,9 @@ What a game must satisfy to work with every part of crossenvs, checked over rand
 * position text and notation round-trip;
 * observations have the declared shape, are float32 and lie in [0, 1], for both seats;
 * the egocentric twin holds where the game defines :meth:`~crossenvs.core.game.Game.egocentric_twin`;
-* a finished game has an empty mask, no legal actions and an outcome;
+* values that are no action id (out of range, floats, bools, ``None``...) raise
+  ``InvalidActionError``; a 0-d integer array is an id;
+* a finished game has an empty mask, no legal actions, an outcome, and refuses every action;
 * the kernels give the same playthrough with numba switched off (``NUMBA_DISABLE_JIT=1``);
 * the vector env equals independent single games fed the same actions (auto-resets included);
 * golden playthrough files of the game (``<golden_dir>/*.txt``, found by their header) replay.
@@ -35,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .core.errors import IllegalActionError
+from .core.errors import IllegalActionError, InvalidActionError
 from .core.game import Game
 from .core.playthrough import golden_header, parse_golden_header, playthrough
 from .core.registry import make_game
@@ -75,6 +77,7 @@ def check_game(
         game = make_game(game, **options)
     report = CheckReport(game.name)
     rng = np.random.default_rng(seed)
+    _check_non_ids(game, game.initial_state())
     for before, after in _random_plies(game, rng, plies):
         full = report.states % full_check_every == 0
         report.ids_checked += _check_ids(game, before, rng, None if full else refusals_per_state)
@@ -146,6 +149,18 @@ def _check_ids(game: Game, state: State, rng: np.random.Generator, refusals: int
     return int(legal.size + refused.size)
 
 
+def _check_non_ids(game: Game, state: State) -> None:
+    """Values that name no action id get :class:`InvalidActionError`, never a kernel call."""
+    legal = int(game.legal_actions(state)[0])
+    for value in (-1, game.num_actions, float(legal), True, None, np.array([legal]), str(legal)):
+        try:
+            game.apply(state, value)
+        except InvalidActionError:
+            continue
+        raise AssertionError(f"apply accepted {value!r}, which is no action id of {game.name}")
+    assert game.apply(state, np.array(legal)) == game.apply(state, legal), "a 0-d integer array is an action id"
+
+
 def _check_text(game: Game, state: State) -> None:
     text = game.to_text(state)
     assert game.from_text(text) == state, f"position text does not read back:\n{text}"
@@ -181,6 +196,12 @@ def _check_finished(game: Game, state: State) -> None:
     assert game.outcome(state) is not None, f"a finished game has no outcome: {_where(game, state)}"
     assert not game.legal_mask(state).any(), f"a finished game has legal actions: {_where(game, state)}"
     assert game.legal_actions(state).size == 0, f"legal_actions of a finished game: {_where(game, state)}"
+    try:
+        game.apply(state, 0)
+    except IllegalActionError:
+        pass
+    else:
+        raise AssertionError(f"apply played on in a finished game: {_where(game, state)}")
 
 
 # ----------------------------------------------------------------------------- vector env
@@ -202,21 +223,26 @@ def _check_vector_env(game: Game, rng: np.random.Generator, batch: int, steps: i
         if step == steps // 2 and illegal.size:  # an illegal action ends that game with -1 for the mover
             actions[0] = int(illegal[0])
         observations, rewards, terminations, _, info = env.step(actions)
+        seat_rewards = info["seat_rewards"]
         for i, action in enumerate(actions):
             seat = game.current_player(states[i])
             if not game.legal_mask(states[i])[action]:
                 expected = np.zeros(2, dtype=np.float32)
                 expected[seat] = -1.0
-                assert terminations[i] and info["illegal_action"][i] and np.array_equal(rewards[i], expected)
+                assert terminations[i] and info["illegal_action"][i] and np.array_equal(seat_rewards[i], expected)
+                assert rewards[i] == -1.0, f"vector env game {i}: the mover's reward for an illegal action"
                 states[i] = game.initial_state()
                 continue
             after = game.apply(states[i], action)
             outcome = game.outcome(after)
             assert terminations[i] == (outcome is not None), f"vector env game {i}: termination"
-            assert np.array_equal(rewards[i], np.zeros(2) if outcome is None else np.array(outcome)), "rewards"
+            expected = np.zeros(2) if outcome is None else np.array(outcome)
+            assert np.array_equal(seat_rewards[i], expected), f"vector env game {i}: seat rewards"
+            assert rewards[i] == expected[seat], f"vector env game {i}: the mover's reward"
             if outcome is not None:
+                assert np.array_equal(info["final_obs"][i], game.observe(after, seat)), "final observation"
                 for view in (0, 1):
-                    assert np.array_equal(info["final_observation"][i, view], game.observe(after, view))
+                    assert np.array_equal(info["final_obs_by_seat"][i][view], game.observe(after, view))
                 after = game.initial_state()
             states[i] = after
     return steps * batch

@@ -88,6 +88,7 @@ class TicTacToe(Game):
 
     name = "tictactoe"
     OPTIONS = {}
+    MAX_PASSES = 0  # no pass in this game: a ``passes`` header is refused
     apply_kernel = staticmethod(apply_kernel)
     mask_kernel = staticmethod(mask_kernel)
     observe_kernel = staticmethod(observe_kernel)
@@ -127,6 +128,9 @@ class TicTacToe(Game):
             state.meta[st.STATUS] = st.STATUS_WIN_0 if mark == CROSS else st.STATUS_WIN_1
         elif crosses + noughts == SIZE * SIZE:
             state.meta[st.STATUS] = st.STATUS_DRAW
+        elif state.meta[st.TO_MOVE] != crosses - noughts:  # in play, X (seat 0) moves when the counts are equal
+            mover = self.colours[crosses - noughts]
+            raise PositionTextError(f"tictactoe: with {crosses} X and {noughts} O, {mover} is to move")
 
     def egocentric_twin(self, state: State) -> tuple[State, tuple[int, int]]:
         """Marks swapped and the other player to move: each seat sees what the other saw."""

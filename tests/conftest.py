@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -22,6 +23,22 @@ CROSSE_C4 = """
  6  - . - W # # o W - .
  4  - . - + o o W B - .
 """
+
+#: the smallest AlphaZero config that trains, checkpoints and evaluates (seconds on a CPU)
+AZ_TINY = {
+    "game": "crisscross",
+    "options": {"size": 4},
+    "num_envs": 16,
+    "simulations": 4,
+    "channels": 8,
+    "blocks": 1,
+    "batch_size": 32,
+    "max_minutes": 0.05,
+    "checkpoint_minutes": 0.05,
+    "eval_games": 4,
+    "eval_simulations": 4,
+    "eval_opponent": "random",
+}
 
 
 def position(diagram: str, to_move: str, ply: int = 0) -> str:
@@ -73,3 +90,23 @@ def crisscross8():
 @pytest.fixture(scope="session")
 def crisscross6():
     return make_game("crisscross", size=6)
+
+
+@pytest.fixture
+def read_only(monkeypatch):
+    """Make a folder read-only. Root writes through permission bits, so there the write probe is told too."""
+    from crossenvs.core import checks
+
+    folders: list[Path] = []
+
+    def make(folder: Path) -> Path:
+        folder.chmod(0o555)
+        folders.append(folder.resolve())
+        if os.geteuid() == 0:
+            real = checks.writable_folder
+            monkeypatch.setattr(checks, "writable_folder", lambda f: Path(f).resolve() not in folders and real(f))
+        return folder
+
+    yield make
+    for folder in folders:
+        folder.chmod(0o755)

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from conftest import CROSSE_C4, EXAMPLES, position
+from conftest import AZ_TINY, CROSSE_C4, EXAMPLES, position
 
 import crossenvs
 from crossenvs import InvalidOptionError, make_game
@@ -166,20 +166,7 @@ def run_alphazero(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_a_tiny_run_trains_checkpoints_resumes_and_plays(tmp_path):
-    config = {
-        "game": "crisscross",
-        "options": {"size": 4},
-        "num_envs": 16,
-        "simulations": 4,
-        "channels": 8,
-        "blocks": 1,
-        "batch_size": 32,
-        "max_minutes": 0.15,
-        "checkpoint_minutes": 0.05,
-        "eval_games": 4,
-        "eval_simulations": 4,
-        "eval_opponent": "random",
-    }
+    config = {**AZ_TINY, "max_minutes": 0.15}
     (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(config))
     run = tmp_path / "run"
     first = run_alphazero("--config", str(tmp_path / "tiny.yaml"), "--run-dir", str(run))

@@ -243,7 +243,7 @@ def test_render_modes(capsys):
     text_env.reset()
     text_env.step(0)
     text = text_env.render()
-    assert text.startswith("Blue to move (ply 1)") and "1 R . . . . ." in text
+    assert text.startswith("Blue to move (ply 1)") and "1[R]. . . . ." in text  # the last move bracketed
     human = gymnasium.make("crossenvs/Crisscross-v0", size=3, render_mode="human")
     human.reset(seed=0)
     human.step(int(np.flatnonzero(human.unwrapped.action_masks())[0]))  # no 3x3 game ends this early

@@ -120,7 +120,7 @@ def test_cli_play_through_its_input_stream():
     assert "legal moves: a1 b1 c1 d1 a2" in text  # help
     assert "'z9' is off the 4x4 board" in text and "cannot read" not in text.split("z9")[0]
     assert text.count("your move> ") == 5  # help, two bad inputs and quit each get a new prompt; a1 is played
-    assert "greedy plays" in text and "1 R . . ." in text  # the board shows the move
+    assert "greedy plays" in text and "1[R]. . ." in text  # the board shows the move, marked as the last one
 
 
 def test_cli_play_a_whole_game_to_its_end():

@@ -25,7 +25,7 @@ def test_mcts_finds_a_win_in_one_for_either_side():
     game = make_game("tictactoe")
     win = game.from_text(position("3 . . .\n2 O O .\n1 X X .\n", "x", ply=4))
     assert game.action_to_str(win, MCTSPlayer(50, seed=0).act(game, win)) == "c1"
-    diagonal = game.from_text(position("3 . . .\n2 . O .\n1 X X O\n", "o", ply=4))  # a3-b2-c1
+    diagonal = game.from_text(position("3 . . X\n2 . O .\n1 X X O\n", "o", ply=5))  # a3-b2-c1
     assert game.action_to_str(diagonal, MCTSPlayer(50, seed=0).act(game, diagonal)) == "a3"
 
 

@@ -39,7 +39,7 @@ def test_illegal_action_names_the_move(crisscross8):
     state = game.from_text("to_move: blue\n4 . . R . . . . .\n")
     with pytest.raises(IllegalActionError, match="illegal move c4"):
         game.apply(state, game.str_to_action(state, "c4"))
-    with pytest.raises(IllegalActionError, match=r"not an id in 0\.\.63"):
+    with pytest.raises(crossenvs.InvalidActionError, match=r"64 is out of range: action ids are 0\.\.63"):
         game.apply(state, 64)
     with pytest.raises(IllegalActionError, match="off the 8x8 board"):
         game.str_to_action(state, "i1")
@@ -109,17 +109,159 @@ def test_blue_win_is_read_from_text(crisscross6):
     assert crisscross6.outcome(state) == (-1.0, 1.0)
 
 
-def test_passes_round_trip_through_text(crisscross6):
-    state = crisscross6.from_text("to_move: red\npasses: 1\n")
+def test_passes_round_trip_through_text():
+    game = make_game("crossings")
+    state = game.from_text("to_move: white\npasses: 1\n7 . . . . . . . B\n2 W . . . . . . .\n")
     assert state.meta[3] == 1
-    assert "passes: 1" in crisscross6.to_text(state)
-    assert crisscross6.from_text(crisscross6.to_text(state)) == state
-    assert "passes" not in crisscross6.to_text(crisscross6.initial_state())
+    assert "passes: 1" in game.to_text(state)
+    assert game.from_text(game.to_text(state)) == state
+    assert "passes" not in game.to_text(game.initial_state())
+
+
+# --------------------------------------------------------------------------- one clear error for every bad input
+PLY_BOUND = r"is above 1000000000, the most plies a position may have played \(so that no game can overflow"
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("to_move: red\nply: 2147483648\n", rf"^line 2: ply: 2147483648 {PLY_BOUND}"),
+        ("to_move: red\nply: 2147483647\n", rf"^line 2: ply: 2147483647 {PLY_BOUND}"),
+        ("to_move: red\nply: 1000000001\n", rf"^line 2: ply: 1000000001 {PLY_BOUND}"),
+        ("to_move: red\nply: " + "9" * 5000 + "\n", rf"^line 2: ply: '9{{40}}'\.\.\. \(5000 characters\) {PLY_BOUND}"),
+        ("to_move: red\nply: -" + "9" * 5000 + "\n", r"^line 2: ply: '-9{39}'\.\.\. \(5001 characters\) is below 0$"),
+        ("to_move: red\nply: " + "0" * 5000 + "7\n", None),  # leading zeros of any length are still 7
+        ("to_move: red\nply: -1\n", r"^line 2: ply: -1 is below 0$"),
+        ("to_move: red\nply: ٣\n", r"^line 2: ply: '٣' is not an integer \(digits 0-9, e\.g\. '0'\)$"),
+        ("to_move: red\nply: ３\n", r"^line 2: ply: '３' is not an integer"),
+        ("to_move: red\nply: 1_000\n", r"^line 2: ply: '1_000' is not an integer"),
+        ("to_move: red\nply: +5\n", r"^line 2: ply: '\+5' is not an integer"),
+        ("to_move: red\nply:\n", r"^line 2: ply: '' is not an integer"),
+        ("to_move: red\nply: 1 2\n", r"^line 2: ply: '1 2' is not an integer"),
+        ("to_move: red\npasses: 1\n", r"^line 2: passes: crisscross has no pass, so there are no passes to count"),
+        ("to_move: red\npasses: 0\n", r"^line 2: passes: crisscross has no pass"),
+        ("to_move: red\n٣ . . . . . . . .\n", r"^line 2: rank '٣' must be written with the digits 0-9$"),
+        ("to_move: red\n" + "9" * 5000 + " . .\n", r"^line 2: rank '9{40}'\.\.\. \(5000 characters\) is off the board"),
+        ("to_move: red\n" + "0" * 5000 + " . .\n", r"^line 2: rank '0{40}'\.\.\. \(5000 characters\) is off the board"),
+        ("to_move: " + "x" * 10**6 + "\n", r"^line 1: to_move: 'x{40}'\.\.\. \(1000000 characters\) is not a colour"),
+        ("to_move: red\n" + "y" * 10**6 + ": 1\n", r"^line 2: unknown header 'y{40}'\.\.\. \(1000000 characters\)"),
+        ("to_move: red\n" + "z" * 10**6 + "\n", r"^line 2: cannot read 'z{40}'\.\.\. \(1000000 characters\)"),
+    ],
+)
+def test_bad_numbers_and_long_values_in_position_text(crisscross8, text, message):
+    """Numbers are ASCII digits within a bound (int32 never sees more); errors quote at most 40 characters."""
+    if message is None:
+        assert crisscross8.from_text(text).ply == 7
+        return
+    with pytest.raises(PositionTextError, match=message) as caught:
+        crisscross8.from_text(text)
+    assert len(str(caught.value)) < 300
+
+
+@pytest.mark.parametrize("value", [b"to_move: red\n", bytearray(b"to_move: red\n")])
+def test_bytes_are_refused_with_a_hint(crisscross8, value):
+    with pytest.raises(PositionTextError, match=r"must be a str, not byte.*decode it first"):
+        crisscross8.from_text(value)
+
+
+@pytest.mark.parametrize("value", [None, 7, ["to_move: red"]])
+def test_other_non_text_is_refused(crisscross8, value):
+    with pytest.raises(PositionTextError, match=rf"^position text must be a str, not {type(value).__name__}$"):
+        crisscross8.from_text(value)
+
+
+@pytest.mark.parametrize("name", ["crossings", "neo_crossings", "charing_cross", "crosse"])
+@pytest.mark.parametrize(
+    "passes, message", [("3", r"3 is above 2: passes counts consecutive passes"), ("-1", "-1 is below 0")]
+)
+def test_passes_are_zero_one_or_two(name, passes, message):
+    game = make_game(name)
+    with pytest.raises(PositionTextError, match=rf"^line 2: passes: {message}"):
+        game.from_text(f"to_move: {game.colours[0]}\npasses: {passes}\n")
+
+
+@pytest.mark.parametrize("name", ["crossings", "neo_crossings", "charing_cross", "crosse"])
+def test_a_ply_at_the_bound_is_a_capped_game(name):
+    """At 10^9 plies every capped game is over (caps are at most 10^6): nothing is left to overflow."""
+    game = make_game(name)
+    state = game.from_text(game.to_text(game.initial_state()).replace("ply: 0", "ply: 1000000000"))
+    assert game.outcome(state) == (0.0, 0.0) and not game.legal_mask(state).any()
+
+
+def test_crisscross_ply_leaves_room_for_the_empty_squares(crisscross8):
+    """Crisscross has no cap but fills a square per ply: ply + empty squares stays within the bound."""
+    with pytest.raises(
+        PositionTextError,
+        match=r"^line 2: ply: 999999937 is too large: the 64 empty squares could take the game past ply 1000000000, "
+        r"the most a position may have played \(give at most 999999936\)$",
+    ):
+        crisscross8.from_text("to_move: red\nply: 999999937\n")
+    state = crisscross8.from_text("to_move: red\nply: 999999936\n")
+    while crisscross8.outcome(state) is None:  # every position played on from it reads back
+        state = crisscross8.apply(state, int(crisscross8.legal_actions(state)[0]))
+        assert crisscross8.from_text(crisscross8.to_text(state)) == state
+    assert state.ply <= 1_000_000_000
+
+
+CHARING_BOARD = "8 . . . R R . . .\n6 N . . . . . . .\n1 . . . r r . . .\n"
+
+
+@pytest.mark.parametrize(
+    "headers, options, message",
+    [
+        ("ply: 200\n", {}, r"^line 3: pending: the game is over in this position, so no re-placement is pending$"),
+        ("passes: 2\n", {}, "the game is over in this position"),
+        ("passes: 1\n", {}, r"^line 2: passes: a re-placement follows a jump, which ends a run of passes: give 0$"),
+        (
+            "",
+            {"self_jump": False},
+            r"^line 3: jumper: with self_jump off no piece jumps its own side, so the jumper is black$",
+        ),
+        (
+            "pending: " + "N" * 100 + "\n",
+            {},
+            r"^line 2: pending: 'N{40}'\.\.\. \(100 characters\) is not a piece letter",
+        ),
+    ],
+)
+def test_charing_cross_pending_choice_must_fit_the_position(headers, options, message):
+    game = make_game("charing_cross", **options)
+    pending = "" if headers.startswith("pending") else "pending: N\n"
+    text = f"to_move: white\n{headers}{pending}jumper: white\n{CHARING_BOARD}"
+    with pytest.raises(PositionTextError, match=message):
+        game.from_text(text)
+
+
+@pytest.mark.parametrize(
+    "headers, message",
+    [
+        (
+            "jumping: " + "f" * 100,
+            r"^line 3: jumping: 'f{40}'\.\.\. \(100 characters\) is not a square name \(e\.g\. 'f4'\)$",
+        ),
+        ("jumping: f8\ncover_before: " + "y" * 100, r"^line 4: cover_before: expected yes or no, got 'y{40}'\.\.\. "),
+        ("tokens_white: 1F " + "F" * 100, r"^line 3: tokens_white: 'F{40}'\.\.\. \(100 characters\) is not a token"),
+    ],
+)
+def test_crosse_headers_quote_long_values_in_part(headers, message):
+    with pytest.raises(PositionTextError, match=message):
+        make_game("crosse").from_text(f"to_move: white\nply: 12\n{headers}\n{CROSSE_C4_AFTER_HOP}")
+
+
+#: Crosse's example C4 (docs/crosse.md) after White's first hop h6xf8: the stone on f8 jumps on
+CROSSE_C4_AFTER_HOP = """
+10  - . - . - W - . - .
+ 9  . - . - . - B - . -
+ 8  - . - . - W - . - .
+ 7  . - . B o o + - . -
+ 6  - . - W # # o . - .
+ 4  - . - + o o W B - .
+"""
 
 
 def test_bad_arguments_to_engine_functions(crisscross6):
     state = crisscross6.initial_state()
-    with pytest.raises(IllegalActionError, match="not an id"):
+    with pytest.raises(crossenvs.InvalidActionError, match=r"must be an integer action id in 0\.\.35"):
         crisscross6.apply(state, True)
     with pytest.raises(ValueError, match="player must be 0 or 1"):
         crisscross6.observe(state, 2)

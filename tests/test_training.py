@@ -1,4 +1,5 @@
-"""Self-play training: an end-to-end run in a subprocess, resume, checkpoints as opponents, config errors."""
+"""Self-play training: an end-to-end run in a subprocess, resume, checkpoints as opponents, config errors,
+and every bad input to the trainers refused before training (both trainers)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,18 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import pytest
+import torch
+import yaml
 
 import crossenvs
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "training"))
 
+import alphazero  # noqa: E402
+import common  # noqa: E402
 import selfplay  # noqa: E402
+from conftest import AZ_TINY  # noqa: E402
 
 from crossenvs.players import Positions  # noqa: E402
 
@@ -129,7 +135,11 @@ def test_a_corrupt_checkpoint_is_a_clear_error(tmp_path):
         ({"game": "chess"}, "'game' 'chess' is not one of"),
         ({"options": {"size": 99}}, "size must be an integer from 3 to 19"),
         ({"total_steps": 0}, "'total_steps' must be at least 1"),
-        ({"max_minutes": -1}, "'max_minutes' must be 0"),
+        ({"max_minutes": -1}, "'max_minutes' must be a finite number of minutes above 0"),
+        ({"max_minutes": 0}, "'max_minutes' must be a finite number of minutes above 0"),
+        ({"seed": -1}, r"'seed' must be in 0\.\.2\*\*63-1, got -1"),
+        ({"seed": 2**32}, r"'seed' must be below 2\*\*32"),
+        ({"seed": True}, "'seed' must be a int"),
         ({"learning_rate": 0}, "'learning_rate' must be positive"),
         ({"gamma": 1.5}, "'gamma' must be in"),
         ({"batch_size": 100000}, "'batch_size' must be at most num_envs"),
@@ -214,3 +224,225 @@ def test_the_pool_mixes_random_and_snapshots_and_games_keep_their_opponent():
     assert np.array_equal(after[before == 200], before[before == 200])  # snapshot 2's games keep it
     assert (after[before == 100] == 300).all()  # games of the dropped snapshot go to the newest
     assert (after[before == 0] == 0).all()  # the random policy's games too
+
+
+# ----------------------------------------------------------------------------- bad inputs, refused before training
+
+
+def trainer_config(tmp_path: Path, trainer) -> str:
+    """A tiny config for ``trainer`` (the two trainers take different keys)."""
+    if trainer is selfplay:
+        return str(tiny_config(tmp_path))
+    path = tmp_path / "tiny_az.yaml"
+    path.write_text(yaml.safe_dump(AZ_TINY))
+    return str(path)
+
+
+def trainer_error(main, arguments: list[str], capsys) -> str:
+    """The one line a trainer prints for a refused command (exit code 2), run in this process."""
+    assert main(["--no-progress", "--device", "cpu", *arguments]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "configs").rglob("*.yaml")), ids=lambda p: p.stem)
+def test_every_config_has_a_finite_positive_wall_clock_cap(path):
+    raw = yaml.safe_load(path.read_text())
+    assert "max_minutes" in raw, f"{path} states no wall-clock cap"
+    assert 0 < raw["max_minutes"] <= 30 and np.isfinite(raw["max_minutes"])
+    trainer = alphazero if path.parent.name == "alphazero" else selfplay
+    assert trainer.load_config(path).max_minutes == raw["max_minutes"]
+
+
+@pytest.mark.parametrize("trainer", [selfplay, alphazero], ids=["ppo", "alphazero"])
+@pytest.mark.parametrize("minutes", [0, -1, ".inf", ".nan"])
+def test_a_config_without_a_finite_cap_is_refused(tmp_path, trainer, minutes):
+    path = tmp_path / "uncapped.yaml"
+    path.write_text(f"game: crisscross\nmax_minutes: {minutes}\n")
+    with pytest.raises(common.ConfigError, match="'max_minutes' must be a finite number of minutes above 0"):
+        trainer.load_config(path)
+
+
+@pytest.mark.parametrize("trainer", [selfplay, alphazero], ids=["ppo", "alphazero"])
+def test_a_negative_config_seed_is_refused(tmp_path, trainer):
+    path = tmp_path / "seed.yaml"
+    path.write_text("game: crisscross\nseed: -1\n")
+    with pytest.raises(crossenvs.CrossenvsError, match=r"seed.yaml: 'seed' must be in 0\.\.2\*\*63-1, got -1"):
+        trainer.load_config(path)
+
+
+def test_a_config_that_is_not_utf8_names_the_file(tmp_path):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes("game: crisscross\n# réglage\n".encode("latin-1"))
+    with pytest.raises(common.ConfigError, match=r"latin1.yaml: not UTF-8 text \(byte 0xe9 on line 2\)"):
+        selfplay.load_config(path)
+    with pytest.raises(common.ConfigError, match="is a folder, not a YAML file"):
+        selfplay.load_config(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("game: crisscross\nseed: 1\nnum_envs: 8\nseed: 2\n", "the key 'seed' is written twice (lines 2 and 4)"),
+        ("game: crisscross\noptions:\n  size: 4\n  size: 6\n", "the key 'size' is written twice (lines 3 and 4)"),
+        ("game: crisscross\noptions: {size: 4, size: 6}\n", "the key 'size' is written twice (lines 2 and 2)"),
+    ],
+)
+def test_a_key_written_twice_is_refused_naming_key_and_lines(tmp_path, text, message):
+    path = tmp_path / "twice.yaml"
+    path.write_text(text)
+    with pytest.raises(common.ConfigError, match=f"twice.yaml: {message}".replace("(", r"\(").replace(")", r"\)")):
+        common.read_yaml_config(path)
+
+
+def test_yaml_merge_keys_still_work(tmp_path):
+    path = tmp_path / "merge.yaml"
+    path.write_text("base: &base {size: 4}\noptions:\n  <<: *base\n  size: 5\ngame: crisscross\n")
+    assert common.read_yaml_config(path)["options"] == {"size": 5}
+
+
+@pytest.mark.parametrize("trainer", [selfplay, alphazero], ids=["ppo", "alphazero"])
+def test_trainer_flags_are_checked_before_anything_runs(tmp_path, capsys, trainer):
+    config = trainer_config(tmp_path, trainer)
+    (tmp_path / "a_file").write_text("")
+    cases = [
+        (["--config", config, "--max-minutes", "0"], "--max-minutes must be a finite number of minutes above 0"),
+        (["--config", config, "--max-minutes", "inf"], "--max-minutes must be a finite number of minutes above 0"),
+        (["--config", config, "--from-checkpoint", "x.zip"], "--from-checkpoint needs --resume RUN_DIR"),
+        (["--resume", str(tmp_path), "--run-dir", str(tmp_path)], "--run-dir is for a new run (--config)"),
+        (["--resume", str(tmp_path / "nowhere")], "no such folder"),
+        (["--resume", str(tmp_path)], "no config.yaml in it, so it is not a run folder"),
+        (["--config", config, "--run-dir", str(tmp_path / "a_file" / "run")], "a_file is a file, not a folder"),
+    ]
+    for arguments, message in cases:
+        assert message in trainer_error(trainer.main, arguments, capsys)
+    ppo_only = ["--config", config, "--total-steps", "0"]
+    if trainer is selfplay:
+        assert "--total-steps must be at least 1, got 0" in trainer_error(trainer.main, ppo_only, capsys)
+
+
+@pytest.mark.parametrize("trainer", [selfplay, alphazero], ids=["ppo", "alphazero"])
+def test_a_run_folder_that_cannot_be_written_is_refused_before_training(tmp_path, capsys, read_only, trainer):
+    config = trainer_config(tmp_path, trainer)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    read_only(locked)
+    err = trainer_error(trainer.main, ["--config", config, "--run-dir", str(locked / "run")], capsys)
+    assert f"--run-dir {locked / 'run'}: cannot create files in {locked} (read-only?)" in err
+    assert not (locked / "run").exists()
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "config.yaml").write_text("game: crisscross\n")
+    err = trainer_error(trainer.main, ["--config", config, "--run-dir", str(taken)], capsys)
+    assert f"already holds a run; continue it with --resume {taken}" in err
+
+
+@pytest.mark.parametrize("trainer", [selfplay, alphazero], ids=["ppo", "alphazero"])
+def test_resuming_a_read_only_run_is_refused_up_front(tmp_path, capsys, read_only, trainer):
+    run_dir = tmp_path / "run"
+    (run_dir / "checkpoints").mkdir(parents=True)
+    (run_dir / "config.yaml").write_text(Path(trainer_config(tmp_path, trainer)).read_text())
+    read_only(run_dir / "checkpoints")
+    err = trainer_error(trainer.main, ["--resume", str(run_dir)], capsys)
+    assert f"--resume {run_dir}: cannot write in {run_dir / 'checkpoints'} (read-only?)" in err
+    assert f"chmod -R u+w {run_dir}" in err
+
+
+def ppo_run_with_checkpoints(tmp_path: Path, steps: list[int]) -> Path:
+    """A PPO run folder holding checkpoints at ``steps`` (untrained models; what resume reads is the same)."""
+    run_dir = tmp_path / "run"
+    (run_dir / "checkpoints").mkdir(parents=True)
+    config_path = tiny_config(tmp_path, total_steps=max(steps) + 256, checkpoint_every=100_000)
+    (run_dir / "config.yaml").write_text(config_path.read_text())
+    run = selfplay.Run(selfplay.load_config(config_path), run_dir, "cpu")
+    model = selfplay.new_model(run.config, run.make_env(), "cpu")
+    for step in steps:
+        model.num_timesteps = step
+        run.save_checkpoint(model)
+    return run_dir
+
+
+def test_a_corrupt_newest_ppo_checkpoint_names_the_previous_good_one(tmp_path, capsys, monkeypatch):
+    run_dir = ppo_run_with_checkpoints(tmp_path, [256, 512, 768])
+    checkpoints = run_dir / "checkpoints"
+    newest = checkpoints / "step_768.zip"
+    newest.write_bytes(newest.read_bytes()[:1000])  # truncated
+    middle = checkpoints / "step_512.zip"
+    middle.write_bytes(middle.read_bytes()[:-50])  # damaged too: the offer skips it
+    monkeypatch.chdir(tmp_path)
+    err = trainer_error(selfplay.main, ["--resume", "run"], capsys)
+    assert f"checkpoint {newest} is corrupt or unreadable" in err
+    expected = f"python {ROOT / 'training' / 'selfplay.py'} --resume run --from-checkpoint run/checkpoints/step_256.zip"
+    assert f"the previous good checkpoint is run/checkpoints/step_256.zip: resume from it with {expected}" in err
+    err = trainer_error(selfplay.main, ["--resume", "run", "--from-checkpoint", "elsewhere.zip"], capsys)
+    assert "--from-checkpoint elsewhere.zip does not exist" in err
+    (tmp_path / "other.zip").write_bytes(b"")
+    err = trainer_error(selfplay.main, ["--resume", "run", "--from-checkpoint", "other.zip"], capsys)
+    assert "not one of this run's checkpoints" in err
+
+
+def test_resuming_from_the_offered_ppo_checkpoint_moves_the_newer_ones_aside(tmp_path):
+    run_dir = ppo_run_with_checkpoints(tmp_path, [256, 512])
+    (run_dir / "checkpoints" / "step_512.zip").write_bytes(b"PK\x03\x04 truncated")
+    result = run_selfplay("--resume", str(run_dir), "--from-checkpoint", str(run_dir / "checkpoints" / "step_256.zip"))
+    assert result.returncode == 0, result.stderr
+    assert "resuming" in result.stdout and "from step_256.zip" in result.stdout
+    assert "moved 2 newer checkpoint file(s) (step_512.json, step_512.zip)" in result.stdout
+    aside = list((run_dir / "checkpoints" / "superseded").glob("*/step_512.zip"))
+    assert len(aside) == 1 and aside[0].read_bytes() == b"PK\x03\x04 truncated"
+    steps = [json.loads(p.read_text())["step"] for p in (run_dir / "checkpoints").glob("step_*.json")]
+    assert max(steps) >= 512  # trained on past the abandoned checkpoint
+    again = run_selfplay("--resume", str(run_dir))  # the newest is good again: a plain resume works
+    assert again.returncode == 0, again.stderr
+
+
+def az_run_with_checkpoints(tmp_path: Path) -> Path:
+    """An AlphaZero run folder: latest.pt (with the optimiser), final.pt and two snapshots."""
+    from crossenvs.az.network import AlphaZeroNet, save_checkpoint
+
+    run_dir = tmp_path / "run"
+    (run_dir / "checkpoints").mkdir(parents=True)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(AZ_TINY))
+    game = crossenvs.make_game("crisscross", size=4)
+    net = AlphaZeroNet(game.observation_shape, game.num_actions, AZ_TINY["channels"], AZ_TINY["blocks"])
+    optimizer = torch.optim.AdamW(net.parameters())
+    for seconds in (60, 120):
+        counters = {"moves": seconds, "positions": 16 * seconds, "updates": 1, "games": 1, "wall_seconds": seconds}
+        save_checkpoint(run_dir / "checkpoints" / f"seconds_{seconds:06d}.pt", net, game, {"counters": counters})
+    for name in ("latest.pt", "final.pt"):
+        save_checkpoint(
+            run_dir / "checkpoints" / name, net, game, {"optimizer": optimizer.state_dict(), "counters": counters}
+        )
+    return run_dir
+
+
+def test_a_corrupt_latest_alphazero_checkpoint_names_the_newest_good_snapshot(tmp_path, capsys, monkeypatch):
+    run_dir = az_run_with_checkpoints(tmp_path)
+    latest = run_dir / "checkpoints" / "latest.pt"
+    latest.write_bytes(latest.read_bytes()[:500])
+    snapshot = run_dir / "checkpoints" / "seconds_000120.pt"
+    snapshot.write_bytes(snapshot.read_bytes()[:500])
+    monkeypatch.chdir(tmp_path)
+    err = trainer_error(alphazero.main, ["--resume", "run"], capsys)
+    assert f"checkpoint {latest} is corrupt or unreadable" in err
+    expected = (
+        f"python {ROOT / 'training' / 'alphazero.py'} --resume run --from-checkpoint run/checkpoints/seconds_000060.pt"
+    )
+    assert f"the previous good checkpoint is run/checkpoints/seconds_000060.pt: resume from it with {expected}" in err
+    err = trainer_error(alphazero.main, ["--resume", "run", "--from-checkpoint", "run/config.yaml"], capsys)
+    assert "not one of this run's checkpoints" in err and "latest.pt, final.pt or seconds_<n>.pt" in err
+
+
+def test_resuming_alphazero_from_a_snapshot_moves_the_later_checkpoints_aside(tmp_path):
+    run_dir = az_run_with_checkpoints(tmp_path)
+    (run_dir / "checkpoints" / "latest.pt").write_bytes(b"")
+    snapshot = run_dir / "checkpoints" / "seconds_000060.pt"
+    command = [sys.executable, str(ROOT / "training" / "alphazero.py"), "--no-progress", "--device", "cpu"]
+    command += ["--resume", str(run_dir), "--from-checkpoint", str(snapshot)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "from seconds_000060.pt at move 60" in result.stdout and "AdamW starts afresh" in result.stdout
+    aside = {path.name for path in (run_dir / "checkpoints" / "superseded").glob("*/*")}
+    assert aside == {"latest.pt", "final.pt", "seconds_000120.pt"}
+    assert alphazero.usable(run_dir / "checkpoints" / "latest.pt")  # written anew by the resumed run

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import crossenvs
 from crossenvs import InvalidOptionError
 from crossenvs.envs.vector import CrossSB3VecEnv, CrossVectorEnv
 from crossenvs.players import FunctionPlayer
@@ -95,7 +96,7 @@ def test_bad_arguments():
         CrossSB3VecEnv("crossings", num_envs=2, opponent=42)
     with pytest.raises(InvalidOptionError, match="unknown option"):
         CrossVectorEnv("crossings", num_envs=2, colour="red")
-    with pytest.raises(ValueError, match="expects 3 actions"):
+    with pytest.raises(crossenvs.InvalidActionError, match=r"shape \(3,\), one id per game"):
         env = CrossVectorEnv("crossings", num_envs=3)
         env.reset()
         env.step([0, 1])

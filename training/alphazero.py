@@ -2,6 +2,7 @@
 
     python training/alphazero.py --config configs/alphazero/crisscross6.yaml    # a new run under runs/
     python training/alphazero.py --resume runs/az-crisscross-20261123-140000    # continue a run
+    python training/alphazero.py --resume runs/... --from-checkpoint runs/.../checkpoints/seconds_000300.pt
     python training/alphazero.py --config ... --max-minutes 2 --device auto     # CUDA when present
 
 How it works:
@@ -23,7 +24,9 @@ How it works:
   written atomically every ``checkpoint_minutes`` and at the end), ``checkpoints/final.pt``, and
   ``checkpoints/seconds_<n>.pt`` (the network after n seconds, for ``crossenvs rating-plot``);
   ``tensorboard/``; ``summary.json``. ``--resume`` continues from ``latest.pt`` (the replay buffer
-  starts empty again).
+  starts empty again). Should ``latest.pt`` be unreadable, the error names the newest good
+  snapshot and the ``--from-checkpoint`` command that continues from it (a snapshot keeps the
+  network and counters, not the optimiser, which starts afresh).
 * **The end.** The final network plays ``eval_games`` games against ``eval_opponent`` (seats
   alternating) searching with ``eval_simulations``, through the project's arena, and the run prints
   one line: steps, positions per second, the score.
@@ -34,6 +37,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
+import re
 import sys
 import time
 from pathlib import Path
@@ -41,20 +46,37 @@ from typing import Any
 
 import numpy as np
 import torch
-import yaml
 
 import crossenvs
 from crossenvs.az.network import AlphaZeroNet, evaluator, resolve_device, save_checkpoint
 from crossenvs.az.player import AlphaZeroPlayer
 from crossenvs.az.search import GumbelSearch
+from crossenvs.core.checks import check_seed
+from crossenvs.core.errors import CheckpointError
 from crossenvs.envs.vector import CrossVectorEnv
 from crossenvs.eval.arena import match
 from crossenvs.players import make_player
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import ConfigError, config_from_dict, read_yaml_config, run_cli, trainer_parser, write_atomically
+from common import (
+    ConfigError,
+    check_from_checkpoint,
+    check_resume_folder,
+    check_wall_clock,
+    config_from_dict,
+    read_yaml_config,
+    resume_offer,
+    run_cli,
+    script_text,
+    set_aside,
+    start_run_folder,
+    trainer_parser,
+    write_atomically,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
+#: the checkpoints a run can continue from: latest.pt (with the optimiser), final.pt, the snapshots
+CHECKPOINT_FILE = r"latest\.pt|final\.pt|seconds_(\d+)\.pt"
 
 
 @dataclasses.dataclass
@@ -85,10 +107,12 @@ class Config:
         for name in ("num_envs", "max_considered", "channels", "batch_size", "replay_size", "eval_games"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{where}: '{name}' must be at least 1, got {getattr(self, name)}")
-        for name in ("simulations", "blocks", "eval_simulations", "seed"):
+        for name in ("simulations", "blocks", "eval_simulations"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{where}: '{name}' must be 0 or more, got {getattr(self, name)}")
-        for name in ("learning_rate", "train_ratio", "max_minutes", "checkpoint_minutes"):
+        check_seed(self.seed, f"{where}: 'seed'")
+        check_wall_clock(self.max_minutes, where)
+        for name in ("learning_rate", "train_ratio", "checkpoint_minutes"):
             if not getattr(self, name) > 0:
                 raise ConfigError(f"{where}: '{name}' must be positive, got {getattr(self, name)}")
         if self.weight_decay < 0:
@@ -155,7 +179,8 @@ class SelfPlay:
         actions, policies, _, observations = self.search.run(boards, metas, evaluate, self.rng)
         for i in range(len(actions)):
             self.history[i].append((observations[i], policies[i], int(movers[i])))
-        _, rewards, terminations, _, _ = self.env.step(actions)
+        _, _, terminations, _, info = self.env.step(actions)
+        rewards = info["seat_rewards"]
         finished_obs, finished_policies, finished_results = [], [], []
         for i in np.flatnonzero(terminations):
             for observation, policy, seat in self.history[i]:
@@ -189,22 +214,93 @@ def train_step(net: AlphaZeroNet, optimizer: torch.optim.Optimizer, batch, devic
     return {"loss/policy": policy_loss.item(), "loss/value": value_loss.item()}
 
 
+# ----------------------------------------------------------------------------- resuming
+def read_document(path: Path) -> dict[str, Any]:
+    """A checkpoint's contents; a CheckpointError when it is missing, unreadable or lacks the network or counters."""
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {path} is missing")
+    try:
+        document = torch.load(path, map_location="cpu", weights_only=True)
+        document["state_dict"].keys(), int(document["counters"]["moves"])
+    except Exception as exc:  # zip, pickle, key and type errors all mean "not usable"
+        reason = str(exc).split(". ")[0].splitlines()[0] if str(exc) else ""  # torch adds a paragraph of advice
+        raise CheckpointError(f"checkpoint {path} is corrupt or unreadable: {type(exc).__name__}: {reason}") from None
+    return document
+
+
+def usable(path: Path) -> bool:
+    try:
+        read_document(path)
+    except CheckpointError:
+        return False
+    return True
+
+
+def snapshot_seconds(path: Path) -> float:
+    """n of ``seconds_<n>.pt``; infinity for latest.pt and final.pt, which come after every snapshot."""
+    match = re.fullmatch(CHECKPOINT_FILE, path.name)
+    return int(match.group(1)) if match and match.group(1) else math.inf
+
+
+def checkpoint_to_resume(run_dir: Path, args: argparse.Namespace) -> tuple[Path, dict[str, Any]]:
+    """``latest.pt``, or the checkpoint ``--from-checkpoint`` names, read before any work; should it be unreadable,
+    the error names the newest good snapshot before it and the command that resumes from there."""
+    folder = run_dir / "checkpoints"
+    if args.from_checkpoint:
+        names = "latest.pt, final.pt or seconds_<n>.pt"
+        chosen = check_from_checkpoint(args.from_checkpoint, folder, CHECKPOINT_FILE, names)
+    else:
+        chosen = folder / "latest.pt"
+    snapshots = sorted(folder.glob("seconds_*.pt"), key=snapshot_seconds, reverse=True)
+    if not chosen.exists() and not snapshots:
+        raise CheckpointError(f"no checkpoint to resume from: {chosen} is missing")
+    try:
+        return chosen, read_document(chosen)
+    except CheckpointError as exc:
+        older = (path for path in snapshots if snapshot_seconds(path) < snapshot_seconds(chosen))
+        previous = next((path for path in older if usable(path)), None)
+        raise resume_offer(script_text(__file__), args.resume, str(exc), previous) from None
+
+
+def restore(net: AlphaZeroNet, optimizer: torch.optim.Optimizer, counters: dict, document: dict, path: Path) -> None:
+    """Network, counters and, where the checkpoint keeps it (latest.pt), the optimiser's state."""
+    try:
+        net.load_state_dict(document["state_dict"])
+        if "optimizer" in document:
+            optimizer.load_state_dict(document["optimizer"])
+    except (RuntimeError, ValueError, KeyError) as exc:
+        raise CheckpointError(
+            f"checkpoint {path} does not fit this run's network (config.yaml changed?): {exc}"
+        ) from None
+    if "optimizer" not in document:
+        print(f"note: {path.name} keeps no optimiser state, so AdamW starts afresh")
+    counters.update(document["counters"])
+
+
+def superseded(chosen: Path, wall_seconds: float) -> list[Path]:
+    """When a run continues from a checkpoint older than latest.pt: latest.pt, final.pt and the later snapshots,
+    the line of history it leaves (moved aside, so --resume and rating-plot see one line)."""
+    if chosen.name == "latest.pt":
+        return []
+    folder = chosen.parent
+    ends = [folder / name for name in ("latest.pt", "final.pt") if (folder / name).exists() and folder / name != chosen]
+    later = [path for path in folder.glob("seconds_*.pt") if round(wall_seconds) < snapshot_seconds(path) < math.inf]
+    return sorted(ends + later)
+
+
 # ----------------------------------------------------------------------------- a run
 def train(args: argparse.Namespace) -> dict[str, Any]:
     device = resolve_device(args.device)
     overrides = {"max_minutes": args.max_minutes}
     if args.resume:
-        run_dir = Path(args.resume).resolve()
+        run_dir = check_resume_folder(args.resume)
         config = load_config(run_dir / "config.yaml", overrides)
+        chosen, document = checkpoint_to_resume(run_dir, args)
     else:
         config = load_config(args.config, overrides)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         run_dir = (Path(args.run_dir) if args.run_dir else ROOT / "runs" / f"az-{config.game}-{stamp}").resolve()
-        try:
-            run_dir.mkdir(parents=True, exist_ok=True)
-            write_atomically(run_dir / "config.yaml", yaml.safe_dump(dataclasses.asdict(config), sort_keys=False))
-        except OSError as exc:
-            raise ConfigError(f"cannot write the run folder {run_dir}: {exc}") from None
+        start_run_folder(run_dir, "--run-dir" if args.run_dir else "run folder", config)
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
     selfplay = SelfPlay(config, rng)
@@ -214,15 +310,13 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     counters = {"moves": 0, "positions": 0, "updates": 0, "games": 0, "wall_seconds": 0.0}
     latest = run_dir / "checkpoints" / "latest.pt"
     if args.resume:
-        document = torch.load(latest, map_location="cpu", weights_only=True) if latest.is_file() else None
-        if document is None:
-            raise ConfigError(f"no checkpoint to resume from: {latest} is missing")
-        net.load_state_dict(document["state_dict"])
-        optimizer.load_state_dict(document["optimizer"])
-        counters.update(document["counters"])
+        restore(net, optimizer, counters, document, chosen)
+        set_aside(superseded(chosen, counters["wall_seconds"]), run_dir / "checkpoints")
         rng = np.random.default_rng([config.seed, counters["moves"]])  # fresh streams from here on
         selfplay.rng = rng
-        print(f"resuming {run_dir} at move {counters['moves']:,} ({counters['positions']:,} positions)")
+        print(
+            f"resuming {run_dir} from {chosen.name} at move {counters['moves']:,} ({counters['positions']:,} positions)"
+        )
     replay = Replay(config.replay_size, game.observation_shape, game.num_actions)
     symmetries = game.symmetries()
     evaluate = evaluator(net, device)
@@ -263,7 +357,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     )
     agent = AlphaZeroPlayer(final, config.eval_simulations, game=game, device=device)
     opponent = make_player(config.eval_opponent, game=game)
-    evaluation = match(game, agent, opponent, config.eval_games, seed=config.seed + 1)
+    evaluation = match(game, agent, opponent, config.eval_games, seed=(config.seed + 1) % 2**63)
     summary = {
         "game": config.game,
         "options": config.options,

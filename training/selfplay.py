@@ -3,6 +3,7 @@
     python training/selfplay.py --config configs/crisscross.yaml          # a new run under runs/
     python training/selfplay.py --config configs/crossings.yaml --total-steps 200000
     python training/selfplay.py --resume runs/crisscross-20261121-101500  # continue a run
+    python training/selfplay.py --resume runs/... --from-checkpoint runs/.../checkpoints/step_500000.zip
 
 How it works, in one file:
 
@@ -16,6 +17,9 @@ How it works, in one file:
   ``checkpoints/step_<n>.zip`` with ``step_<n>.json`` beside each (game, options, config, step,
   wall time, package version; both written atomically), ``tensorboard/`` logs, and
   ``summary.json`` with the final evaluation against the random policy (both seats).
+* A run stops at ``total_steps`` or at its wall-clock cap ``max_minutes``, whichever comes first.
+  ``--resume`` continues from the newest checkpoint; should that one be unreadable, the error
+  names the previous good one and the ``--from-checkpoint`` command that continues from it.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import copy
 import dataclasses
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -32,21 +37,40 @@ from typing import Any
 
 import numpy as np
 import torch
-import yaml
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 import crossenvs
+from crossenvs.core.checks import check_seed
+from crossenvs.core.errors import CheckpointError
 from crossenvs.envs.vector import CrossSB3VecEnv
 from crossenvs.eval.arena import match
 from crossenvs.players import ModelPlayer, Player, Positions, RandomPlayer, load_checkpoint
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import ConfigError, config_from_dict, read_yaml_config, run_cli, trainer_parser, write_atomically
+from common import (
+    ConfigError,
+    check_from_checkpoint,
+    check_resume_folder,
+    check_wall_clock,
+    config_from_dict,
+    read_yaml_config,
+    resume_offer,
+    run_cli,
+    script_text,
+    set_aside,
+    start_run_folder,
+    trainer_parser,
+    write_atomically,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
+#: a checkpoint's files: step_<n>.zip (the model) and step_<n>.json (its metadata)
+CHECKPOINT_FILE = r"step_(\d+)\.(zip|json)"
+#: stable-baselines3 seeds numpy's legacy generator, which takes 32 bits
+SB3_SEED_LIMIT = 2**32
 
 
 # ----------------------------------------------------------------------------- config
@@ -60,7 +84,7 @@ class Config:
     net_width: int = 128
     num_envs: int = 64
     total_steps: int = 1_000_000
-    max_minutes: float = 0.0
+    max_minutes: float = 8.0
     snapshot_every: int = 50_000
     pool_size: int = 8
     random_share: float = 0.25
@@ -102,9 +126,11 @@ def _check_ranges(config: Config, where: str) -> None:
     ):
         if getattr(config, name) < 1:
             raise ConfigError(f"{where}: '{name}' must be at least 1, got {getattr(config, name)}")
+    check_wall_clock(config.max_minutes, where)
+    check_seed(config.seed, f"{where}: 'seed'")
     checks = [
+        ("seed", config.seed < SB3_SEED_LIMIT, "below 2**32 (stable-baselines3 seeds numpy's 32-bit generator)"),
         ("random_share", 0.0 <= config.random_share <= 1.0, "between 0 and 1"),
-        ("max_minutes", config.max_minutes >= 0, "0 (no limit) or more"),
         ("learning_rate", config.learning_rate > 0, "positive"),
         ("gamma", 0 < config.gamma <= 1, "in (0, 1]"),
         ("ent_coef", config.ent_coef >= 0, "0 or more"),
@@ -260,14 +286,21 @@ class Run:
         )
 
     def refill_pool(self, device: str) -> None:
-        """On resume: the newest ``pool_size`` checkpoints become the opponent snapshots again."""
-        found = sorted(self.checkpoints.glob("step_*.zip"), key=lambda path: int(path.stem.split("_")[1]))
-        for path in found[-self.config.pool_size :]:
-            self.pool.add(load_checkpoint(path, device=device).policy)
+        """On resume: the newest ``pool_size`` readable checkpoints become the opponent snapshots again
+        (an unreadable old one is left out, with a note, rather than stopping the run)."""
+        policies = []
+        for step in reversed(self.steps()):
+            if len(policies) == self.config.pool_size:
+                break
+            try:
+                policies.append(load_checkpoint(self.zip_path(step), device=device).policy)
+            except crossenvs.CrossenvsError as exc:
+                print(f"note: {exc}; it stays out of the opponent pool")
+        for policy in reversed(policies):  # oldest first, as they joined
+            self.pool.add(policy)
 
     def out_of_time(self) -> bool:
-        budget = self.config.max_minutes * 60
-        return budget > 0 and time.monotonic() - self.started >= budget
+        return time.monotonic() - self.started >= self.config.max_minutes * 60
 
     def wall_seconds(self) -> float:
         return self.wall_before + time.monotonic() - self.started
@@ -292,22 +325,77 @@ class Run:
         write_atomically(self.checkpoints / f"step_{step}.json", json.dumps(metadata, indent=2))
         return final
 
-    def latest_checkpoint(self) -> tuple[Path, dict]:
-        """The newest checkpoint of the run and its metadata; a clear error if there is none."""
-        found = []
-        for meta_path in self.checkpoints.glob("step_*.json"):
-            try:
-                metadata = json.loads(meta_path.read_text())
-                found.append((int(metadata["step"]), meta_path, metadata))
-            except (ValueError, KeyError, TypeError) as exc:
-                raise ConfigError(f"checkpoint metadata {meta_path} is corrupt: {exc}") from None
-        if not found:
-            raise ConfigError(f"no checkpoint to resume from in {self.checkpoints}")
-        _step, meta_path, metadata = max(found, key=lambda item: item[0])
-        zip_path = meta_path.with_suffix(".zip")
-        if not zip_path.is_file():
-            raise ConfigError(f"checkpoint {zip_path} is missing (its metadata {meta_path.name} is there)")
-        return zip_path, metadata
+    def steps(self) -> list[int]:
+        """The steps of the run's checkpoints, oldest first (a model or its metadata is enough to count)."""
+        names = (re.fullmatch(CHECKPOINT_FILE, path.name) for path in self.checkpoints.glob("step_*"))
+        return sorted({int(match.group(1)) for match in names if match})
+
+    def zip_path(self, step: int) -> Path:
+        return self.checkpoints / f"step_{step}.zip"
+
+    def metadata(self, step: int) -> dict:
+        """``step_<n>.json``; a CheckpointError when it is missing or unreadable."""
+        path = self.checkpoints / f"step_{step}.json"
+        if not path.is_file():
+            raise CheckpointError(f"checkpoint metadata {path} is missing")
+        try:
+            metadata = json.loads(path.read_text())
+            float(metadata.get("wall_seconds", 0.0))
+        except (OSError, ValueError, TypeError, AttributeError) as exc:
+            raise CheckpointError(f"checkpoint metadata {path} is corrupt: {type(exc).__name__}: {exc}") from None
+        return metadata
+
+    def usable(self, step: int) -> bool:
+        """Whether checkpoint ``step`` can be resumed from: its metadata and its model both load (a zip
+        test alone is fooled by a truncated file that ends inside one of the nested torch archives)."""
+        try:
+            self.metadata(step)
+            load_checkpoint(self.zip_path(step))
+        except crossenvs.CrossenvsError:
+            return False
+        return True
+
+    def chosen_step(self, from_checkpoint: str | None) -> int:
+        """The step to resume from: the newest checkpoint, or the one ``--from-checkpoint`` names."""
+        if from_checkpoint:
+            path = check_from_checkpoint(from_checkpoint, self.checkpoints, CHECKPOINT_FILE, "step_<n>.zip")
+            return int(re.fullmatch(CHECKPOINT_FILE, path.name).group(1))
+        steps = self.steps()
+        if not steps:
+            raise CheckpointError(f"no checkpoint to resume from in {self.checkpoints}")
+        return steps[-1]
+
+    def newer_files(self, step: int) -> list[Path]:
+        """The files of the checkpoints after ``step``: another line of history once a run resumes from ``step``."""
+        later = [path for later in self.steps() if later > step for path in self.checkpoints.glob(f"step_{later}.*")]
+        return sorted(later)
+
+
+def resume(args: argparse.Namespace, device: str) -> tuple[Run, MaskablePPO, dict]:
+    """The run in ``--resume``'s folder and its model, from the newest checkpoint or ``--from-checkpoint``.
+
+    Checked before any training: the folder can be written, and the checkpoint reads; should it be
+    corrupt, the error names the previous good one and the command that resumes from it.
+    """
+    run_dir = check_resume_folder(args.resume)
+    config = load_config(run_dir / "config.yaml", {"total_steps": args.total_steps, "max_minutes": args.max_minutes})
+    run = Run(config, run_dir, device)
+    step = run.chosen_step(args.from_checkpoint)
+    # fresh random streams for the games from here on (not a replay of the first steps)
+    env = run.make_env(seed=config.seed + step)
+    try:
+        metadata = run.metadata(step)
+        model = load_checkpoint(run.zip_path(step), env=env, device=device)
+    except crossenvs.CrossenvsError as exc:
+        previous = next((older for older in reversed(run.steps()) if older < step and run.usable(older)), None)
+        offer = run.zip_path(previous) if previous is not None else None
+        raise resume_offer(script_text(__file__), args.resume, str(exc), offer) from None
+    set_aside(run.newer_files(step), run.checkpoints)
+    model.tensorboard_log = str(run_dir / "tensorboard")
+    run.wall_before = float(metadata.get("wall_seconds", 0.0))
+    run.refill_pool(device)
+    print(f"resuming {run_dir} from step_{step}.zip (step {step})")
+    return run, model, metadata
 
 
 def win_rate_vs_random(model: MaskablePPO, config: Config, games: int, seed: int = 12345) -> dict[str, float]:
@@ -325,25 +413,14 @@ def resolve_device(device: str) -> str:
 
 def train(args: argparse.Namespace) -> dict[str, Any]:
     device = resolve_device(args.device)
-    overrides = {"total_steps": args.total_steps, "max_minutes": args.max_minutes}
     if args.resume:
-        run_dir = Path(args.resume).resolve()
-        config = load_config(run_dir / "config.yaml", overrides)
-        run = Run(config, run_dir, device)
-        zip_path, metadata = run.latest_checkpoint()
-        # fresh random streams for the games from here on (not a replay of the first steps)
-        env = run.make_env(seed=config.seed + int(metadata["step"]))
-        model = load_checkpoint(zip_path, env=env, device=device)
-        model.tensorboard_log = str(run_dir / "tensorboard")
-        run.wall_before = float(metadata.get("wall_seconds", 0.0))
-        run.refill_pool(device)
-        print(f"resuming {run_dir} from {zip_path.name} (step {metadata['step']})")
+        run, model, _ = resume(args, device)
+        config, run_dir = run.config, run.run_dir
     else:
-        config = load_config(args.config, overrides)
+        config = load_config(args.config, {"total_steps": args.total_steps, "max_minutes": args.max_minutes})
         stamp = time.strftime("%Y%m%d-%H%M%S")
         run_dir = (Path(args.run_dir) if args.run_dir else ROOT / "runs" / f"{config.game}-{stamp}").resolve()
-        run_dir.mkdir(parents=True, exist_ok=True)
-        write_atomically(run_dir / "config.yaml", yaml.safe_dump(dataclasses.asdict(config), sort_keys=False))
+        start_run_folder(run_dir, "--run-dir" if args.run_dir else "run folder", config)
         run = Run(config, run_dir, device)
         env = run.make_env()
         model = new_model(config, env, device, tensorboard_log=str(run_dir / "tensorboard"))

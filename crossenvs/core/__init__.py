@@ -7,21 +7,37 @@ use_versioned_cache()
 
 # ruff: noqa: E402 - the imports below define numba kernels, so they come after the cache is set
 
-from .errors import CrossenvsError, IllegalActionError, InvalidOptionError, PositionTextError, UnknownGameError
+from .errors import (
+    CallOrderError,
+    CheckpointError,
+    CrossenvsError,
+    IllegalActionError,
+    InvalidActionError,
+    InvalidOptionError,
+    OutputPathError,
+    PositionTextError,
+    UnknownGameError,
+    UsageError,
+)
 from .game import PASS_TEXT, Game
 from .registry import GameSpec, game_class, game_spec, list_games, make_game, register_game
 from .state import State
 
 __all__ = [
     "PASS_TEXT",
+    "CallOrderError",
+    "CheckpointError",
     "CrossenvsError",
     "Game",
     "GameSpec",
     "IllegalActionError",
+    "InvalidActionError",
     "InvalidOptionError",
+    "OutputPathError",
     "PositionTextError",
     "State",
     "UnknownGameError",
+    "UsageError",
     "game_class",
     "game_spec",
     "list_games",

@@ -28,3 +28,31 @@ class UnknownGameError(CrossenvsError, KeyError):
 
 class InvalidOptionError(CrossenvsError, ValueError):
     """An unknown game option, or a value out of range for a known one."""
+
+
+class InvalidActionError(CrossenvsError, ValueError):
+    """Something that is not an action id at all: a float, a bool, a list, ``None``, out of range.
+
+    Kept apart from :class:`IllegalActionError` (a real id that the rules forbid here): envs end
+    the game on an illegal move, as PettingZoo does, but refuse a value that names no move.
+    """
+
+
+class CallOrderError(CrossenvsError, RuntimeError):
+    """An env method called when it cannot run: ``step`` after the episode ended or after ``close``."""
+
+
+class UsageError(CrossenvsError, ValueError):
+    """A command-line flag out of range, or flags that do not go together; the message names the flag."""
+
+
+class OutputPathError(CrossenvsError, ValueError):
+    """A file or folder a command would write that cannot be written.
+
+    Checked before any game is played or any step trained, so a long run never ends by losing
+    its results to a missing folder or a read-only disk.
+    """
+
+
+class CheckpointError(CrossenvsError, ValueError):
+    """A checkpoint that is missing, corrupt or does not fit; on resume the message names a good one."""

@@ -16,18 +16,23 @@ plus its notation and how its own state slots read and write as text.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
 from . import state as st
+from .actions import action_id
 from .errors import IllegalActionError, InvalidOptionError, PositionTextError
+from .geometry import squares_named
 from .state import State
-from .text import ParsedPosition, format_position_text, parse_int_header, parse_position_text
+from .text import ParsedPosition, format_position_text, parse_int_header, parse_position_text, shorten
 
 PASS_TEXT = "pass"  # the notation of the pass action in every game that has one
+Cell = tuple[int, int]  # (row, col) of the board: row 0 is rank 1
+_SQUARE_TEXT_RE = re.compile(r"[a-z][0-9]+")  # what shorthand_actions strips before checking the rest
 
 
 def raw_id_text(action: int) -> str:
@@ -49,6 +54,9 @@ class Game(ABC):
     #: the common header keys plus the game's own
     BASE_HEADER_KEYS: ClassVar[tuple[str, ...]] = ("to_move", "ply", "passes")
     EXTRA_HEADER_KEYS: ClassVar[tuple[str, ...]] = ()
+    #: the largest ``passes`` header: two passes in a row draw (docs/README.md, conventions); 0 in
+    #: a game without a pass, which then refuses any other value
+    MAX_PASSES: ClassVar[int] = 2
 
     # Set by each game's __init__:
     height: int
@@ -132,18 +140,19 @@ class Game(ABC):
         return self.legal_mask(state).view(np.bool_).nonzero()[0]  # several times np.flatnonzero's speed on int8
 
     def apply(self, state: State, action: int) -> State:
-        """The state after ``action``; ``IllegalActionError`` naming the move if it is not legal."""
+        """The state after ``action``; ``IllegalActionError`` naming the move if it is not legal.
+
+        A value that is no action id at all (a float, a bool, out of range) raises
+        :class:`InvalidActionError` instead (see :mod:`crossenvs.core.actions`).
+        """
         if state.meta[st.STATUS] != st.STATUS_PLAYING:
             raise IllegalActionError(f"{self.name}: the game is over; no action can be applied")
-        if type(action) is not int and (isinstance(action, bool) or not isinstance(action, np.integer)):
-            raise IllegalActionError(f"{self.name}: action {action!r} is not an id in 0..{self.num_actions - 1}")
-        if not 0 <= action < self.num_actions:
-            raise IllegalActionError(f"{self.name}: action {action!r} is not an id in 0..{self.num_actions - 1}")
+        action = action_id(action, self.num_actions, f"{self.name}: the action")
         after = state.copy()
-        if not self.apply_kernel(after.board, after.meta, int(action)):
-            move = self.action_to_str(state, int(action))
+        if not self.apply_kernel(after.board, after.meta, action):
+            move = self.action_to_str(state, action)
             colour = self.colours[self.current_player(state)]
-            raise IllegalActionError(f"{self.name}: illegal move {move} (action {int(action)}) for {colour}")
+            raise IllegalActionError(f"{self.name}: illegal move {move} (action {action}) for {colour}")
         return after
 
     def parse_raw_id(self, text: str) -> int:
@@ -197,7 +206,12 @@ class Game(ABC):
         return self.cell_letters[code]
 
     def from_text(self, text: str) -> State:
-        """Read position text; ``PositionTextError`` naming the line if it is malformed."""
+        """Read position text; ``PositionTextError`` naming the line if it is malformed.
+
+        Any input at all either reads to a state every kernel can run on or raises that error (a
+        non-``str`` too): numbers are bounded before they reach the int32 meta, and each game
+        checks that its headers fit the board (``tests/test_position_fuzz.py`` holds it to that).
+        """
         parsed = parse_position_text(
             text,
             height=self.height,
@@ -216,15 +230,35 @@ class Game(ABC):
         for row, cells in enumerate(parsed.cells):
             for col, letter in enumerate(cells):
                 state.board[row, col] = letter_codes[letter] if letter is not None else 0
-        try:
-            state.meta[st.TO_MOVE] = self.player_of_colour(parsed.headers["to_move"])
-        except ValueError as exc:
-            raise parsed.error("to_move", str(exc)) from None
-        state.meta[st.PLY] = parse_int_header(parsed, "ply", 0)
+        state.meta[st.TO_MOVE] = self._read_to_move(parsed)
+        state.meta[st.PLY] = self._read_ply(parsed)
         state.meta[st.STATUS] = st.STATUS_PLAYING
-        state.meta[st.PASSES] = parse_int_header(parsed, "passes", 0)
+        state.meta[st.PASSES] = self._read_passes(parsed)
         self._finish_loaded_state(state, parsed)
         return state
+
+    def _read_to_move(self, parsed: ParsedPosition) -> int:
+        """The seat named by the ``to_move`` header (a colour, any case)."""
+        value = parsed.headers["to_move"]
+        if value.strip().lower() not in self.colours:
+            raise parsed.error(
+                "to_move", f"{shorten(value)} is not a colour of {self.name} ({' or '.join(self.colours)})"
+            )
+        return self.player_of_colour(value)
+
+    def _read_ply(self, parsed: ParsedPosition) -> int:
+        """The ``ply`` header, at most ``MAX_PLY`` (:mod:`crossenvs.core.state` says why)."""
+        why = ", the most plies a position may have played (so that no game can overflow the ply counter)"
+        return parse_int_header(parsed, "ply", 0, 0, st.MAX_PLY, why)
+
+    def _read_passes(self, parsed: ParsedPosition) -> int:
+        """The ``passes`` header: consecutive passes, at most :attr:`MAX_PASSES` (none without a pass)."""
+        if self.MAX_PASSES == 0 and "passes" in parsed.headers:
+            raise parsed.error(
+                "passes", f"{self.name} has no pass, so there are no passes to count; leave the header out"
+            )
+        why = ": passes counts consecutive passes, and two in a row end the game"
+        return parse_int_header(parsed, "passes", 0, 0, self.MAX_PASSES, why)
 
     def _text_letter_codes(self) -> dict[str, int]:
         """Letter -> cell code accepted when reading text (a game may add aliases)."""
@@ -235,21 +269,62 @@ class Game(ABC):
         return []
 
     # ----------------------------------------------------------------- rendering
-    def render_ansi(self, state: State) -> str:
-        """The board as text with a status line, for terminals."""
+    def render_ansi(
+        self, state: State, last_move: Sequence[Cell] = (), *, legend: bool = False, colour: bool = False
+    ) -> str:
+        """The board as text with a status line, for terminals.
+
+        ``last_move``: cells to bracket, ``[R]`` (from :meth:`action_cells` of the move just
+        played, computed on the state before it). ``legend``: the :meth:`legend` beside the
+        board. ``colour``: also show the marked cells in reverse video (only for a real
+        terminal: without it the text stays plain, as files and tests want it).
+        """
         from .render import render_ansi
 
-        return render_ansi(self, state)
+        return render_ansi(self, state, last_move, legend=legend, colour=colour)
 
-    def render_rgb(self, state: State, cell_pixels: int = 48) -> np.ndarray:
-        """The board as an RGB image (H, W, 3) uint8, drawn with Pillow."""
+    def render_rgb(self, state: State, cell_pixels: int = 48, last_move: Sequence[Cell] = ()) -> np.ndarray:
+        """The board as an RGB image (H, W, 3) uint8, drawn with Pillow; ``last_move`` cells are outlined."""
         from .render import render_rgb
 
-        return render_rgb(self, state, cell_pixels)
+        return render_rgb(self, state, cell_pixels, last_move)
+
+    def action_cells(self, state: State, action: int) -> list[Cell]:
+        """The board cells ``(row, col)`` that ``action``, decided in ``state``, moves from and to.
+
+        Asked of the state *before* the move, because ids are named in the mover's frame and a
+        group's extent is read from the board. The default reads the squares its notation names
+        (every game names real squares): the first and the last, so ``c2-c4-c6`` marks c2 and
+        c6, ``3F:f4-i5`` f4 and i5, ``@a4`` a4, and ``pass`` nothing. Override where a move's
+        cells are not in its notation.
+        """
+        squares = squares_named(self.action_to_str(state, int(action)), self.height, self.width)
+        return list(dict.fromkeys(squares[:1] + squares[-1:]))
+
+    def legend(self) -> list[tuple[str, str]]:
+        """``(letter, meaning)`` for every letter the text board shows: pieces, then empty cells.
+
+        Derived from ``cell_letters``, ``owner_colour`` and :meth:`piece_kind`, so the one place
+        to explain a game's board is the game itself; :meth:`empty_markers` adds marked cells.
+        """
+        pieces = [
+            (letter, f"{self.owner_colour.get(code, '')} {self.piece_kind(code)}".strip())
+            for code, letter in sorted(self.cell_letters.items())
+            if code != 0
+        ]
+        return pieces + self.empty_markers()
 
     # Rendering hooks, overridden where a game has more to show.
     #: cell code -> RGB fill of the piece drawn there
     piece_colours: ClassVar[dict[int, tuple[int, int, int]]] = {}
+
+    def piece_kind(self, code: int) -> str:
+        """What the piece of a cell code is, for the legend (``stone``, ``knight (races to file h)``)."""
+        return "piece"
+
+    def empty_markers(self) -> list[tuple[str, str]]:
+        """``(letter, meaning)`` of the empty-cell letters (a game that marks cells by kind lists each)."""
+        return [(self.cell_letters[0], "empty")]
 
     def edge_colours(self) -> dict[str, tuple[int, int, int]]:
         """Colour bars to draw along edges (``top``, ``bottom``, ``left``, ``right``)."""
@@ -265,6 +340,46 @@ class Game(ABC):
 
     def piece_label(self, code: int) -> str:
         """A letter drawn on the piece of this cell code (to tell piece kinds apart); '' for none."""
+        return ""
+
+    # ----------------------------------------------------------------- play: reading moves, ends
+    def shorthand_actions(self, state: State, text: str) -> list[int]:
+        """The legal actions a bare list of squares may stand for, e.g. Crosse's ``f4-i5`` for ``3F:f4-i5``.
+
+        For input that :meth:`str_to_action` refuses (terminal play asks this only then): text
+        made of square names joined by ``-``, ``x`` or spaces matches each legal action whose
+        notation names the same squares, so a player may leave out what only one move fits
+        (one match is played, several are listed). Anything else in the text matches nothing,
+        so a typo such as ``4F:f4-i5`` is never read as some other move.
+        """
+        squares = squares_named(text, self.height, self.width)
+        if not squares or _SQUARE_TEXT_RE.sub("", text.lower()).strip(" -x"):
+            return []
+        return [
+            int(action)
+            for action in self.legal_actions(state)
+            if squares_named(self.action_to_str(state, int(action)), self.height, self.width) == squares
+        ]
+
+    def end_reason(self, state: State) -> str:
+        """Why the game ended, one line: ``White wins: Black has no legal move``; '' while it goes on."""
+        status = int(state.meta[st.STATUS])
+        if status == st.STATUS_PLAYING:
+            return ""
+        if status == st.STATUS_DRAW:
+            result = "Draw"
+        else:
+            result = f"{self.colours[0 if status == st.STATUS_WIN_0 else 1].capitalize()} wins"
+        cause = self.end_cause(state)
+        return f"{result}: {cause}" if cause else result
+
+    def end_cause(self, state: State) -> str:
+        """The rule that ended a finished game, for :meth:`end_reason` (games say which; '' if unknown).
+
+        The default knows the shared convention only: two passes in a row draw.
+        """
+        if int(state.meta[st.STATUS]) == st.STATUS_DRAW and int(state.meta[st.PASSES]) >= 2:
+            return "two passes in a row"
         return ""
 
     def __repr__(self) -> str:

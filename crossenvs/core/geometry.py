@@ -28,3 +28,22 @@ def parse_square(text: str, height: int, width: int) -> tuple[int, int]:
         last = f"{FILE_LETTERS[width - 1]}{height}"
         raise ValueError(f"square {text!r} is off the {width}x{height} board (a1..{last})")
     return row, col
+
+
+_NAMED_SQUARE_RE = re.compile(r"([a-z])([1-9][0-9]?)(?![0-9])")
+
+
+def squares_named(text: str, height: int, width: int) -> list[tuple[int, int]]:
+    """The on-board squares a move's text names, in order (``3F:f4-i5`` -> f4, i5; ``pass`` -> none).
+
+    Notation always uses real square names (docs/README.md, conventions), so this reads the
+    cells of any game's move without knowing its notation; a token such as ``3F`` is not a square.
+    """
+    squares = []
+    for match in _NAMED_SQUARE_RE.finditer(text.lower()):
+        row, col = int(match.group(2)) - 1, FILE_LETTERS.index(match.group(1))
+        if match.start() > 0 and text[match.start() - 1].isdigit():
+            continue  # the letter of a token such as "3F1": not a file
+        if 0 <= row < height and 0 <= col < width:
+            squares.append((row, col))
+    return squares

@@ -23,6 +23,11 @@ STATUS = 2  # one of the STATUS_* codes below
 PASSES = 3  # consecutive passes so far (two in a row draw, docs/README.md, conventions)
 META_SIZE = 4
 
+#: the most plies a position read from text may have played (docs/README.md, position text). Far
+#: below int32's 2**31 - 1: every built-in game ends within its move cap (at most 10**6) or its
+#: board (Crisscross), so no sequence of moves from a position that reads can wrap the counter.
+MAX_PLY = 10**9
+
 STATUS_PLAYING = 0
 STATUS_WIN_0 = 1  # player 0 won
 STATUS_WIN_1 = 2  # player 1 won

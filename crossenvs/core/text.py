@@ -10,11 +10,14 @@ Format::
       a b c d e f g h     <- optional footer of file letters
 
 The parser is lenient about spacing (the diagrams of the game pages in docs/ align ranks with extra spaces)
-and strict about everything else; each error names the line and says what was expected.
+and strict about everything else; each error names the line and says what was expected. Any input
+either reads or raises :class:`~crossenvs.core.errors.PositionTextError`: numbers are ASCII digits
+checked against a bound before they reach the int32 state, and what an error quotes is shortened.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -22,7 +25,16 @@ from .errors import PositionTextError
 from .geometry import FILE_LETTERS
 
 _HEADER_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.*?)\s*$")
-_RANK_RE = re.compile(r"^(\d+)\s+(.*)$")
+_RANK_RE = re.compile(r"^(\d+)\s+(.*)$")  # \d: a rank in other digits gets its own error below
+_INT_RE = re.compile(r"-?([0-9]+)")  # ASCII only: int() would also take '٣', '1_000' and '+5'
+_QUOTE_LIMIT = 40  # characters of a bad value an error quotes
+
+
+def shorten(text: str) -> str:
+    """``repr(text)``, cut to a readable length: an error must not echo a megabyte of input."""
+    if len(text) <= _QUOTE_LIMIT:
+        return repr(text)
+    return f"{text[:_QUOTE_LIMIT]!r}... ({len(text)} characters)"
 
 
 @dataclass
@@ -52,7 +64,8 @@ def parse_position_text(
     ``cell_letters`` are the letters a cell may hold; ``header_keys`` the keys the game knows.
     """
     if not isinstance(text, str):
-        raise PositionTextError(f"position text must be a str, not {type(text).__name__}")
+        hint = " (decode it first, e.g. text.decode('utf-8'))" if isinstance(text, (bytes, bytearray)) else ""
+        raise PositionTextError(f"position text must be a str, not {type(text).__name__}{hint}")
     parsed = ParsedPosition(cells=[[None] * width for _ in range(height)])
     footer = " ".join(FILE_LETTERS[:width])
     seen_board = False
@@ -72,11 +85,11 @@ def parse_position_text(
         header_match = _HEADER_RE.match(line)
         if header_match:
             if seen_board:
-                raise PositionTextError(f"line {number}: header {line!r} after the board; headers come first")
+                raise PositionTextError(f"line {number}: header {shorten(line)} after the board; headers come first")
             _parse_header_line(parsed, number, header_match, header_keys)
             continue
         raise PositionTextError(
-            f"line {number}: cannot read {line!r}: expected a header 'key: value', a rank line "
+            f"line {number}: cannot read {shorten(line)}: expected a header 'key: value', a rank line "
             f"'<rank> <cell> ...', or the footer '{footer}'"
         )
     return parsed
@@ -85,7 +98,7 @@ def parse_position_text(
 def _parse_header_line(parsed: ParsedPosition, number: int, match: re.Match, header_keys: tuple[str, ...]) -> None:
     key, value = match.group(1).lower(), match.group(2)
     if key not in header_keys:
-        raise PositionTextError(f"line {number}: unknown header {key!r} (known: {', '.join(header_keys)})")
+        raise PositionTextError(f"line {number}: unknown header {shorten(key)} (known: {', '.join(header_keys)})")
     if key in parsed.headers:
         raise PositionTextError(f"line {number}: header {key!r} given twice (first on line {parsed.header_lines[key]})")
     parsed.headers[key] = value
@@ -95,9 +108,7 @@ def _parse_header_line(parsed: ParsedPosition, number: int, match: re.Match, hea
 def _parse_rank_line(
     parsed: ParsedPosition, number: int, match: re.Match, height: int, width: int, cell_letters: str, last_rank: int
 ) -> int:
-    rank = int(match.group(1))
-    if not 1 <= rank <= height:
-        raise PositionTextError(f"line {number}: rank {rank} is off the board (ranks 1..{height})")
+    rank = _rank_number(number, match.group(1), height)
     if rank >= last_rank:
         raise PositionTextError(
             f"line {number}: rank {rank} after rank {last_rank}; list each rank once, from the top down"
@@ -108,10 +119,22 @@ def _parse_rank_line(
     for col, cell in enumerate(cells):
         if len(cell) != 1 or cell not in cell_letters:
             raise PositionTextError(
-                f"line {number}: cell {FILE_LETTERS[col]}{rank} is {cell!r}; expected one of {' '.join(cell_letters)}"
+                f"line {number}: cell {FILE_LETTERS[col]}{rank} is {shorten(cell)}; "
+                f"expected one of {' '.join(cell_letters)}"
             )
     parsed.cells[rank - 1] = cells
     return rank
+
+
+def _rank_number(number: int, digits: str, height: int) -> int:
+    """The rank a line starts with; its length is checked before ``int()``, which refuses over 4300 digits."""
+    if not digits.isascii():
+        raise PositionTextError(f"line {number}: rank {shorten(digits)} must be written with the digits 0-9")
+    significant = digits.lstrip("0") or "0"  # int() is asked only about a few digits
+    if len(significant) > len(str(height)) or not 1 <= int(significant) <= height:
+        shown = digits if len(digits) <= _QUOTE_LIMIT else shorten(digits)
+        raise PositionTextError(f"line {number}: rank {shown} is off the board (ranks 1..{height})")
+    return int(significant)
 
 
 def format_position_text(headers: list[tuple[str, str]], rows: list[list[str]]) -> str:
@@ -125,15 +148,28 @@ def format_position_text(headers: list[tuple[str, str]], rows: list[list[str]]) 
     return "\n".join(lines) + "\n"
 
 
-def parse_int_header(parsed: ParsedPosition, key: str, default: int, minimum: int = 0) -> int:
-    """An integer header such as ``ply``; ``default`` when absent."""
+def parse_int_header(parsed: ParsedPosition, key: str, default: int, minimum: int, maximum: int, why: str = "") -> int:
+    """An integer header such as ``ply`` in ``minimum..maximum``; ``default`` when absent.
+
+    Only ASCII digits with an optional ``-`` make a number. The state holds int32 counters, so
+    every counter has a bound; ``why`` (e.g. ``": two passes in a row end the game"``) follows
+    the error about the maximum.
+    """
     if key not in parsed.headers:
         return default
     value = parsed.headers[key]
-    try:
-        number = int(value)
-    except ValueError:
-        raise parsed.error(key, f"{value!r} is not an integer") from None
+    match = _INT_RE.fullmatch(value)
+    if match is None:
+        raise parsed.error(key, f"{shorten(value)} is not an integer (digits 0-9, e.g. '{minimum}')")
+    # More digits than the bound has is out of range whatever they say: int() is not asked, as it
+    # refuses over 4300 digits with a message about sys.set_int_max_str_digits.
+    significant = match.group(1).lstrip("0") or "0"
+    huge = len(significant) > len(str(max(abs(minimum), abs(maximum))))
+    sign = -1 if value.startswith("-") else 1
+    number = sign * math.inf if huge else sign * int(significant)
+    shown = shorten(value) if huge else str(number)
     if number < minimum:
-        raise parsed.error(key, f"{number} is below {minimum}")
-    return number
+        raise parsed.error(key, f"{shown} is below {minimum}")
+    if number > maximum:
+        raise parsed.error(key, f"{shown} is above {maximum}{why}")
+    return int(number)

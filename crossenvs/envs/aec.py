@@ -8,6 +8,7 @@ enforced (fused into one layer for speed, see :mod:`crossenvs.envs.wrappers`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium
@@ -16,8 +17,9 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
+from ..core.checks import check_seed
 from ..core.errors import InvalidOptionError
-from ..core.game import Game
+from ..core.game import Cell, Game
 from ..core.registry import make_game
 from ..core.state import State
 from .wrappers import StandardRulesWrapper
@@ -40,14 +42,16 @@ def check_render_mode(render_mode: str | None) -> str | None:
     return render_mode
 
 
-def render_state(game: Game, state: State, render_mode: str | None) -> np.ndarray | str | None:
-    """Render for a gymnasium/PettingZoo ``render()`` call in the given mode."""
+def render_state(
+    game: Game, state: State, render_mode: str | None, last_move: Sequence[Cell] = ()
+) -> np.ndarray | str | None:
+    """Render for a gymnasium/PettingZoo ``render()`` call in the given mode, the last move marked."""
     if render_mode is None:
         gymnasium.logger.warn("render() called without a render_mode; pass render_mode= when creating the env")
         return None
     if render_mode == "rgb_array":
-        return game.render_rgb(state)
-    text = game.render_ansi(state)
+        return game.render_rgb(state, last_move=last_move)
+    text = game.render_ansi(state, last_move)
     if render_mode == "human":
         print(text)
         return None
@@ -61,9 +65,12 @@ class CrossAECEnv(AECEnv, EzPickle):
     "action_mask": int8 (num_actions,)}``; the mask is all zeros for the agent not on move.
     Rewards are +1/-1/0 when the game ends. The same agent is selected again when the rules give
     it the next decision.
+
+    The games are turn-based (one agent decides at a time, sometimes twice in a row), so the env
+    declares ``is_parallelizable: False`` and PettingZoo's ``aec_to_parallel`` refuses it.
     """
 
-    metadata = {"render_modes": RENDER_MODES, "name": "crossenvs_v0", "is_parallelizable": True, "render_fps": 2}
+    metadata = {"render_modes": RENDER_MODES, "name": "crossenvs_v0", "is_parallelizable": False, "render_fps": 2}
 
     def __init__(self, game: str | Game = "crisscross", render_mode: str | None = None, **options: Any) -> None:
         EzPickle.__init__(self, game, render_mode, **options)
@@ -84,6 +91,7 @@ class CrossAECEnv(AECEnv, EzPickle):
         self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self._no_actions = np.zeros(self.game.num_actions, dtype=np.int8)
         self.state = self.game.initial_state()
+        self._last_move: list[Cell] = []  # cells of the last move, for render()
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -93,10 +101,12 @@ class CrossAECEnv(AECEnv, EzPickle):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game. The games have no chance; ``seed`` seeds the action spaces."""
+        seed = check_seed(seed)
         if seed is not None:
             for offset, agent in enumerate(self.possible_agents):
                 self.action_spaces[agent].seed(seed + offset)
         self.state = self.game.initial_state()
+        self._last_move = []
         self.agents = self.possible_agents[:]
         self.rewards = {agent: 0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0 for agent in self.agents}
@@ -117,7 +127,9 @@ class CrossAECEnv(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0
-        self.state = self.game.apply(self.state, action)  # raises IllegalActionError naming the move
+        before, self.state = self.state, self.game.apply(self.state, action)  # IllegalActionError names the move
+        if self.render_mode is not None:
+            self._last_move = self.game.action_cells(before, int(action))
         outcome = self.game.outcome(self.state)
         if outcome is not None:
             for index, name in enumerate(self.agents):
@@ -129,7 +141,8 @@ class CrossAECEnv(AECEnv, EzPickle):
             self.render()
 
     def render(self) -> np.ndarray | str | None:
-        return render_state(self.game, self.state, self.render_mode)
+        """The board in ``render_mode``, the cells of the last move marked."""
+        return render_state(self.game, self.state, self.render_mode, self._last_move)
 
     def close(self) -> None:
         """Nothing to release (no window is opened)."""

@@ -5,7 +5,8 @@ any player spec of :func:`crossenvs.players.make_player` (``"random"``, ``"mcts:
 checkpoint path, a model, a callable ``f(observation, action_mask)``, a Player). The learner's seat is
 drawn from the env's seed at each reset; the opponent moves inside ``reset`` and ``step``
 until the learner must decide again, so every observation the learner gets is its own turn.
-``action_masks()`` serves MaskablePPO. An illegal learner action ends the episode with reward
+``action_masks()`` serves MaskablePPO; ``info["action_mask"]`` (int8) carries the same mask with
+every observation, so a gymnasium vector env of these needs no ``call("action_masks")``. An illegal learner action ends the episode with reward
 -1 and ``info["illegal_action"] = True`` (as PettingZoo's ``env()`` does); an illegal opponent
 action raises :class:`IllegalActionError`, since that is a bug in the opponent.
 """
@@ -19,8 +20,10 @@ import numpy as np
 from gymnasium import spaces
 
 from .. import players  # a module reference: players import the env package too
-from ..core.errors import IllegalActionError
-from ..core.game import Game
+from ..core.actions import action_id
+from ..core.checks import check_seed
+from ..core.errors import CallOrderError, IllegalActionError, InvalidActionError
+from ..core.game import Cell, Game
 from .aec import RENDER_MODES, check_render_mode, render_state, resolve_game
 
 
@@ -44,23 +47,26 @@ class CrossSingleAgentEnv(gymnasium.Env):
         self.learner = 0
         self.state = self.game.initial_state()
         self._episode_over = False  # set by the end of the game or an illegal learner move
+        self._last_move: list[Cell] = []  # cells of the last move, for render()
 
     # ----------------------------------------------------------------- gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         if seed is not None:
             self.opponent.seed(int(self.np_random.integers(2**31)))
         self.learner = int(self.np_random.integers(2))
         self.state = self.game.initial_state()
+        self._last_move = []
         self._let_opponent_play()
         self._episode_over = self.game.is_terminal(self.state)
         return self._observation(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         if self._episode_over:
-            raise RuntimeError("step() called after the episode ended; call reset() first")
+            raise CallOrderError("step() called after the episode ended; call reset() first")
+        action = action_id(action, self.game.num_actions)
         try:
-            self.state = self.game.apply(self.state, int(action))  # the one legality check
+            self._play(action)  # the one legality check
         except IllegalActionError:
             self._episode_over = True
             return self._observation(), -1.0, True, False, {**self._info(), "illegal_action": True}
@@ -79,20 +85,28 @@ class CrossSingleAgentEnv(gymnasium.Env):
         return self.game.legal_mask(self.state).astype(bool)
 
     def render(self) -> np.ndarray | str | None:
-        return render_state(self.game, self.state, self.render_mode)
+        """The board in ``render_mode``, the cells of the last move (either side's) marked."""
+        return render_state(self.game, self.state, self.render_mode, self._last_move)
 
     # ----------------------------------------------------------------- internals
+    def _play(self, action: int) -> None:
+        """Apply ``action``, remembering its cells for ``render`` when rendering."""
+        before, self.state = self.state, self.game.apply(self.state, action)
+        if self.render_mode is not None:
+            self._last_move = self.game.action_cells(before, int(action))
+
     def _let_opponent_play(self) -> None:
         """The opponent decides until it is the learner's turn or the game ends."""
         while not self.game.is_terminal(self.state) and self.game.current_player(self.state) != self.learner:
             action = self.opponent.act(self.game, self.state)
             try:
-                self.state = self.game.apply(self.state, action)
-            except IllegalActionError as exc:
-                raise IllegalActionError(f"the opponent {self.opponent.name} chose an illegal action: {exc}") from None
+                self._play(action)
+            except (IllegalActionError, InvalidActionError) as exc:
+                raise type(exc)(f"the opponent {self.opponent.name} chose a bad action: {exc}") from None
 
     def _observation(self) -> np.ndarray:
         return self.game.observe(self.state, self.learner)
 
     def _info(self) -> dict[str, Any]:
-        return {"learner_seat": self.learner}
+        """The learner's seat and legal mask (int8; all zeros once the episode is over)."""
+        return {"learner_seat": self.learner, "action_mask": self.action_masks().view(np.int8)}

@@ -3,8 +3,9 @@
 Two faces over one batch of states (``boards`` (B, H, W) int8, ``metas`` (B, K) int32, the same
 records as :class:`~crossenvs.core.state.State` with a batch axis):
 
-* :class:`CrossVectorEnv`, two players: in every game the player to act decides; ``step`` takes
-  one action per game and returns per-seat rewards. Self-play training drives this one.
+* :class:`CrossVectorEnv`, a ``gymnasium.vector.VectorEnv`` for two players: in every game the
+  player to act decides; ``step`` takes one action per game and returns the reward of the
+  player who acted (both seats' rewards in the info). Self-play training drives this one.
 * :class:`CrossSB3VecEnv`, a stable-baselines3 ``VecEnv`` for single-agent training: the
   learner's seat is drawn per game at every reset, and an opponent (any player of
   :mod:`crossenvs.players`, asked once for all games that need an opponent move) plays inside ``step``.
@@ -18,16 +19,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
 
 from .. import players
 from ..core import state as st
-from ..core.errors import InvalidOptionError
-from ..core.game import Game
+from ..core.actions import action_ids, describe
+from ..core.checks import check_seed
+from ..core.errors import CallOrderError, InvalidOptionError
+from ..core.game import Cell, Game
 from ..core.specialize import specialize
 from . import batch_kernels as bk
-from .aec import resolve_game
+from .aec import render_state, resolve_game
+
+VECTOR_RENDER_MODES = ["rgb_array", "ansi"]  # "human" would print every game of the batch
 
 
 class _Batch:
@@ -79,60 +88,103 @@ def _seat_rewards(status: np.ndarray) -> np.ndarray:
     return st.SEAT_RETURNS[status].astype(np.float32)
 
 
-class CrossVectorEnv:
-    """B games of one game, both seats played by the caller (self-play).
+class CrossVectorEnv(VectorEnv):
+    """B games of one game as a ``gymnasium.vector.VectorEnv``, both seats played by the caller (self-play).
 
-    ``reset`` and ``step`` return the observation of the player to act in each game (its own
-    egocentric view) and, in the info, that player's seat (``current_player``) and legal mask
-    (``action_mask``). ``step`` returns rewards per seat, shape (B, 2), non-zero only on the step
-    that ends a game. A finished game restarts at once; the info keeps, for the games that ended
-    (``terminations``), both seats' final observations (``final_observation``, (B, 2, H, W, C),
-    meaningful only in those rows), the plies they lasted (``final_ply``) and whether an illegal
-    action ended them (``illegal_action``).
-    The games have no chance: ``seed`` is accepted for the usual API and changes nothing.
+    Every step takes one action per game (``action_space`` is ``MultiDiscrete``) for the player
+    to act there, and returns the observation of the player to act next in each game (its own
+    egocentric view). The info has that player's seat (``current_player``) and legal mask
+    (``action_mask``, int8, usable as ``single_action_space.sample(mask=...)``).
+
+    Rewards, shape (B,), are the reward of the player who just acted (zero-sum games: the other
+    seat gets the negative, except after an illegal action, which costs only its maker -1);
+    ``info["seat_rewards"]`` (B, 2) has both seats' rewards. Non-zero only on the step that ends
+    a game.
+
+    Autoreset is ``SAME_STEP`` (``metadata["autoreset_mode"]``): a finished game restarts at
+    once, and what it ended on is in the info, following gymnasium's convention for that mode:
+    ``final_obs`` (an object array, fresh arrays in the rows of games that ended, ``None``
+    elsewhere; the view of the player who made the last move), ``_final_obs`` (which rows),
+    ``final_obs_by_seat`` (both seats' views, (2, H, W, C) per ended row); these three appear only
+    on steps where a game ended. ``final_ply`` (plies the ended games lasted, 0 elsewhere) and
+    ``illegal_action`` (B,) are in every step's info.
+    The games have no chance: ``seed`` seeds the action space's sampling only.
+    ``reset(options={"reset_mask": mask})`` restarts only the games where ``mask`` is True.
     """
 
-    def __init__(self, game: str | Game = "crisscross", num_envs: int = 64, **options: Any) -> None:
+    metadata = {"render_modes": VECTOR_RENDER_MODES, "autoreset_mode": AutoresetMode.SAME_STEP, "render_fps": 2}
+
+    def __init__(
+        self, game: str | Game = "crisscross", num_envs: int = 64, render_mode: str | None = None, **options: Any
+    ) -> None:
         self._batch = _Batch(game, num_envs, options)
         self.game = self._batch.game
         self.num_envs = self._batch.num_envs
+        if render_mode is not None and render_mode not in VECTOR_RENDER_MODES:
+            raise InvalidOptionError(f"render_mode {render_mode!r} is not one of {VECTOR_RENDER_MODES} (or None)")
+        self.render_mode = render_mode
+        self.metadata = {**self.metadata, "name": f"{self.game.name}_vector_v0"}
         self.single_observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, dtype=np.float32)
         self.single_action_space = spaces.Discrete(self.game.num_actions)
-        self._final = np.zeros((self.num_envs, 2, *self.game.observation_shape), dtype=np.float32)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._last_moves: list[list[Cell]] = [[] for _ in range(self.num_envs)]  # for render()
 
-    def reset(self, seed: int | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        self._batch.reset(self._batch.all_ids)
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """Restart every game (or those of ``options["reset_mask"]``); returns observations and info."""
+        self._check_open()
+        seed = check_seed(seed)
+        ids = self._ids_to_reset(options)
+        if seed is not None:
+            self._np_random, self._np_random_seed = seeding.np_random(seed)
+            self.action_space.seed(seed)
+        self._batch.reset(ids)
+        for index in ids:
+            self._last_moves[index] = []
         return self._observe_all()
 
     def step(self, actions: Sequence[int] | np.ndarray):
-        """One action per game, for its player to act. Returns obs, rewards (B, 2), terminations, truncations, info."""
-        actions = np.asarray(actions, dtype=np.int64).reshape(-1)
-        if actions.shape != (self.num_envs,):
-            raise ValueError(f"step expects {self.num_envs} actions, got {actions.shape[0]}")
+        """One action per game, for its player to act. Returns obs, rewards (B,), terminations, truncations, info."""
+        self._check_open()
+        actions = action_ids(actions, self.num_envs, self.game.num_actions)
         batch = self._batch
-        movers = batch.to_move().copy()
+        movers = batch.to_move().astype(np.int64)
+        before = [self.state(i) for i in range(self.num_envs)] if self.render_mode is not None else None
         ok = batch.apply(batch.all_ids, actions)
+        if before is not None:
+            self._last_moves = [self.game.action_cells(b, int(a)) if k else [] for b, a, k in zip(before, actions, ok)]
         status = batch.status().copy()
-        rewards = _seat_rewards(status)
+        seat_rewards = _seat_rewards(status)
         illegal = ~ok
-        rewards[illegal] = 0.0
-        rewards[illegal, movers[illegal]] = -1.0
+        seat_rewards[illegal] = 0.0
+        seat_rewards[illegal, movers[illegal]] = -1.0
         ended = illegal | (status != st.STATUS_PLAYING)
+        ended_ids = np.flatnonzero(ended)
         final_ply = np.zeros(self.num_envs, dtype=np.int64)
-        if ended.any():
-            ids = np.flatnonzero(ended)
-            for seat in (0, 1):
-                self._final[ids, seat] = batch.view(ids, np.full(len(ids), seat))[0]
-            final_ply[ids] = batch.metas[ids, st.PLY]
-            batch.reset(ids)
+        final_ply[ended_ids] = batch.metas[ended_ids, st.PLY]
+        final = self._final_views(ended_ids, movers) if ended_ids.size else {}
+        batch.reset(ended_ids)
+        for index in ended_ids if before is not None else ():
+            self._last_moves[index] = []
         observations, info = self._observe_all()
-        info.update(final_observation=self._final, final_ply=final_ply, illegal_action=illegal)
+        info.update(final, seat_rewards=seat_rewards, final_ply=final_ply, illegal_action=illegal)
+        rewards = seat_rewards[batch.all_ids, movers]
         return observations, rewards, ended, np.zeros(self.num_envs, dtype=bool), info
 
-    def _observe_all(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        seats = self._batch.to_move().astype(np.int64)
-        observations, masks = self._batch.view(self._batch.all_ids, seats)
-        return observations, {"action_mask": masks, "current_player": seats}
+    def render(self) -> tuple[np.ndarray, ...] | tuple[str, ...] | None:
+        """Every game drawn, its last move marked: RGB frames (``rgb_array``) or text boards (``ansi``)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode= when creating the env")
+            return None
+        return tuple(
+            render_state(self.game, self.state(index), self.render_mode, self._last_moves[index])
+            for index in range(self.num_envs)
+        )
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to release beyond the arrays; ``close`` marks the env closed."""
 
     def state(self, index: int):
         """Game ``index`` as a :class:`~crossenvs.core.state.State` (a copy), for rendering or analysis."""
@@ -147,6 +199,41 @@ class CrossVectorEnv:
     def metas(self) -> np.ndarray:
         """(B, K) int32: the games' meta records (live arrays: read, do not write)."""
         return self._batch.metas
+
+    # ----------------------------------------------------------------- internals
+    def _check_open(self) -> None:
+        if self.closed:
+            raise CallOrderError(f"this {type(self).__name__} is closed; make a new one")
+
+    def _ids_to_reset(self, options: dict[str, Any] | None) -> np.ndarray:
+        """All games, or those of ``options["reset_mask"]`` (the only option)."""
+        if options is None:
+            return self._batch.all_ids
+        if not isinstance(options, dict) or set(options) - {"reset_mask"}:
+            raise InvalidOptionError(f"reset options must be None or {{'reset_mask': bool array}}, got {options!r}")
+        mask = np.asarray(options["reset_mask"])
+        if mask.dtype != np.bool_ or mask.shape != (self.num_envs,):
+            raise InvalidOptionError(
+                f"reset_mask must be a bool array of shape ({self.num_envs},), got {describe(options['reset_mask'])}"
+            )
+        return np.flatnonzero(mask)
+
+    def _final_views(self, ids: np.ndarray, movers: np.ndarray) -> dict[str, np.ndarray]:
+        """Gymnasium's same-step final-observation keys for the games ``ids`` that just ended."""
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        by_seat = np.full(self.num_envs, None, dtype=object)
+        views = np.stack([self._batch.view(ids, np.full(len(ids), seat))[0] for seat in (0, 1)], axis=1)
+        for row, index in enumerate(ids):
+            by_seat[index] = views[row]
+            final_obs[index] = views[row, movers[index]]
+        ended = np.zeros(self.num_envs, dtype=bool)
+        ended[ids] = True
+        return {"final_obs": final_obs, "_final_obs": ended, "final_obs_by_seat": by_seat}
+
+    def _observe_all(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        seats = self._batch.to_move().astype(np.int64)
+        observations, masks = self._batch.view(self._batch.all_ids, seats)
+        return observations, {"action_mask": masks, "current_player": seats}
 
 
 try:  # the SB3 face needs the train extra; the two-player face does not
@@ -180,6 +267,7 @@ class CrossSB3VecEnv(_SB3VecEnv):
     ) -> None:
         if _SB3VecEnv is object:
             raise ImportError('CrossSB3VecEnv needs stable-baselines3: pip install -e ".[train]"')
+        seed = check_seed(seed)
         self._batch = _Batch(game, num_envs, options)
         self.game = self._batch.game
         self.opponent = players.make_player(opponent, game=self.game, seed=seed)
@@ -194,14 +282,18 @@ class CrossSB3VecEnv(_SB3VecEnv):
     # ----------------------------------------------------------------- VecEnv API
     def reset(self) -> np.ndarray:
         if getattr(self, "_seeds", None) and self._seeds[0] is not None:  # VecEnv.seed(seed) was called
-            self._seed_streams(self._seeds[0])
+            self._seed_streams(check_seed(self._seeds[0]))
             self._reset_seeds()
         ids = self._batch.all_ids
         self._start_games(ids)
         return self._learner_view()
 
+    def seed(self, seed: int | None = None) -> list[int | None]:
+        """SB3's seeding (used at the next ``reset``), with the seed checked now."""
+        return super().seed(check_seed(seed))
+
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        self._actions = action_ids(actions, self.num_envs, self.game.num_actions)
 
     def step_wait(self):
         batch = self._batch

@@ -5,7 +5,11 @@ with -1 for the mover), ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper
 every attribute read in ``last()`` and ``step()`` walks three ``__getattr__`` hops, which cost
 more than our whole game step. :class:`StandardRulesWrapper` does the same three jobs with the
 hot attributes forwarded in one hop. ``tests/test_wrappers.py`` checks that it behaves exactly
-like the stack, move for move, including illegal and out-of-range actions.
+like the stack, move for move, including illegal actions. One deliberate difference: a value
+that is no action id (out of range, a float, ``None`` for a live agent) raises
+:class:`~crossenvs.core.errors.InvalidActionError` ("action is not in action space: ...")
+where the stack's ``AssertOutOfBoundsWrapper`` raises a bare ``AssertionError`` (and accepts
+``True`` as action 1).
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from typing import Any
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+from ..core.actions import action_id
 
 _BEFORE_RESET = "{} cannot be accessed before reset"
 
@@ -31,7 +37,7 @@ def _forwarded(name: str) -> property:
 
 
 class StandardRulesWrapper(OrderEnforcingWrapper):
-    """Order enforcement, out-of-range assertion and illegal-move termination (-1), in one layer."""
+    """Order enforcement, action-id checks and illegal-move termination (-1), in one layer."""
 
     agent_selection = _forwarded("agent_selection")
     agents = _forwarded("agents")
@@ -78,7 +84,8 @@ class StandardRulesWrapper(OrderEnforcingWrapper):
         self._has_updated = True
         agent = raw.agent_selection
         dead = raw.terminations[agent] or raw.truncations[agent]
-        assert (action is None and dead) or raw.action_space(agent).contains(action), "action is not in action space"
+        if not (action is None and dead):
+            action = action_id(action, raw.game.num_actions, f"action is not in action space: {agent}'s action")
         if self._prev_mask is None:
             self.observe(agent)
         mask, self._prev_mask = self._prev_mask, None

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.checks import check_seed
 from ..core.errors import InvalidOptionError
 from ..core.game import Game
 from ..players import Player, Positions
@@ -73,9 +74,9 @@ def play_batched(game: Game, a: Player, b: Player, games: int, seed: int) -> lis
                     game, env.boards[rows], env.metas[rows], observations[rows], info["action_mask"][rows], rows
                 )
                 actions[rows] = player.act_batch(positions)
-        observations, rewards, terminations, _, info = env.step(actions)
+        observations, _, terminations, _, info = env.step(actions)
         newly = terminations & np.isnan(score_first)
-        score_first[newly] = (rewards[newly, 0] + 1.0) / 2.0
+        score_first[newly] = (info["seat_rewards"][newly, 0] + 1.0) / 2.0
         plies[newly] = info["final_ply"][newly]
     return [
         GameRecord(*((a.name, b.name) if a_first[k] else (b.name, a.name)), float(score_first[k]), int(plies[k]), seed)
@@ -93,9 +94,13 @@ def round_robin(game: Game, players: Sequence[Player], games_per_pair: int, seed
     names = [player.name for player in players]
     if len(set(names)) != len(names):
         raise InvalidOptionError(f"players need distinct names, got {names}")
+    if isinstance(games_per_pair, bool) or not isinstance(games_per_pair, (int, np.integer)) or games_per_pair < 1:
+        raise InvalidOptionError(f"games_per_pair must be a whole number of games, at least 1, got {games_per_pair!r}")
+    seed = check_seed(seed, "round_robin seed") or 0
     records = []
     for pair_index, (a, b) in enumerate(itertools.combinations(players, 2)):
-        pair_seed = seed * 1_000_003 + pair_index * 10_007
+        # below 2**62, so that the players' seeds (pair seed + game index + 1) stay below 2**63
+        pair_seed = (seed * 1_000_003 + pair_index * 10_007) % 2**62
         if a.vectorized or b.vectorized:
             records += play_batched(game, a, b, games_per_pair, pair_seed)
             continue

@@ -97,7 +97,7 @@ from ..core.geometry import parse_square, square_name
 from ..core.observation import pass_and_cap_values
 from ..core.options import choice_option, flag_option, int_option
 from ..core.state import State
-from ..core.text import ParsedPosition
+from ..core.text import ParsedPosition, shorten
 
 SIZE = 8
 EMPTY, WHITE_KNIGHT, WHITE_ROOK, BLACK_KNIGHT, BLACK_ROOK = 0, 1, 2, 3, 4
@@ -390,6 +390,12 @@ def _geometry_planes() -> np.ndarray:
 GEOMETRY_PLANES = _geometry_planes()
 
 
+def goal_name(code: int) -> str:
+    """The goal line of a piece code, as a player reads it: ``file h``, ``rank 1``."""
+    line = int(GOAL_LINE[code])
+    return f"file {'abcdefgh'[line]}" if GOAL_IS_COL[code] else f"rank {line + 1}"
+
+
 class CharingCross(Game):
     """Charing Cross (see the module docstring)."""
 
@@ -510,11 +516,12 @@ class CharingCross(Game):
             meta[st.STATUS] = st.STATUS_WIN_0 + self.colours.index(colour)
         elif meta[st.PASSES] >= 2 or meta[st.PLY] >= meta[MOVE_CAP]:
             meta[st.STATUS] = st.STATUS_DRAW
+        self._check_pending_fits(state, parsed)
 
     def _load_pending(self, state: State, parsed: ParsedPosition, letter: str) -> None:
         codes = {v: k for k, v in self.cell_letters.items() if k != EMPTY}
         if letter not in codes:
-            raise parsed.error("pending", f"{letter!r} is not a piece letter ({', '.join(codes)})")
+            raise parsed.error("pending", f"{shorten(letter)} is not a piece letter ({', '.join(codes)})")
         code = codes[letter]
         owner = self.colours[self.current_player(state)]
         if ("white" if colour_of(code) == WHITE else "black") != owner:
@@ -527,6 +534,22 @@ class CharingCross(Game):
             raise parsed.error("jumper", "give the colour that jumped (white or black)") from None
         state.meta[PENDING] = code
         state.meta[JUMPER] = jumper
+
+    def _check_pending_fits(self, state: State, parsed: ParsedPosition) -> None:
+        """A pending choice follows a jump that neither won nor hit the cap (rule 6), and a jump ends a
+        run of passes; without ``self_jump`` the jumper is the other side. Anything else no game reaches."""
+        meta = state.meta
+        if meta[PENDING] == EMPTY:
+            return
+        if meta[st.STATUS] != st.STATUS_PLAYING:
+            raise parsed.error("pending", "the game is over in this position, so no re-placement is pending")
+        if meta[st.PASSES]:
+            raise parsed.error("passes", "a re-placement follows a jump, which ends a run of passes: give 0")
+        seat = self.current_player(state)
+        if not self.self_jump and meta[JUMPER] == seat:
+            raise parsed.error(
+                "jumper", f"with self_jump off no piece jumps its own side, so the jumper is {self.colours[1 - seat]}"
+            )
 
     def status_note(self, state: State) -> str:
         code = int(state.meta[PENDING])
@@ -543,3 +566,17 @@ class CharingCross(Game):
             if any(row == HOME_ROWS[code, i] and col == HOME_COLS[code, i] for i in range(2)):
                 return (214, 200, 170)
         return None
+
+    def piece_kind(self, code: int) -> str:
+        return f"{'knight' if is_knight(code) else 'rook'} (races to {goal_name(code)})"
+
+    def end_cause(self, state: State) -> str:
+        """docs/charing_cross.md: a piece reached its goal line; else two passes or the move cap."""
+        if int(state.meta[st.STATUS]) == st.STATUS_DRAW:
+            return super().end_cause(state) or f"the move cap ({self.move_cap} plies)"
+        for (row, col), code in np.ndenumerate(state.board):
+            if code != EMPTY and is_goal(int(code), row, col):
+                colour = "white" if colour_of(int(code)) == WHITE else "black"
+                kind = "knight" if is_knight(int(code)) else "rook"
+                return f"the {colour} {kind} reached {goal_name(int(code))} on {square_name(row, col)}"
+        return ""

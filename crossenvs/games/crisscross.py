@@ -50,8 +50,8 @@ board fills without a winner.
 Position text
 -------------
 Cells ``.`` empty, ``R`` red, ``B`` blue; headers ``to_move`` (``red``/``blue``, required) and
-``ply``. The result is derived from the board: a connected player has won, a full board without
-one is a draw.
+``ply`` (no ``passes``: there is no pass). The result is derived from the board: a connected
+player has won, a full board without one is a draw.
 
 Version history
 ---------------
@@ -75,6 +75,7 @@ from ..core.state import State
 from ..core.text import ParsedPosition
 
 EMPTY, RED, BLUE = 0, 1, 2
+EDGES = {RED: "the top and bottom edges", BLUE: "the left and right edges"}  # what each side connects
 MIN_SIZE, MAX_SIZE = 3, 19
 
 # Row and column steps of the four rays from the ends of the new segments.
@@ -210,6 +211,7 @@ class Crisscross(Game):
     cell_letters = {EMPTY: ".", RED: "R", BLUE: "B"}
     owner_colour = {RED: "red", BLUE: "blue"}
     piece_colours = {RED: (205, 45, 45), BLUE: (45, 85, 205)}
+    MAX_PASSES = 0  # no pass in Crisscross: a 'passes' header is refused
     apply_kernel = staticmethod(place)
     mask_kernel = staticmethod(legal_mask_into)
     observe_kernel = staticmethod(observe_into)
@@ -258,6 +260,7 @@ class Crisscross(Game):
 
     # ----------------------------------------------------------------- text and rendering
     def _finish_loaded_state(self, state: State, parsed: ParsedPosition) -> None:
+        self._check_ply_room(state, parsed)
         # Both sides can never connect at once: two orthogonal paths that cross share a cell.
         if has_connection(state.board, 0):
             state.meta[st.STATUS] = st.STATUS_WIN_0
@@ -266,6 +269,33 @@ class Crisscross(Game):
         elif not (state.board == EMPTY).any():
             state.meta[st.STATUS] = st.STATUS_DRAW
 
+    @staticmethod
+    def _check_ply_room(state: State, parsed: ParsedPosition) -> None:
+        """Refuse a ply that the empty squares could carry past ``MAX_PLY``.
+
+        Crisscross has no move cap: each ply fills one empty square, so ``ply + empty squares``
+        never grows in play. Bounding it keeps every position played on from a readable one
+        readable (and its int32 ply counter far from wrapping).
+        """
+        ply, empty = int(state.meta[st.PLY]), int((state.board == EMPTY).sum())
+        if ply + empty > st.MAX_PLY:
+            raise parsed.error(
+                "ply",
+                f"{ply} is too large: the {empty} empty squares could take the game past ply {st.MAX_PLY}, "
+                f"the most a position may have played (give at most {st.MAX_PLY - empty})",
+            )
+
     def edge_colours(self) -> dict[str, tuple[int, int, int]]:
         red, blue = self.piece_colours[RED], self.piece_colours[BLUE]
         return {"top": red, "bottom": red, "left": blue, "right": blue}
+
+    def piece_kind(self, code: int) -> str:
+        return f"checker (joins {EDGES[code]})"
+
+    def end_cause(self, state: State) -> str:
+        """docs/crisscross.md, rules 6-7: the mover connected his two edges, or the board is full."""
+        status = int(state.meta[st.STATUS])
+        if status == st.STATUS_DRAW:
+            return "the board is full and nobody is connected"
+        seat = 0 if status == st.STATUS_WIN_0 else 1
+        return f"{self.colours[seat].capitalize()} joined {EDGES[seat + 1]}"

@@ -126,7 +126,7 @@ from ..core.geometry import parse_square, square_name
 from ..core.observation import pass_and_cap_values
 from ..core.options import choice_option, int_option
 from ..core.state import State
-from ..core.text import ParsedPosition
+from ..core.text import ParsedPosition, shorten
 
 SIZE = 10
 CELLS = SIZE * SIZE
@@ -952,10 +952,7 @@ class Crosse(Game):
     def _load_jump(self, state: State, parsed: ParsedPosition) -> None:
         board, meta = state.board, state.meta
         colour = self._colour_to_act(state)
-        try:
-            row, col = parse_square(parsed.headers["jumping"], SIZE, SIZE)
-        except ValueError as exc:
-            raise parsed.error("jumping", str(exc)) from None
+        row, col = _header_square(parsed, "jumping")
         if board[row, col] != stone_of(colour):
             raise parsed.error("jumping", f"no {COLOUR_NAMES[colour]} stone (the side to move) stands there")
         left = most_captures_from(board, row * SIZE + col, stone_of(colour), stone_of(1 - colour))
@@ -963,7 +960,7 @@ class Crosse(Game):
             raise parsed.error("jumping", "that stone has no further hop, so its sequence is over")
         answer = parsed.headers.get("cover_before", "no").strip().lower()
         if answer not in ("yes", "no"):
-            raise parsed.error("cover_before", f"expected yes or no, got {answer!r}")
+            raise parsed.error("cover_before", f"expected yes or no, got {shorten(answer)}")
         meta[JUMPING], meta[JUMPS_LEFT], meta[COVER_BEFORE] = row * SIZE + col, left, answer == "yes"
 
     def _load_removal(self, state: State, parsed: ParsedPosition) -> None:
@@ -1006,6 +1003,29 @@ class Crosse(Game):
             return (120, 110, 95)
         return (176, 140, 100) if USABLE[square] else None
 
+    def piece_kind(self, code: int) -> str:
+        return "stone"
+
+    def empty_markers(self) -> list[tuple[str, str]]:
+        """The diagram markers :meth:`cell_text` writes for empty cells (docs/crosse.md, board and setup)."""
+        return [
+            (".", "empty dark square"),
+            ("-", "light square (never used)"),
+            ("o", "empty ring cell"),
+            ("+", "empty ring corner"),
+            ("#", "centre (never used)"),
+        ]
+
+    def end_cause(self, state: State) -> str:
+        """docs/crosse.md, rules 9-11: a winner has shed his stones, or kept only the four corners."""
+        status = int(state.meta[st.STATUS])
+        if status == st.STATUS_DRAW:
+            return super().end_cause(state) or f"the move cap ({self.move_cap} plies)"
+        colour = self.colours[0 if status == st.STATUS_WIN_0 else 1]
+        if not (state.board == stone_of(COLOUR_NAMES.index(colour))).any():
+            return f"{colour.capitalize()} has no stones left"
+        return f"{colour.capitalize()}'s only stones are the four ring corners"
+
 
 def tokens_text(tokens: int) -> str:
     """A token set as text in canonical order, e.g. ``1F 2F 3B``."""
@@ -1015,8 +1035,18 @@ def tokens_text(tokens: int) -> str:
 def _token_index(text: str) -> int:
     name = text.strip().upper()
     if name not in TOKEN_NAMES:
-        raise ValueError(f"{text.strip()!r} is not a token ({', '.join(TOKEN_NAMES)})")
+        raise ValueError(f"{shorten(text.strip())} is not a token ({', '.join(TOKEN_NAMES)})")
     return TOKEN_NAMES.index(name)
+
+
+def _header_square(parsed: ParsedPosition, key: str) -> tuple[int, int]:
+    """``(row, col)`` of the square a header names; the error quotes a long value only in part."""
+    value = parsed.headers[key]
+    try:
+        return parse_square(value, SIZE, SIZE)
+    except ValueError as exc:
+        why = str(exc) if len(value) <= 8 else f"{shorten(value)} is not a square name (e.g. 'f4')"
+        raise parsed.error(key, why) from None
 
 
 def _parse_tokens(parsed: ParsedPosition, key: str) -> int:

@@ -137,3 +137,8 @@ class Crossings(ph.PhalanxGame):
     actions_kernel = staticmethod(actions_kernel)
     observe_kernel = staticmethod(observe_kernel)
     start_turn_kernel = staticmethod(start_turn_kernel)
+    crossed_stones = "frozen stones on his far rank"
+
+    def piece_kind(self, code: int) -> str:
+        """A stone on its far rank is frozen: the board shows it by where it stands."""
+        return f"stone (frozen on rank {ph.SIZE if code == ph.WHITE else 1})"

@@ -325,6 +325,8 @@ class PhalanxGame(Game):
     start_turn_kernel: Callable[[np.ndarray, np.ndarray], None]
     #: observation planes of the game (the shared six plus its own)
     num_planes: int = SHARED_PLANES
+    #: what the far-rank win test counts, as :meth:`end_cause` names it
+    crossed_stones: str = "stones on his far rank"
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -402,9 +404,23 @@ class PhalanxGame(Game):
 
     # ----------------------------------------------------------------- text and rendering
     def _finish_loaded_state(self, state: State, parsed: ParsedPosition) -> None:
-        if state.meta[st.PASSES] > 2:
-            raise parsed.error("passes", "passes counts consecutive passes: 0, 1 or 2")
+        """The start-of-turn tests (``passes`` is 0..2 already, see ``Game.MAX_PASSES``)."""
         type(self).start_turn_kernel(state.board, state.meta)
 
     def cell_fill(self, row: int, col: int) -> tuple[int, int, int] | None:
         return (214, 190, 150) if (row + col) % 2 == 0 else (240, 222, 186)
+
+    def piece_kind(self, code: int) -> str:
+        return "stone"
+
+    def end_cause(self, state: State) -> str:
+        """The start-of-turn tests (docs/crossings.md, docs/neo_crossings.md): far ranks, stalemate, cap."""
+        status = int(state.meta[st.STATUS])
+        if status == st.STATUS_DRAW:
+            return super().end_cause(state) or f"the move cap ({self.move_cap} plies)"
+        winner = 0 if status == st.STATUS_WIN_0 else 1
+        ahead, behind = far_rank_count(state.board, winner + 1), far_rank_count(state.board, 2 - winner)
+        if ahead > behind:
+            name = self.colours[winner].capitalize()
+            return f"{name} starts his turn with more {self.crossed_stones} ({ahead} to {behind})"
+        return f"{self.colours[1 - winner].capitalize()} has no legal move (stalemate=loss)"

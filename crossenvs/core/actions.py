@@ -1,0 +1,58 @@
+"""What every env face accepts as an action: read in one place, refused with one error.
+
+An action id is an ``int``, a numpy integer or a 0-d integer array (what ``model.predict``
+returns for one observation), in ``0..num_actions-1``. Bools, floats (even ``3.0``: truncating
+them silently hid bugs), ``None``, strings and lists are refused with
+:class:`~crossenvs.core.errors.InvalidActionError`, which says what was given and what is
+expected. Whether the id is *legal* is the rules' business, not this module's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .errors import InvalidActionError
+
+
+def describe(value: Any) -> str:
+    """``value`` and its type, shortened, for an error message."""
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    kind = type(value).__name__
+    if isinstance(value, np.ndarray):
+        kind = f"array of shape {value.shape} and dtype {value.dtype}"
+    return f"{text} ({kind})"
+
+
+def action_id(action: Any, num_actions: int, who: str = "the action") -> int:
+    """``action`` as a Python int in ``0..num_actions-1``, or :class:`InvalidActionError`."""
+    value = action[()] if isinstance(action, np.ndarray) and action.ndim == 0 else action
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise InvalidActionError(f"{who} must be an integer action id in 0..{num_actions - 1}, got {describe(action)}")
+    if not 0 <= value < num_actions:
+        raise InvalidActionError(f"{who} {int(value)} is out of range: action ids are 0..{num_actions - 1}")
+    return int(value)
+
+
+def action_ids(actions: Any, count: int, num_actions: int, who: str = "actions") -> np.ndarray:
+    """``count`` action ids as an int64 array, or :class:`InvalidActionError` naming the first bad one."""
+    try:
+        array = np.asarray(actions)
+    except (ValueError, TypeError):  # ragged nested lists
+        raise InvalidActionError(f"{who} must be {count} integer action ids, got {describe(actions)}") from None
+    if array.shape != (count,):
+        raise InvalidActionError(f"{who} must have shape ({count},), one id per game, got {describe(actions)}")
+    if not np.issubdtype(array.dtype, np.integer):
+        raise InvalidActionError(
+            f"{who} must be integer action ids in 0..{num_actions - 1}, got dtype {array.dtype} ({describe(actions)})"
+        )
+    bad = np.flatnonzero((array < 0) | (array >= num_actions))
+    if bad.size:
+        first = int(bad[0])
+        raise InvalidActionError(
+            f"{who}[{first}] = {int(array[first])} is out of range: action ids are 0..{num_actions - 1}"
+        )
+    return array.astype(np.int64, copy=False)
