@@ -12,6 +12,8 @@ What a game must satisfy to work with every part of crossenvs, checked over rand
   ``InvalidActionError``; a 0-d integer array is an id;
 * a finished game has an empty mask, no legal actions, an outcome, and refuses every action;
 * the kernels give the same playthrough with numba switched off (``NUMBA_DISABLE_JIT=1``);
+* the fast in-place path (``game.stepper()``) equals ``apply``/``legal_mask``/``observe``, move
+  for move, and refuses what ``apply`` refuses without changing anything;
 * the vector env equals independent single games fed the same actions (auto-resets included);
 * golden playthrough files of the game (``<golden_dir>/*.txt``, found by their header) replay.
 
@@ -54,6 +56,7 @@ class CheckReport:
     games_finished: int = 0
     twins_checked: int = 0
     vector_steps: int = 0
+    stepper_moves: int = 0
     golden_files: int = 0
     numba_parity: bool = False
 
@@ -89,6 +92,7 @@ def check_game(
             _check_finished(game, after)
             _check_text(game, after)
             report.games_finished += 1
+    report.stepper_moves = _check_stepper(game, rng, plies)
     if vector_steps:
         report.vector_steps = _check_vector_env(game, rng, vector_games, vector_steps)
     if numba_parity:
@@ -202,6 +206,33 @@ def _check_finished(game: Game, state: State) -> None:
         pass
     else:
         raise AssertionError(f"apply played on in a finished game: {_where(game, state)}")
+
+
+# ----------------------------------------------------------------------------- fast single-game path
+def _check_stepper(game: Game, rng: np.random.Generator, plies: int) -> int:
+    """The in-place :class:`~crossenvs.core.stepper.Stepper` against ``apply``/``legal_mask``/``observe``."""
+    stepper, state, moves = game.stepper(), game.initial_state(), 0
+    while moves < plies:
+        where = _where(game, state)
+        assert np.array_equal(stepper.board, state.board) and np.array_equal(stepper.meta, state.meta), where
+        assert stepper.is_terminal == game.is_terminal(state), f"stepper: terminal? {where}"
+        assert np.array_equal(stepper.mask, game.legal_mask(state)), f"stepper: mask {where}"
+        assert np.array_equal(stepper.legal_actions, game.legal_actions(state)), f"stepper: legal ids {where}"
+        seat = game.current_player(state)
+        assert np.array_equal(stepper.observation, game.observe(state, seat)), f"stepper: observation {where}"
+        if game.is_terminal(state):
+            assert stepper.outcome == game.outcome(state), f"stepper: outcome {where}"
+            stepper.reset()
+            state = game.initial_state()
+            continue
+        refused = np.flatnonzero(stepper.mask == 0)
+        if refused.size:
+            assert not stepper.step(int(rng.choice(refused))), f"stepper played a refused id: {where}"
+        action = int(rng.choice(stepper.legal_actions))
+        assert stepper.step(action), f"stepper refused legal id {action}: {where}"
+        state = game.apply(state, action)
+        moves += 1
+    return moves
 
 
 # ----------------------------------------------------------------------------- vector env

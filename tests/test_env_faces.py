@@ -1,6 +1,6 @@
 """Every env face as gymnasium/PettingZoo tooling uses it, and a table of bad actions per face.
 
-Faces: ``Game.apply``, the raw AEC env, the AEC env with PettingZoo's standard rules, the
+Faces: ``Game.apply``, the in-place ``Game.stepper()``, the raw AEC env, the AEC env with PettingZoo's standard rules, the
 single-agent gymnasium env (direct and through ``gymnasium.make``), the gymnasium vector env
 ``CrossVectorEnv`` and the stable-baselines3 ``CrossSB3VecEnv``. A value that is no action id
 must give :class:`crossenvs.InvalidActionError` (a ``CrossenvsError``) and nothing else.
@@ -89,6 +89,7 @@ SINGLE_FACES = {
     "Game.apply": lambda action: crossenvs.make_game(GAME, **OPTIONS).apply(
         crossenvs.make_game(GAME, **OPTIONS).initial_state(), action
     ),
+    "Game.stepper": lambda action: crossenvs.make_game(GAME, **OPTIONS).stepper().step(action),
     "raw AEC": lambda action: _fresh_aec(False).step(action),
     "AEC env()": lambda action: _fresh_aec(True).step(action),
     "single-agent": lambda action: _fresh_single().step(action),
@@ -318,3 +319,12 @@ def test_every_face_marks_the_last_move_when_rendering():
     for index in range(2):  # the same boards drawn without the mark differ from the marked frames
         unmarked = vector.game.render_rgb(vector.state(index))
         assert marked[index].shape == unmarked.shape and not np.array_equal(marked[index], unmarked)
+
+
+def test_stepper_refuses_moves_after_the_end():
+    stepper = crossenvs.make_game(GAME, size=3).stepper()
+    while not stepper.is_terminal:
+        assert stepper.step(int(stepper.legal_actions[0]))
+    assert stepper.num_legal == 0 and stepper.outcome is not None
+    with pytest.raises(crossenvs.IllegalActionError, match="game is over"):
+        stepper.step(0)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from .errors import IllegalActionError, InvalidOptionError, PositionTextError
 from .geometry import squares_named
 from .state import State
 from .text import ParsedPosition, format_position_text, parse_int_header, parse_position_text, shorten
+
+if TYPE_CHECKING:
+    from .stepper import Stepper
 
 PASS_TEXT = "pass"  # the notation of the pass action in every game that has one
 Cell = tuple[int, int]  # (row, col) of the board: row 0 is rank 1
@@ -117,6 +120,16 @@ class Game(ABC):
             return None
         first, second = st.SEAT_RETURNS[status]
         return (float(first), float(second))
+
+    def stepper(self, state: State | None = None) -> Stepper:
+        """The fast single-game path: this game played in place from ``state`` (or the start).
+
+        One numba call per move applies it and writes the next legal mask, legal ids and
+        observation into buffers the :class:`~crossenvs.core.stepper.Stepper` owns.
+        """
+        from .stepper import Stepper
+
+        return Stepper(self, state)
 
     def legal_mask(self, state: State) -> np.ndarray:
         """int8 vector of length ``num_actions``: 1 for each legal action of the player to decide."""

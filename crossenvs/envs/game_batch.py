@@ -1,8 +1,12 @@
-"""A batch of games of one kind stepped in parallel: the game's kernels looped over a batch axis.
+"""A batch of games of one kind stepped together: the game's kernels looped over a batch axis.
 
 A template module (see :mod:`crossenvs.core.specialize`): ``specialize(__name__, GameClass)``
 gives the copy bound to one game's kernels. Every game's rules are three kernels with one
 signature (:mod:`crossenvs.core.game`), so this one file drives any game.
+
+Each loop comes twice, ``*_parallel`` over numba's threads and ``*_serial`` on the calling
+thread; :func:`crossenvs.envs.threads.run_batch` chooses between them and sets how the games
+are shared out among the threads.
 """
 
 from __future__ import annotations
@@ -15,25 +19,49 @@ from crossenvs.core.specialize import game_kernels
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
 
 
+@njit(cache=True, inline="always")
+def _apply_one(boards, metas, ids, actions, ok, j) -> None:
+    i = ids[j]
+    ok[j] = apply_kernel(boards[i], metas[i], actions[j])
+
+
+@njit(cache=True, inline="always")
+def _view_one(boards, metas, ids, seats, observations, masks, j) -> None:
+    i = ids[j]
+    observe_kernel(boards[i], metas[i], seats[j], observations[j])
+    if metas[i, st.TO_MOVE] == seats[j]:
+        mask_kernel(boards[i], metas[i], masks[j])
+    else:
+        masks[j, :] = 0
+
+
 @njit(cache=True, parallel=True)
-def apply_batch(boards, metas, ids, actions, ok) -> None:
+def apply_parallel(boards, metas, ids, actions, ok) -> None:
     """Play ``actions[j]`` in game ``ids[j]``; ``ok[j]`` is False (game untouched) if it was illegal."""
     for j in prange(ids.shape[0]):
-        i = ids[j]
-        ok[j] = apply_kernel(boards[i], metas[i], actions[j])
+        _apply_one(boards, metas, ids, actions, ok, j)
+
+
+@njit(cache=True)
+def apply_serial(boards, metas, ids, actions, ok) -> None:
+    """:func:`apply_parallel` on the calling thread."""
+    for j in range(ids.shape[0]):
+        _apply_one(boards, metas, ids, actions, ok, j)
 
 
 @njit(cache=True, parallel=True)
-def view_batch(boards, metas, ids, seats, observations, masks) -> None:
+def view_parallel(boards, metas, ids, seats, observations, masks) -> None:
     """Observations of ``seats[j]`` and the legal mask of the player to act, for games ``ids``.
 
     ``observations`` and ``masks`` are indexed like ``ids`` (row j is game ``ids[j]``); masks
     are all zeros where ``seats[j]`` is not the player to act.
     """
     for j in prange(ids.shape[0]):
-        i = ids[j]
-        observe_kernel(boards[i], metas[i], seats[j], observations[j])
-        if metas[i, st.TO_MOVE] == seats[j]:
-            mask_kernel(boards[i], metas[i], masks[j])
-        else:
-            masks[j, :] = 0
+        _view_one(boards, metas, ids, seats, observations, masks, j)
+
+
+@njit(cache=True)
+def view_serial(boards, metas, ids, seats, observations, masks) -> None:
+    """:func:`view_parallel` on the calling thread."""
+    for j in range(ids.shape[0]):
+        _view_one(boards, metas, ids, seats, observations, masks, j)

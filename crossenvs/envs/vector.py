@@ -35,6 +35,7 @@ from ..core.game import Cell, Game
 from ..core.specialize import specialize
 from . import batch_kernels as bk
 from .aec import render_state, resolve_game
+from .threads import BatchRunner
 
 VECTOR_RENDER_MODES = ["rgb_array", "ansi"]  # "human" would print every game of the batch
 
@@ -47,6 +48,8 @@ class _Batch:
             raise InvalidOptionError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.game = resolve_game(game, options)
         self.kernels = specialize("crossenvs.envs.game_batch", type(self.game))
+        self._apply = BatchRunner(self.kernels.apply_parallel, self.kernels.apply_serial)
+        self._view = BatchRunner(self.kernels.view_parallel, self.kernels.view_serial)
         self.num_envs = int(num_envs)
         initial = self.game.initial_state()
         self.initial_board, self.initial_meta = initial.board, initial.meta
@@ -60,7 +63,8 @@ class _Batch:
     def apply(self, ids: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """Play one action in each game of ``ids``; returns which were legal."""
         ok = np.empty(len(ids), dtype=np.bool_)
-        self.kernels.apply_batch(self.boards, self.metas, bk.as_ids(ids), np.asarray(actions, dtype=np.int64), ok)
+        args = (self.boards, self.metas, bk.as_ids(ids), np.asarray(actions, dtype=np.int64), ok)
+        self._apply(len(ids), *args)
         return ok
 
     def view(self, ids: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -68,7 +72,8 @@ class _Batch:
         observations = np.empty((len(ids), *self.game.observation_shape), dtype=np.float32)
         masks = np.empty((len(ids), self.game.num_actions), dtype=np.int8)
         seats = np.asarray(seats, dtype=np.int64)
-        self.kernels.view_batch(self.boards, self.metas, bk.as_ids(ids), seats, observations, masks)
+        args = (self.boards, self.metas, bk.as_ids(ids), seats, observations, masks)
+        self._view(len(ids), *args)
         return observations, masks
 
     def to_move(self, ids: np.ndarray | None = None) -> np.ndarray:
