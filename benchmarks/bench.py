@@ -1,73 +1,125 @@
-"""Random-legal-play speed of crossenvs next to PettingZoo classic, OpenSpiel and pgx, in one run.
+"""Random-legal-play speed of crossenvs next to OpenSpiel, PettingZoo classic and pgx, ratios from one run.
 
-Each row plays uniformly random legal moves for a fixed wall-clock budget and counts steps
-(one decision each). Every loop does the same work per step: read the legal mask, pick an
-action, apply it, and build the observation tensor of the next player to decide. Batched rows
-(our vector env, pgx on CPU JAX) step B games per call with auto-reset and count B steps a call.
+Every row plays uniformly random legal moves and counts steps (one decision each). A step does
+the same work everywhere: read the legal actions (or mask), pick one, apply it, and build the
+observation of the player to decide next. Single-game loops pick with the same
+``random.Random(0).randrange``; batched rows (our vector env, pgx on CPU JAX) step B games per
+call with auto-reset and count B steps a call.
 
-    python benchmarks/bench.py                 # default budget, all rows
-    python benchmarks/bench.py --seconds 1     # quicker
-    python benchmarks/bench.py --json out.json # also write the figures
+Pairs are on equal boards: Crisscross NxN against OpenSpiel ``hex(board_size=N)``; Crossings,
+Neo-Crossings and Charing Cross (8x8) against ``breakthrough`` (8x8); Crosse (10x10) against
+``checkers(rows=10,columns=10)``. OpenSpiel is driven as an RL env on pyspiel drives it: legal
+actions, an int8 mask built from them, ``apply_action``, and ``make_observation(game).set_from``.
+
+Rows run in ``--rounds`` interleaved rounds of ``--seconds`` each; the median of each row is its
+rate, and every ratio comes from those medians. ``--busy`` then re-measures the rows that matter
+under load (one spinning process beside them) and reports loaded / idle.
+
+    python benchmarks/bench.py                           # all rows (make bench)
+    python benchmarks/bench.py --seconds 1 --rounds 1    # quicker
+    python benchmarks/bench.py --busy --json out.json    # also under load; write the figures
     python benchmarks/bench.py --games crossings --batch-sizes 1024 --no-pgx
 
-Rows of peers that are not installed are reported as skipped (`pip install -e ".[bench]"`).
-Numba and JAX compilation are excluded: each loop runs once briefly before it is timed.
+Rows of peers that are not installed are reported as skipped (``pip install -e ".[bench]"``).
+Numba and JAX compilation are excluded: each loop runs once briefly before the rounds.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib.util
 import json
+import random
+import signal
+import statistics
+import subprocess
+import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 import crossenvs
 
+#: ``loop(deadline)`` plays until ``time.perf_counter()`` passes the deadline and returns its steps.
+Loop = Callable[[float], int]
+
+HERE = Path(__file__).resolve().parent
+PETTINGZOO = "PettingZoo connect_four_v3 AEC env"
+BREAKTHROUGH = ("breakthrough 8x8", "breakthrough")
+#: OpenSpiel peer on the same board: (our label, its game string); Crisscross NxN meets hex NxN (see peer)
+PEERS = {"crossings": BREAKTHROUGH, "neo_crossings": BREAKTHROUGH, "charing_cross": BREAKTHROUGH}
+PEERS["crosse"] = ("checkers 10x10", "checkers(rows=10,columns=10)")
+PAIR_TARGET = 1.5  # single-game loop / OpenSpiel loop
+AEC_TARGET = 4.0  # AEC env / PettingZoo connect_four_v3
+VECTOR_TARGET = 2.0  # vector env B=1024 / pgx othello B=1024
+VECTOR_TARGET_GAMES = ("neo_crossings", "crossings", "crosse")
+LOAD_TARGET = 0.45  # loaded / idle, one busy process beside the measurement
+
 
 def legal_ids(mask: np.ndarray) -> np.ndarray:
-    """Indices of the ones of an int8 action mask, as every AEC row reads them.
-
-    The same code for every env. It avoids ``np.flatnonzero``, which on int8 masks of thousands
-    of actions costs more than a whole Crossings step.
-    """
+    """Indices of the ones of an int8 action mask (every AEC row reads its mask this way)."""
     return mask.view(np.bool_).nonzero()[0]
 
 
-def timed(loop: Callable[[float], int], seconds: float) -> float:
-    """Steps per second of ``loop(deadline)``, which plays until the deadline and returns steps."""
-    loop(time.perf_counter() + min(0.2, seconds))  # warm-up: JIT compile, caches
-    start = time.perf_counter()
-    steps = loop(start + seconds)
-    return steps / (time.perf_counter() - start)
-
-
 # ----------------------------------------------------------------------------- crossenvs
-def engine_loop(game_name: str, **options) -> Callable[[float], int]:
-    """The raw engine: legal_mask, pick, apply, observe."""
-    game = crossenvs.make_game(game_name, **options)
-    rng = np.random.default_rng(0)
+def apply_observe_loop(game: crossenvs.Game) -> Loop:
+    """Our single-game loop through the public API: ``legal_actions``, ``apply``, ``observe``."""
+    randrange = random.Random(0).randrange
 
     def loop(deadline: float) -> int:
         steps = 0
         while time.perf_counter() < deadline:
             state = game.initial_state()
-            while not game.is_terminal(state):
+            while True:
                 legal = game.legal_actions(state)
-                state = game.apply(state, int(legal[rng.integers(legal.size)]))
+                state = game.apply(state, int(legal[randrange(len(legal))]))
+                steps += 1
+                if game.is_terminal(state):
+                    break
                 game.observe(state, game.current_player(state))
+        return steps
+
+    return loop
+
+
+def fused_loop(game: crossenvs.Game) -> Loop:
+    """Our single-game loop through the fused in-place path, ``game.stepper()``.
+
+    One numba call per step applies the move and writes the next legal ids, mask and observation
+    (of the player to decide) into the stepper's buffers.
+    """
+    stepper = game.stepper()
+    ids, step = stepper.ids, stepper.step  # the legal ids are ids[:num_legal]
+    randrange = random.Random(0).randrange
+
+    def loop(deadline: float) -> int:
+        steps = 0
+        while time.perf_counter() < deadline:
+            stepper.reset()
+            while stepper.num_legal:
+                step(int(ids[randrange(stepper.num_legal)]))
                 steps += 1
         return steps
 
     return loop
 
 
-def aec_loop(make_env: Callable[[], object]) -> Callable[[float], int]:
+#: the single-game APIs, one row each: switching the loop to a new API is one function here
+ENGINE_APIS: dict[str, Callable[[crossenvs.Game], Loop]] = {
+    "apply/observe": apply_observe_loop,
+    "fused": fused_loop,
+}
+
+
+def aec_loop(make_env: Callable[[], object]) -> Loop:
     """A PettingZoo AEC env (ours or a peer's) driven the standard way: agent_iter / last / step."""
     env = make_env()
-    rng = np.random.default_rng(0)
+    randrange = random.Random(0).randrange
 
     def loop(deadline: float) -> int:
         steps = 0
@@ -79,14 +131,14 @@ def aec_loop(make_env: Callable[[], object]) -> Callable[[float], int]:
                     env.step(None)
                     continue
                 legal = legal_ids(observation["action_mask"])
-                env.step(int(legal[rng.integers(legal.size)]))
+                env.step(int(legal[randrange(len(legal))]))
                 steps += 1
         return steps
 
     return loop
 
 
-def vector_loop(game_name: str, batch: int, **options) -> Callable[[float], int]:
+def vector_loop(game_name: str, batch: int, **options) -> Loop:
     """The batched two-player env: B games per call, random legal actions drawn in numba."""
     from crossenvs.envs import batch_kernels
     from crossenvs.envs.vector import CrossVectorEnv
@@ -109,7 +161,43 @@ def vector_loop(game_name: str, batch: int, **options) -> Callable[[float], int]
 
 
 # ----------------------------------------------------------------------------- peers
-def pgx_loop(env_id: str, batch: int) -> Callable[[float], int]:
+def openspiel_loop(game_string: str) -> Loop:
+    """OpenSpiel as an RL env on pyspiel drives it: legal ids, int8 mask, apply, observation tensor."""
+    import pyspiel
+    from open_spiel.python.observation import make_observation
+
+    game = pyspiel.load_game(game_string)
+    observation = make_observation(game)  # set_from writes into observation.tensor (numpy)
+    mask = np.zeros(game.num_distinct_actions(), dtype=np.int8)
+    randrange = random.Random(0).randrange
+
+    def loop(deadline: float) -> int:
+        steps = 0
+        while time.perf_counter() < deadline:
+            state = game.new_initial_state()
+            while True:
+                legal = state.legal_actions()
+                mask[:] = 0
+                mask[legal] = 1
+                state.apply_action(legal[randrange(len(legal))])
+                steps += 1
+                if state.is_terminal():
+                    break
+                observation.set_from(state, state.current_player())
+        return steps
+
+    return loop
+
+
+def pettingzoo_connect_four() -> object:
+    """PettingZoo classic ``connect_four_v3.env()`` (its import warnings silenced)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from pettingzoo.classic import connect_four_v3
+    return connect_four_v3.env()
+
+
+def pgx_loop(env_id: str, batch: int) -> Loop:
     """pgx on CPU JAX: B games per jitted step (random legal actions, auto-reset), compile excluded."""
     import jax
     import jax.numpy as jnp
@@ -145,154 +233,288 @@ def pgx_loop(env_id: str, batch: int) -> Callable[[float], int]:
     return loop
 
 
-def openspiel_loop(game_string: str) -> Callable[[float], int]:
-    import pyspiel
+# ----------------------------------------------------------------------------- rows and ratios
+@dataclass
+class Row:
+    """One timed loop: ``build()`` makes it (ImportError or AttributeError: skipped)."""
 
-    game = pyspiel.load_game(game_string)
-    rng = np.random.default_rng(0)
-
-    def loop(deadline: float) -> int:
-        steps = 0
-        while time.perf_counter() < deadline:
-            state = game.new_initial_state()
-            while not state.is_terminal():
-                legal = state.legal_actions()
-                state.apply_action(legal[rng.integers(len(legal))])
-                if not state.is_terminal():
-                    np.asarray(state.observation_tensor(state.current_player()), dtype=np.float32)
-                steps += 1
-        return steps
-
-    return loop
+    name: str
+    build: Callable[[], Loop]
+    under_load: bool = False  # re-measured by --busy
 
 
-def pettingzoo_connect_four() -> Callable[[], object]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from pettingzoo.classic import connect_four_v3
-    return connect_four_v3.env
+@dataclass
+class Ratio:
+    """``ours / theirs`` of two rows' medians, with its target (None: reported, no target)."""
+
+    name: str
+    ours: str
+    theirs: str
+    target: float | None = None
 
 
-# ----------------------------------------------------------------------------- report
-# The rows follow the registry: every registered game gets engine, AEC and vector rows. Games with
-# a near peer are also held against its OpenSpiel Python loop (connection game -> hex, race games ->
-# breakthrough, jumping game -> checkers) with the target of their AEC env over PettingZoo
-# connect_four_v3 (set per game by its issue); another game's rows print without those ratios.
-PEER_OF = {
-    "crisscross": ("hex 11x11", 3),
-    "crossings": ("breakthrough", 3),
-    "neo_crossings": ("breakthrough", 3),
-    "charing_cross": ("breakthrough", 3),
-    "crosse": ("checkers", 2),
-}
-PEERS = {
-    "PettingZoo connect_four_v3 AEC env()": lambda: aec_loop(pettingzoo_connect_four()),
-    "OpenSpiel connect_four": lambda: openspiel_loop("connect_four"),
-    "OpenSpiel hex 11x11": lambda: openspiel_loop("hex(board_size=11)"),
-    "OpenSpiel breakthrough": lambda: openspiel_loop("breakthrough"),
-    "OpenSpiel checkers": lambda: openspiel_loop("checkers"),
-}
+def game_label(game: str, size: int | None) -> str:
+    return f"{game} {size}x{size}" if size else game
 
 
-def game_options(game: str, size: int) -> dict:
-    """``--size`` goes to every game with a board-size option."""
-    return {"size": size} if "size" in crossenvs.game_class(game).OPTIONS else {}
+def engine_name(game: str, size: int | None, api: str) -> str:
+    return f"crossenvs {game_label(game, size)} engine ({api})"
 
 
-def game_label(game: str, size: int) -> str:
-    return f"{game} {size}x{size}" if game_options(game, size) else game
+def aec_name(game: str, size: int | None) -> str:
+    return f"crossenvs {game_label(game, size)} AEC env"
 
 
-def row_names(game: str, size: int) -> tuple[str, str]:
-    label = game_label(game, size)
-    return f"crossenvs {label} engine", f"crossenvs {label} AEC env()"
-
-
-def batched_name(game: str, size: int, batch: int) -> str:
+def vector_name(game: str, size: int | None, batch: int) -> str:
     return f"crossenvs {game_label(game, size)} vector B={batch}"
 
 
-def measure(
-    seconds: float, size: int, games: list[str], batches: list[int] = (), pgx: bool = True
-) -> dict[str, float | None]:
-    rows: dict[str, Callable[[], Callable[[float], int]]] = {}
+def pgx_name(env_id: str, batch: int) -> str:
+    return f"pgx {env_id} B={batch} (CPU JAX)"
+
+
+def peer(game: str, size: int | None) -> tuple[str, str]:
+    """The OpenSpiel game on the same board as ``game``: (our label, its game string)."""
+    if game == "crisscross":
+        return f"hex {size}x{size}", f"hex(board_size={size})"
+    return PEERS[game]
+
+
+def board_sizes(game: str, sizes: list[int]) -> list[int | None]:
+    """Crisscross is timed at each of ``sizes``; the other games have one board."""
+    return list(sizes) if "size" in crossenvs.game_class(game).OPTIONS else [None]
+
+
+def size_options(size: int | None) -> dict[str, int]:
+    return {"size": size} if size else {}
+
+
+def engine_row(game: str, size: int | None, api: str) -> Row:
+    """The single-game loop of ``api`` (re-measured under load)."""
+    build = ENGINE_APIS[api]
+    make = lambda: build(crossenvs.make_game(game, **size_options(size)))  # noqa: E731
+    return Row(engine_name(game, size, api), make, under_load=True)
+
+
+def aec_row(game: str, size: int | None) -> Row:
+    env = getattr(crossenvs, f"{game}_v0").env
+    return Row(aec_name(game, size), lambda: aec_loop(lambda: env(**size_options(size))))
+
+
+def vector_row(game: str, size: int | None, batch: int, under_load: bool) -> Row:
+    return Row(vector_name(game, size, batch), lambda: vector_loop(game, batch, **size_options(size)), under_load)
+
+
+def our_rows(games: list[str], sizes: list[int], batches: list[int]) -> list[Row]:
+    """Engine rows (every API, every size), then per game its AEC env and vector rows (first size)."""
+    rows = [engine_row(g, s, api) for g in games for s in board_sizes(g, sizes) for api in ENGINE_APIS]
     for game in games:
-        engine, aec = row_names(game, size)
-        options = game_options(game, size)
-        rows[engine] = lambda game=game, options=options: engine_loop(game, **options)
-        rows[aec] = lambda game=game, options=options: aec_loop(lambda: getattr(crossenvs, f"{game}_v0").env(**options))
+        size = board_sizes(game, sizes)[0]
+        rows.append(aec_row(game, size))
+        rows += [vector_row(game, size, batch, batch == max(batches)) for batch in batches]
+    return rows
+
+
+def peer_rows(games: list[str], sizes: list[int], batches: list[int], pgx: bool) -> list[Row]:
+    """The OpenSpiel peers the games need, PettingZoo connect_four_v3, and pgx (othello, connect_four)."""
+    wanted = dict.fromkeys(peer(g, s) for g in games for s in board_sizes(g, sizes))
+    rows = [Row(f"OpenSpiel {label}", lambda s=string: openspiel_loop(s)) for label, string in wanted]
+    rows.append(Row(PETTINGZOO, lambda: aec_loop(pettingzoo_connect_four)))
+    top = max(batches, default=None)
+    for env_id in ("othello", "connect_four") if pgx else ():
         for batch in batches:
-            rows[batched_name(game, size, batch)] = lambda game=game, batch=batch, options=options: vector_loop(
-                game, batch, **options
-            )
-    rows.update(PEERS)
-    for env_id in ("connect_four", "othello") if pgx else ():
-        for batch in batches:
-            rows[f"pgx {env_id} B={batch} (CPU JAX)"] = lambda env_id=env_id, batch=batch: pgx_loop(env_id, batch)
-    rates: dict[str, float | None] = {}
-    for name, build in rows.items():
+            under_load = env_id == "othello" and batch == top
+            rows.append(Row(pgx_name(env_id, batch), lambda e=env_id, b=batch: pgx_loop(e, b), under_load))
+    return rows
+
+
+def ratio_specs(games: list[str], sizes: list[int], batches: list[int]) -> list[Ratio]:
+    """Every ratio with its target: pairs per API, AEC per game, vector at the largest B."""
+    specs = []
+    for game in games:
+        for size in board_sizes(game, sizes):
+            label = peer(game, size)[0]
+            for api in ENGINE_APIS:
+                name = f"{game_label(game, size)} engine ({api}) / OpenSpiel {label}"
+                specs.append(Ratio(name, engine_name(game, size, api), f"OpenSpiel {label}", PAIR_TARGET))
+    for game in games:
+        size = board_sizes(game, sizes)[0]
+        name = f"{game_label(game, size)} AEC env / PettingZoo connect_four_v3"
+        specs.append(Ratio(name, aec_name(game, size), PETTINGZOO, AEC_TARGET))
+    top = max(batches, default=None)
+    for game in games if top else ():
+        size = board_sizes(game, sizes)[0]
+        target = VECTOR_TARGET if top == 1024 and game in VECTOR_TARGET_GAMES else None
+        name = f"{game_label(game, size)} vector B={top} / pgx othello B={top}"
+        specs.append(Ratio(name, vector_name(game, size, top), pgx_name("othello", top), target))
+    return specs
+
+
+# ----------------------------------------------------------------------------- measuring
+def build_loops(rows: list[Row], warm_seconds: float) -> dict[str, Loop | None]:
+    """Build and warm every row (compilation excluded from timing); None for a skipped row."""
+    loops: dict[str, Loop | None] = {}
+    for row in rows:
         try:
-            loop = build()
-        except ImportError as exc:
-            print(f"  {name:<52} skipped ({exc.name} not installed)")
-            rates[name] = None
+            loop = row.build()
+        except (ImportError, AttributeError, NotImplementedError) as exc:
+            print(f"  {row.name:<58} skipped ({type(exc).__name__}: {exc})", flush=True)
+            loops[row.name] = None
             continue
-        rates[name] = timed(loop, seconds)
-        print(f"  {name:<52} {rates[name]:>12,.0f} steps/s", flush=True)
-    return rates
+        loop(time.perf_counter() + warm_seconds)
+        loops[row.name] = loop
+    return loops
 
 
-def ratios(
-    rates: dict[str, float | None], size: int, games: list[str], batches: list[int] = ()
-) -> dict[str, float | None]:
-    """Per game: AEC env over PettingZoo connect_four_v3 (target per game), engine over its OpenSpiel peer (>= 1)."""
+def rate(loop: Loop, seconds: float) -> float:
+    """Steps per second of one timed call of ``loop``."""
+    start = time.perf_counter()
+    steps = loop(start + seconds)
+    return steps / (time.perf_counter() - start)
 
-    def ratio(ours: str, theirs: str) -> float | None:
-        return rates[ours] / rates[theirs] if rates.get(ours) and rates.get(theirs) else None
 
-    table: dict[str, float | None] = {}
-    pettingzoo = "PettingZoo connect_four_v3 AEC env()"
-    for game in games:
-        engine, aec = row_names(game, size)
-        label = game_label(game, size)
-        if game in PEER_OF:
-            peer, aec_target = PEER_OF[game]
-            table[f"{label}: AEC env / PettingZoo connect_four_v3 (target >= {aec_target})"] = ratio(aec, pettingzoo)
-            table[f"{label}: engine loop / OpenSpiel {peer} (target >= 1)"] = ratio(engine, f"OpenSpiel {peer}")
-        else:
-            table[f"{label}: AEC env / PettingZoo connect_four_v3"] = ratio(aec, pettingzoo)
-        table[f"{label}: engine loop / OpenSpiel connect_four"] = ratio(engine, "OpenSpiel connect_four")
-        for batch in batches:
-            table[f"{label}: vector B={batch} / pgx othello B={batch}"] = ratio(
-                batched_name(game, size, batch), f"pgx othello B={batch} (CPU JAX)"
-            )
+def measure_rounds(loops: dict[str, Loop | None], seconds: float, rounds: int) -> dict[str, list[float]]:
+    """Every row ``rounds`` times, the rows interleaved within each round."""
+    samples: dict[str, list[float]] = {name: [] for name, loop in loops.items() if loop}
+    for number in range(rounds):
+        print(f"  round {number + 1}/{rounds}", flush=True)
+        for name in samples:
+            samples[name].append(rate(loops[name], seconds))
+    return samples
+
+
+def medians(samples: dict[str, list[float]]) -> dict[str, float]:
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def evaluate(specs: list[Ratio], ours: dict[str, float], theirs: dict[str, float]) -> dict[str, dict]:
+    """Each ratio's value (None if a row is missing), target and whether it is met."""
+    table = {}
+    for spec in specs:
+        value = ours[spec.ours] / theirs[spec.theirs] if spec.ours in ours and theirs.get(spec.theirs) else None
+        met = None if value is None or spec.target is None else value >= spec.target
+        table[spec.name] = {"value": value, "target": spec.target, "met": met}
     return table
 
 
-def main(argv: list[str] | None = None) -> None:
+# ----------------------------------------------------------------------------- load
+@contextlib.contextmanager
+def busy_process() -> Iterator[subprocess.Popen]:
+    """One process spinning a pure-Python loop beside the measurement, killed on any exit.
+
+    SIGTERM to this process is turned into an exception for the duration, so the ``finally``
+    runs then too (as it does on Ctrl-C).
+    """
+
+    def terminate(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        yield spinner
+    finally:
+        spinner.kill()
+        spinner.wait()
+        signal.signal(signal.SIGTERM, previous)
+
+
+def training_rate(steps: int) -> float:
+    """PPO training steps/s of our self-play (``train_speed.ours_like_for_like``: warm-up, then timed)."""
+    spec = importlib.util.spec_from_file_location("train_speed", HERE / "train_speed.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.ours_like_for_like(steps)
+
+
+TRAINING = "crossenvs PPO self-play training (Crisscross 6x6, 64 games)"
+
+
+def measure_under_load(
+    rows: list[Row], loops: dict[str, Loop | None], idle: dict[str, float], args: argparse.Namespace
+) -> tuple[dict[str, float], dict[str, dict]]:
+    """Re-measure the ``under_load`` rows (and training) beside a busy process: rates, loaded / idle."""
+    names = [row.name for row in rows if row.under_load and loops.get(row.name)]
+    idle = dict(idle)
+    if args.train_steps:
+        print("  training, idle", flush=True)
+        idle[TRAINING] = training_rate(args.train_steps)
+    print("Under load (one busy process):", flush=True)
+    with busy_process():
+        loaded = medians(measure_rounds({name: loops[name] for name in names}, args.seconds, args.rounds))
+        if args.train_steps:
+            print("  training, loaded", flush=True)
+            loaded[TRAINING] = training_rate(args.train_steps)
+    specs = [
+        Ratio(f"{name}: loaded / idle", name, name, LOAD_TARGET if name.startswith("crossenvs") else None)
+        for name in loaded
+    ]
+    table = evaluate(specs, loaded, idle)
+    for name in [TRAINING] if args.train_steps else []:
+        table[f"{name}: loaded / idle"]["idle"] = idle[name]
+    return loaded, table
+
+
+# ----------------------------------------------------------------------------- report
+def print_rates(title: str, rates: dict[str, float], samples: dict[str, list[float]]) -> None:
+    print(title)
+    for name, value in rates.items():
+        spread = samples.get(name, [])
+        extra = f"  (rounds {min(spread):,.0f} .. {max(spread):,.0f})" if len(spread) > 1 else ""
+        print(f"  {name:<58} {value:>12,.0f} steps/s{extra}")
+
+
+def print_ratios(title: str, table: dict[str, dict]) -> None:
+    print(title)
+    for name, entry in table.items():
+        value = "n/a" if entry["value"] is None else f"{entry['value']:.2f}x"
+        target = "" if entry["target"] is None else f"target >= {entry['target']:g}"
+        status = {True: "met", False: "NOT met", None: ""}[entry["met"]]
+        print(f"  {name:<72} {value:>7}  {target:<13} {status}")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="timed budget per row (default 3)")
-    parser.add_argument("--size", type=int, default=8, help="board size of games with a size option (default 8)")
     games = crossenvs.list_games()
+    parser.add_argument("--seconds", type=float, default=2.0, help="timed budget per row and round (default 2)")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; rates are medians (default 3)")
+    parser.add_argument("--games", nargs="+", choices=games, default=games, help="games to time (default: all)")
     parser.add_argument(
-        "--games", nargs="+", choices=games, default=games, help="games to time (default: all registered)"
+        "--sizes", type=int, nargs="+", default=[8, 11], help="Crisscross sizes, each against hex of that size"
     )
     parser.add_argument(
         "--batch-sizes", type=int, nargs="*", default=[1, 64, 1024], help="vector env and pgx batch sizes"
     )
     parser.add_argument("--no-pgx", action="store_true", help="leave out the pgx rows (JAX compiles for a while)")
-    parser.add_argument("--json", help="write rates and ratios to this file")
-    args = parser.parse_args(argv)
+    parser.add_argument("--busy", action="store_true", help="also measure beside one busy process: loaded / idle")
+    parser.add_argument(
+        "--train-steps", type=int, default=8192, help="with --busy: PPO steps timed idle and loaded (0: skip)"
+    )
+    parser.add_argument("--json", help="write rates, ratios and targets to this file")
+    return parser.parse_args(argv)
 
-    print(f"Random legal play, {args.seconds:g} s per row (steps = decisions; a batched call is B steps):")
-    rates = measure(args.seconds, args.size, args.games, args.batch_sizes, pgx=not args.no_pgx)
-    print("Ratios (same run):")
-    table = ratios(rates, args.size, args.games, args.batch_sizes)
-    for name, value in table.items():
-        print(f"  {name:<72} {'n/a' if value is None else f'{value:.2f}x'}")
+
+def main(argv: list[str] | None = None) -> dict:
+    """Run the benchmark; returns what ``--json`` writes."""
+    args = parse_args(argv)
+    batches = sorted(set(args.batch_sizes))
+    rows = our_rows(args.games, args.sizes, batches) + peer_rows(args.games, args.sizes, batches, not args.no_pgx)
+    print(f"Random legal play: {len(rows)} rows, {args.rounds} rounds x {args.seconds:g} s (medians)", flush=True)
+    loops = build_loops(rows, min(0.5, args.seconds))
+    samples = measure_rounds(loops, args.seconds, args.rounds)
+    rates = medians(samples)
+    print_rates("Steps per second (a batched call is B steps):", rates, samples)
+    table = evaluate(ratio_specs(args.games, args.sizes, batches), rates, rates)
+    print_ratios("Ratios (medians of this run):", table)
+    report = {"settings": vars(args), "rates": rates, "rounds": samples, "ratios": table}
+    if args.busy:
+        loaded, load_table = measure_under_load(rows, loops, rates, args)
+        print_rates("Steps per second under load:", loaded, {})
+        print_ratios("Loaded / idle:", load_table)
+        report |= {"loaded_rates": loaded, "load_ratios": load_table}
     if args.json:
-        with open(args.json, "w") as handle:
-            json.dump({"rates": rates, "ratios": table}, handle, indent=2)
+        Path(args.json).write_text(json.dumps(report, indent=2))
+    return report
 
 
 if __name__ == "__main__":

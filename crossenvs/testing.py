@@ -2,6 +2,7 @@
 
 What a game must satisfy to work with every part of crossenvs, checked over random games:
 
+* a game in play has a legal action (a player who cannot move has ``pass``);
 * every action id agrees between the legal mask and ``apply`` (sampled states: every id on some,
   a sample of the refused ones on the rest); ``legal_actions`` equals the mask's ids, ascending;
 * ``apply`` never touches its input state, and a refused id leaves the kernel's arrays untouched;
@@ -83,6 +84,7 @@ def check_game(
     _check_non_ids(game, game.initial_state())
     for before, after in _random_plies(game, rng, plies):
         full = report.states % full_check_every == 0
+        assert game.legal_actions(before).size, f"a game in play has no legal action: {_where(game, before)}"
         report.ids_checked += _check_ids(game, before, rng, None if full else refusals_per_state)
         _check_text(game, before)
         _check_observations(game, before)
@@ -216,6 +218,7 @@ def _check_stepper(game: Game, rng: np.random.Generator, plies: int) -> int:
         where = _where(game, state)
         assert np.array_equal(stepper.board, state.board) and np.array_equal(stepper.meta, state.meta), where
         assert stepper.is_terminal == game.is_terminal(state), f"stepper: terminal? {where}"
+        assert stepper.num_legal == game.legal_actions(state).size, f"stepper: legal count {where}"
         assert np.array_equal(stepper.mask, game.legal_mask(state)), f"stepper: mask {where}"
         assert np.array_equal(stepper.legal_actions, game.legal_actions(state)), f"stepper: legal ids {where}"
         seat = game.current_player(state)

@@ -6,31 +6,51 @@ import json
 import runpy
 from pathlib import Path
 
-import crossenvs
+import pytest
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench.py"
 
 
 def test_benchmark_runs_and_reports_ratios(tmp_path, capsys):
+    """A tiny run (Crisscross only, no pgx) has every row, ratio and target; timings are not checked."""
     out = tmp_path / "bench.json"
     bench = runpy.run_path(str(BENCH))
-    bench["main"](["--seconds", "0.05", "--size", "6", "--batch-sizes", "4", "--json", str(out)])
+    argv = ["--seconds", "0.05", "--rounds", "2", "--no-pgx", "--games", "crisscross", "--sizes", "6", "8"]
+    report = bench["main"]([*argv, "--batch-sizes", "4", "--json", str(out)])
     printed = capsys.readouterr().out
-    assert "AEC env / PettingZoo connect_four_v3" in printed
+    assert "Ratios (medians of this run):" in printed and "target >= 1.5" in printed
     figures = json.loads(out.read_text())
-    for label in ("crisscross 6x6", "crossings", "neo_crossings", "charing_cross", "crosse"):
-        assert figures["rates"][f"crossenvs {label} engine"] > 0
-        assert figures["rates"][f"crossenvs {label} AEC env()"] > 0
-    assert "crossings: engine loop / OpenSpiel breakthrough (target >= 1)" in figures["ratios"]
-    assert "crisscross 6x6: engine loop / OpenSpiel hex 11x11 (target >= 1)" in figures["ratios"]
-    assert figures["rates"]["crossenvs crossings vector B=4"] > 0
-    assert figures["rates"]["pgx othello B=4 (CPU JAX)"] > 0  # pgx is part of the bench extra
-    assert "crossings: vector B=4 / pgx othello B=4" in figures["ratios"]
-    assert "crosse: engine loop / OpenSpiel checkers (target >= 1)" in figures["ratios"]
-    assert "crosse: AEC env / PettingZoo connect_four_v3 (target >= 2)" in figures["ratios"]
-    others = [game for game in crossenvs.list_games() if game not in bench["PEER_OF"]]
-    assert "tictactoe" in others and figures["rates"]["crossenvs tictactoe engine"] > 0  # rows follow the registry
-    assert len(figures["ratios"]) == 4 * 5 + 3 * len(others)  # four per game with a peer, three otherwise
+    assert figures == json.loads(json.dumps(report))
+    for api in bench["ENGINE_APIS"]:
+        assert f"crossenvs crisscross 6x6 engine ({api})" in figures["rates"]
+        pair = figures["ratios"][f"crisscross 8x8 engine ({api}) / OpenSpiel hex 8x8"]
+        assert pair["target"] == 1.5 and pair["met"] is (pair["value"] >= 1.5)
+    for name in ("crossenvs crisscross 6x6 AEC env", "crossenvs crisscross 6x6 vector B=4", "OpenSpiel hex 6x6"):
+        assert len(figures["rounds"][name]) == 2 and figures["rates"][name] > 0
+    assert "PettingZoo connect_four_v3 AEC env" in figures["rates"]
+    assert figures["ratios"]["crisscross 6x6 AEC env / PettingZoo connect_four_v3"]["target"] == 4
+    vector = figures["ratios"]["crisscross 6x6 vector B=4 / pgx othello B=4"]
+    assert vector == {"value": None, "target": None, "met": None}  # no pgx row in this run
+    assert not any(name.startswith("pgx") for name in figures["rates"]) and "load_ratios" not in figures
+
+
+def test_benchmark_under_load(tmp_path):
+    """--busy re-measures the marked rows beside a busy process and reports loaded / idle."""
+    bench = runpy.run_path(str(BENCH))
+    argv = ["--seconds", "0.05", "--rounds", "1", "--no-pgx", "--games", "crisscross", "--sizes", "6"]
+    report = bench["main"]([*argv, "--batch-sizes", "4", "--busy", "--train-steps", "0"])
+    load = report["load_ratios"]
+    assert "crossenvs crisscross 6x6 vector B=4: loaded / idle" in load
+    assert "crossenvs crisscross 6x6 engine (apply/observe): loaded / idle" in load
+    assert all(entry["target"] == 0.45 for entry in load.values())
+
+
+def test_busy_process_is_killed_on_interrupt():
+    bench = runpy.run_path(str(BENCH))
+    with pytest.raises(KeyboardInterrupt), bench["busy_process"]() as spinner:
+        assert spinner.poll() is None
+        raise KeyboardInterrupt
+    assert spinner.poll() is not None
 
 
 def test_training_speed_benchmark_runs(tmp_path):

@@ -328,3 +328,11 @@ def test_stepper_refuses_moves_after_the_end():
     assert stepper.num_legal == 0 and stepper.outcome is not None
     with pytest.raises(crossenvs.IllegalActionError, match="game is over"):
         stepper.step(0)
+
+
+def test_the_stepper_docstring_example_runs():
+    import doctest
+
+    import crossenvs.core.stepper
+
+    assert doctest.testmod(crossenvs.core.stepper).failed == 0

@@ -51,4 +51,6 @@ def step(board, meta, action, mask, ids, observation) -> int:
         return -1
     mask_kernel(board, meta, mask)
     observe_kernel(board, meta, meta[st.TO_MOVE], observation)
+    if meta[st.STATUS] != st.STATUS_PLAYING:
+        return 0
     return _legal_ids(mask, ids)

@@ -10,10 +10,8 @@ player to decide) into those buffers.
 >>> import crossenvs
 >>> game = crossenvs.make_game("crisscross", size=4)
 >>> stepper = game.stepper()
->>> while not stepper.is_terminal:
-...     stepper.step(int(stepper.legal_actions[0]))  # the observation is in stepper.observation
-True
-...
+>>> while stepper.num_legal:  # 0 once the game is over
+...     played = stepper.step(int(stepper.ids[0]))  # the next observation is in stepper.observation
 >>> stepper.outcome in {(1.0, -1.0), (-1.0, 1.0)}
 True
 """
@@ -37,9 +35,11 @@ if TYPE_CHECKING:
 class Stepper:
     """One game of ``game``, played in place; its buffers are rewritten by every step.
 
-    ``mask`` (int8, ``num_actions``), ``legal_actions`` (the legal ids, ascending) and
-    ``observation`` (float32, the view of :attr:`to_move`) describe the decision now due; they
-    are live buffers: copy what you keep.
+    ``mask`` (int8, ``num_actions``), ``ids[:num_legal]`` (the legal ids, ascending; also
+    :attr:`legal_actions`) and ``observation`` (float32, the view of :attr:`to_move`) describe
+    the decision now due; they are live buffers: copy what you keep. The game is over exactly
+    when ``num_legal`` is 0: the contract suite holds every game to having a legal move while it
+    goes on (a player who cannot move has ``pass``).
     """
 
     def __init__(self, game: Game, state: State | None = None) -> None:
@@ -47,15 +47,18 @@ class Stepper:
         self._step = specialize("crossenvs.core.fused", type(game)).step
         self._num_actions = game.num_actions
         self.mask = np.zeros(game.num_actions, dtype=np.int8)
-        self._ids = np.zeros(game.num_actions, dtype=np.int64)
+        #: the legal ids of the decision now due are ``ids[:num_legal]`` (a fixed buffer: index it
+        #: directly in a hot loop; :attr:`legal_actions` slices it for you)
+        self.ids = np.zeros(game.num_actions, dtype=np.int64)
         self.observation = np.zeros(game.observation_shape, dtype=np.float32)
+        self.num_legal = 0  # 0 exactly when the game is over (a game in play always has a move)
         self.reset(state)
 
     def reset(self, state: State | None = None) -> None:
         """Start again from ``state`` (copied) or the initial position."""
         state = self.game.initial_state() if state is None else state
         self.board, self.meta = state.board.copy(), state.meta.copy()
-        self._num_legal = self._step(self.board, self.meta, -1, self.mask, self._ids, self.observation)
+        self.num_legal = self._step(self.board, self.meta, -1, self.mask, self.ids, self.observation)
 
     def step(self, action: int) -> bool:
         """Play ``action`` for :attr:`to_move`; False (and nothing changes) if the rules forbid it.
@@ -65,26 +68,22 @@ class Stepper:
         """
         if type(action) is not int or not 0 <= action < self._num_actions:
             action = action_id(action, self._num_actions, f"{self.game.name}: the action")
-        if self.meta[st.STATUS] != st.STATUS_PLAYING:
+        if not self.num_legal:
             raise IllegalActionError(f"{self.game.name}: the game is over; no action can be applied")
-        legal = self._step(self.board, self.meta, action, self.mask, self._ids, self.observation)
+        legal = self._step(self.board, self.meta, action, self.mask, self.ids, self.observation)
         if legal < 0:
             return False
-        self._num_legal = legal
+        self.num_legal = legal
         return True
 
     @property
     def legal_actions(self) -> np.ndarray:
         """The legal ids of the decision now due, ascending (a view of a live buffer)."""
-        return self._ids[: self._num_legal]
-
-    @property
-    def num_legal(self) -> int:
-        return self._num_legal
+        return self.ids[: self.num_legal]
 
     @property
     def is_terminal(self) -> bool:
-        return self.meta[st.STATUS] != st.STATUS_PLAYING
+        return not self.num_legal
 
     @property
     def to_move(self) -> int:

@@ -59,7 +59,6 @@ import sys
 import numpy as np
 from numba import njit
 
-from ..core.frames import frame_to_board
 from . import phalanx as ph
 
 # Hooks are handed to numba functions as ``rules.<hook>`` (this module by name): numba binds
@@ -70,20 +69,15 @@ rules = sys.modules[__name__]
 
 # ----------------------------------------------------------------------------- rule hooks
 @njit(cache=True)
-def is_frozen(board: np.ndarray, row: int, col: int) -> bool:
+def frozen_squares(colour: int) -> np.uint64:
     """docs/crossings.md, crossing and freezing: a stone on its far rank has crossed and is frozen for good."""
-    colour = board[row, col]
-    return colour != ph.EMPTY and row == ph.far_row(colour)
+    return ph.FAR_RANK[colour]
 
 
 @njit(cache=True)
-def capture_head_only(board: np.ndarray, row: int, col: int, dr: int, dc: int, movers: int, remove: bool) -> bool:
-    """docs/crossings.md, capture: the landed-on stone goes, if not frozen and its run (frozen too) is shorter."""
-    if is_frozen(board, row, col) or ph.enemy_run(board, row, col, dr, dc) >= movers:
-        return False
-    if remove:
-        board[row, col] = ph.EMPTY
-    return True
+def capture_head_only(board: np.ndarray, row: int, col: int, dr: int, dc: int, run: int) -> None:
+    """docs/crossings.md, capture: only the landed-on stone goes (legality is shared, see :mod:`.phalanx`)."""
+    board[row, col] = ph.EMPTY
 
 
 @njit(cache=True)
@@ -95,35 +89,28 @@ def any_crossing(board, meta, row, col, dr, dc, k, length) -> bool:
 # ----------------------------------------------------------------------------- kernels
 @njit(cache=True)
 def apply_kernel(board: np.ndarray, meta: np.ndarray, action: int) -> bool:
-    return ph.apply_action(board, meta, action, rules.is_frozen, rules.capture_head_only, rules.any_crossing)
+    return ph.apply_action(board, meta, action, rules.frozen_squares, rules.capture_head_only, rules.any_crossing)
 
 
 @njit(cache=True)
 def mask_kernel(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
-    ph.legal_mask(board, meta, out, rules.is_frozen, rules.capture_head_only, rules.any_crossing)
+    ph.legal_mask(board, meta, out, rules.frozen_squares, rules.any_crossing)
 
 
 @njit(cache=True)
 def actions_kernel(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> int:
-    return ph.legal_ids(board, meta, out, rules.is_frozen, rules.capture_head_only, rules.any_crossing)
+    return ph.legal_ids(board, meta, out, rules.frozen_squares, rules.any_crossing)
 
 
 @njit(cache=True)
 def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.ndarray) -> None:
     """The shared planes, then planes 6/7: the observer's / the opponent's frozen stones."""
-    ph.observe_shared(board, meta, player, out)
-    frame = ph.frame_of(player)
-    for r in range(ph.SIZE):
-        for c in range(ph.SIZE):
-            br, bc = frame_to_board(r, c, frame, ph.SIZE, ph.SIZE)
-            frozen = is_frozen(board, br, bc)
-            out[r, c, 6] = 1.0 if frozen and board[br, bc] == player + 1 else 0.0
-            out[r, c, 7] = 1.0 if frozen and board[br, bc] == 2 - player else 0.0
+    ph.observe(board, meta, player, out, rules.frozen_squares, True)
 
 
 @njit(cache=True)
 def start_turn_kernel(board: np.ndarray, meta: np.ndarray) -> None:
-    ph.start_turn(board, meta, rules.is_frozen, rules.capture_head_only, rules.any_crossing)
+    ph.start_turn(board, meta, rules.frozen_squares, rules.any_crossing)
 
 
 class Crossings(ph.PhalanxGame):

@@ -69,21 +69,16 @@ rules = sys.modules[__name__]
 
 # ----------------------------------------------------------------------------- rule hooks
 @njit(cache=True)
-def never_frozen(board: np.ndarray, row: int, col: int) -> bool:
+def frozen_squares(colour: int) -> np.uint64:
     """Neo-Crossings freezes nothing: a crossed stone can move and be captured."""
-    return False
+    return np.uint64(0)
 
 
 @njit(cache=True)
-def capture_whole_run(board: np.ndarray, row: int, col: int, dr: int, dc: int, movers: int, remove: bool) -> bool:
-    """docs/neo_crossings.md, capture: legal iff the enemy run is shorter than the group; the whole run goes."""
-    run = ph.enemy_run(board, row, col, dr, dc)
-    if run >= movers:
-        return False
-    if remove:
-        for i in range(run):
-            board[row + i * dr, col + i * dc] = ph.EMPTY
-    return True
+def capture_whole_run(board: np.ndarray, row: int, col: int, dr: int, dc: int, run: int) -> None:
+    """docs/neo_crossings.md, capture: the whole enemy run goes (legality is shared, see :mod:`.phalanx`)."""
+    for i in range(run):
+        board[row + i * dr, col + i * dc] = ph.EMPTY
 
 
 @njit(cache=True)
@@ -105,27 +100,27 @@ def not_self_symmetric(board, meta, row, col, dr, dc, k, length) -> bool:
 # ----------------------------------------------------------------------------- kernels
 @njit(cache=True)
 def apply_kernel(board: np.ndarray, meta: np.ndarray, action: int) -> bool:
-    return ph.apply_action(board, meta, action, rules.never_frozen, rules.capture_whole_run, rules.not_self_symmetric)
+    return ph.apply_action(board, meta, action, rules.frozen_squares, rules.capture_whole_run, rules.not_self_symmetric)
 
 
 @njit(cache=True)
 def mask_kernel(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
-    ph.legal_mask(board, meta, out, rules.never_frozen, rules.capture_whole_run, rules.not_self_symmetric)
+    ph.legal_mask(board, meta, out, rules.frozen_squares, rules.not_self_symmetric)
 
 
 @njit(cache=True)
 def actions_kernel(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> int:
-    return ph.legal_ids(board, meta, out, rules.never_frozen, rules.capture_whole_run, rules.not_self_symmetric)
+    return ph.legal_ids(board, meta, out, rules.frozen_squares, rules.not_self_symmetric)
 
 
 @njit(cache=True)
 def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.ndarray) -> None:
-    ph.observe_shared(board, meta, player, out)
+    ph.observe(board, meta, player, out, rules.frozen_squares, False)
 
 
 @njit(cache=True)
 def start_turn_kernel(board: np.ndarray, meta: np.ndarray) -> None:
-    ph.start_turn(board, meta, rules.never_frozen, rules.capture_whole_run, rules.not_self_symmetric)
+    ph.start_turn(board, meta, rules.frozen_squares, rules.not_self_symmetric)
 
 
 class NeoCrossings(ph.PhalanxGame):

@@ -3,11 +3,14 @@
 Both games move lines of stones the same way; they differ only in three rule hooks that each
 game module supplies as numba functions and passes to the generic kernels below:
 
-* ``frozen(board, row, col) -> bool``: may this stone never move (and never be captured)?
-  Crossings: a stone on its far rank. Neo-Crossings: never.
-* ``capture(board, row, col, dr, dc, movers, remove) -> bool``: the head of a group of
-  ``movers`` stones moving by ``(dr, dc)`` lands on the enemy stone at ``(row, col)``; is that a
-  legal capture? With ``remove`` set, also take the captured stones off the board.
+* ``frozen_squares(colour) -> uint64``: the squares (a bitboard, bit ``row * 8 + col``) on which
+  a stone of ``colour`` is frozen: it never moves and is never captured. Crossings: its far
+  rank. Neo-Crossings: none.
+* ``capture(board, row, col, dr, dc, run)``: take the captured stones off the board once a group
+  moving by ``(dr, dc)`` has landed on the enemy stone at ``(row, col)``, the first of an enemy
+  run of ``run`` stones. Crossings takes that one stone, Neo-Crossings the whole run. Whether
+  the capture is legal is the same in both games and decided here: the run is shorter than the
+  group and the landed-on stone is not frozen.
 * ``allowed(board, meta, row, col, dr, dc, k, length) -> bool``: called for a move (the group
   of ``length`` stones from tail ``(row, col)``, moving ``k`` by ``(dr, dc)``) that brings one of
   the mover's stones onto his far rank from another rank; False makes it illegal (Neo-Crossings'
@@ -17,8 +20,13 @@ game module supplies as numba functions and passes to the generic kernels below:
 Movement (written once, here): a *tail* stone and a direction define the group, the run of
 consecutive friendly stones from the tail forward; its front stone is the *head*. The group moves
 ``k`` squares, ``1 <= k <= L`` (its length); the squares the head passes over must be empty, and
-it lands on an empty square or on an enemy stone (a capture attempt, judged by ``capture``).
+it lands on an empty square or on an enemy stone (a capture attempt, legal as said above).
 A single stone steps one square and never captures (no enemy run is shorter than one).
+
+Legality is computed on bitboards (:func:`direction_moves`), for every tail at once: the mask of
+3,585 ids has a few dozen ones, and finding them stone by stone cost more than the rest of a
+batched step. The apply kernel asks the same function about its one tail, so the mask and
+:func:`apply_action` cannot disagree.
 
 The win test is shared too: at the start of his turn, a player with more stones on his far rank
 than the opponent has on his wins (in Crossings those stones are exactly the frozen ones). A
@@ -58,6 +66,8 @@ from typing import Any
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import overload
 
 from ..core import state as st
 from ..core.codec import DIRECTION_NAMES, DIRECTIONS, direction_between, move_index, move_of, opposite_direction
@@ -116,8 +126,8 @@ def far_rank_count(board: np.ndarray, colour: int) -> int:
 
 
 @njit(cache=True)
-def enemy_run(board: np.ndarray, row: int, col: int, dr: int, dc: int) -> int:
-    """Consecutive stones of the colour at ``(row, col)``, from there onward (E of the rules on an enemy stone)."""
+def stone_run(board: np.ndarray, row: int, col: int, dr: int, dc: int) -> int:
+    """Consecutive stones of the colour at ``(row, col)``, from there onward (E of the rules; L from a tail)."""
     colour = board[row, col]
     run = 0
     while on_board(row, col) and board[row, col] == colour:
@@ -127,103 +137,240 @@ def enemy_run(board: np.ndarray, row: int, col: int, dr: int, dc: int) -> int:
     return run
 
 
-# ----------------------------------------------------------------------------- moves
+# ----------------------------------------------------------------------------- bitboards
+# Tables built once at import; numba compiles module-level arrays in as constants. Bit
+# ``row * 8 + col`` of a uint64 is square (row, col) of the board (not of a player's frame).
+def _python(function):
+    """The plain Python function of a kernel (tables are built at import, before anything is compiled)."""
+    return getattr(function, "py_func", function)  # NUMBA_DISABLE_JIT=1 leaves plain functions
+
+
+def _square_bits(predicate) -> np.uint64:
+    """The bitboard of the squares ``(r, c)`` where ``predicate(r, c)`` holds."""
+    return np.uint64(sum(1 << (r * SIZE + c) for r in range(SIZE) for c in range(SIZE) if predicate(r, c)))
+
+
+#: FAR_RANK[colour]: the squares of that colour's far rank (index 0, empty, has none)
+FAR_RANK = np.array([0, _square_bits(lambda r, c: r == SIZE - 1), _square_bits(lambda r, c: r == 0)], dtype=np.uint64)
+#: SHIFTS[d]: how far a square's bit index moves for one step in direction d
+SHIFTS = np.array([dr * SIZE + dc for dr, dc in DIRECTIONS], dtype=np.int64)
+#: AHEAD_ON_BOARD[d, m]: the squares from which m steps in direction d stay on the board
+AHEAD_ON_BOARD = np.array(
+    [
+        [_square_bits(lambda r, c, d=d, m=m: _python(on_board)(r + m * d[0], c + m * d[1])) for m in range(SIZE)]
+        for d in DIRECTIONS
+    ],
+    dtype=np.uint64,
+)
+
+
+def _first_id(player: int, square: int, direction: int) -> int:
+    """Id of the 1-square move of the tail on board ``square`` in board ``direction``, named in ``player``'s frame."""
+    frame = _python(frame_of)(player)
+    frame_r, frame_c = _python(frame_to_board)(square // SIZE, square % SIZE, frame, SIZE, SIZE)
+    frame_dir = _python(opposite_direction)(direction) if frame == ROTATE_180 else direction
+    return _python(move_index)(frame_r * SIZE + frame_c, frame_dir, 1, MAX_DISTANCE)
+
+
+#: FIRST_IDS[player, square, d]: the action id of moving the tail on that board square by 1 in d
+FIRST_IDS = np.array(
+    [[[_first_id(p, sq, d) for d in range(8)] for sq in range(SIZE * SIZE)] for p in range(2)], dtype=np.int64
+)
+ONE = np.uint64(1)
+
+
+def lowest_square(bits: np.uint64) -> int:
+    """The index of the lowest set bit of non-zero ``bits``: plain Python, for ``NUMBA_DISABLE_JIT=1``."""
+    return (int(bits) & -int(bits)).bit_length() - 1
+
+
+@overload(lowest_square)
+def _lowest_square_jitted(bits):
+    """What numba compiles for :func:`lowest_square`: one count-trailing-zeros instruction."""
+    return lambda bits: np.int64(trailing_zeros(bits))
+
+
 @njit(cache=True, inline="always")
-def group_length(board: np.ndarray, row: int, col: int, dr: int, dc: int, mine: int, frozen) -> int:
-    """L: the friendly run from the tail forward; 0 if the tail is not ``mine`` or any member is frozen."""
-    length = 0
-    while on_board(row, col) and board[row, col] == mine:
-        if frozen(board, row, col):
-            return 0
-        length += 1
+def ahead(bits: np.uint64, direction: int, steps: int) -> np.uint64:
+    """Bit t set iff square ``t + steps * direction`` is on the board and set in ``bits``.
+
+    One shift and one mask, whatever ``steps`` (at most 7): "is the square k ahead empty" for
+    every tail at once.
+    """
+    shift = SHIFTS[direction] * steps
+    moved = bits >> np.uint64(shift) if shift >= 0 else bits << np.uint64(-shift)
+    return moved & AHEAD_ON_BOARD[direction, steps]
+
+
+@njit(cache=True)
+def stone_bits(board: np.ndarray, colour: int) -> tuple[np.uint64, np.uint64]:
+    """``(stones of colour, stones of the other colour)`` as bitboards."""
+    mine = np.uint64(0)
+    occupied = np.uint64(0)
+    for square in range(SIZE * SIZE):
+        cell = board[square >> 3, square & 7]
+        mine |= np.uint64(cell == colour) << np.uint64(square)
+        occupied |= np.uint64(cell != EMPTY) << np.uint64(square)
+    return mine, occupied & ~mine
+
+
+@njit(cache=True)
+def ray_stone_bits(board: np.ndarray, colour: int, row: int, col: int, direction: int) -> tuple[np.uint64, np.uint64]:
+    """:func:`stone_bits` of the squares from ``(row, col)`` onward in ``direction`` only.
+
+    All that decides the moves of the group of that tail in that direction: the apply kernel
+    judges one action on these (at most 8 cells) instead of the whole board.
+    """
+    dr, dc = DIRECTIONS[direction, 0], DIRECTIONS[direction, 1]
+    mine = np.uint64(0)
+    occupied = np.uint64(0)
+    while on_board(row, col):
+        cell = board[row, col]
+        square = np.uint64(row * SIZE + col)
+        mine |= np.uint64(cell == colour) << square
+        occupied |= np.uint64(cell != EMPTY) << square
         row += dr
         col += dc
-    return length
+    return mine, occupied & ~mine
 
 
+@njit(cache=True)
+def position_bits(own, enemy, colour, frozen_squares):
+    """What :func:`direction_moves` needs to know of the stones ``own`` (of ``colour``, to move) and ``enemy``.
+
+    ``(own, enemy, empty, capturable enemy stones, frozen own stones, own far rank)``.
+    """
+    empty = ~(own | enemy)
+    capturable = enemy & ~frozen_squares(3 - colour)
+    return own, enemy, empty, capturable, own & frozen_squares(colour), FAR_RANK[colour]
+
+
+# ----------------------------------------------------------------------------- moves
 @njit(cache=True)
 def play_move(board, row, col, dr, dc, k, length, mine, capture) -> None:
     """Move the group (already checked legal) and make its capture, in place."""
     land_r, land_c = row + (length - 1 + k) * dr, col + (length - 1 + k) * dc
     if board[land_r, land_c] != EMPTY:
-        capture(board, land_r, land_c, dr, dc, length, True)
+        capture(board, land_r, land_c, dr, dc, stone_run(board, land_r, land_c, dr, dc))
     for i in range(length):
         board[row + i * dr, col + i * dc] = EMPTY
     for i in range(length):
         board[row + (i + k) * dr, col + (i + k) * dc] = mine
 
 
+MARK_MASK, FIRST_ONLY, LIST_IDS = 0, 1, 2  # what the scans do with each legal move they find
+
+
 @njit(cache=True, inline="always")
-def legal_distances(board, meta, row, col, direction, frozen, capture, allowed) -> int:
-    """How far the group of tail ``(row, col)`` may move in board ``direction``: the legal ``k`` are ``1..K``.
-
-    Legality is monotone in ``k`` (a longer move would take the head over the square that
-    stopped a shorter one), so one count describes every distance. The player to move is the
-    mover; 0 if the tail is not his or his group cannot move that way.
-    """
-    mine = meta[st.TO_MOVE] + 1
-    dr, dc = DIRECTIONS[direction, 0], DIRECTIONS[direction, 1]
-    length = group_length(board, row, col, dr, dc, mine, frozen)
-    head_r, head_c = row + (length - 1) * dr, col + (length - 1) * dc
-    for k in range(1, length + 1):
-        land_r, land_c = head_r + k * dr, head_c + k * dc
-        if not on_board(land_r, land_c):
-            return k - 1
-        target = board[land_r, land_c]
-        if target == mine or (target != EMPTY and not capture(board, land_r, land_c, dr, dc, length, False)):
-            return k - 1
-        crossing = land_r == far_row(mine) and dr != 0  # a stone arrives on the far rank from another rank
-        if crossing and not allowed(board, meta, row, col, dr, dc, k, length):
-            return k - 1
-        if target != EMPTY:
-            return k  # the head stops on the first enemy stone it meets
-    return length
-
-
-MARK_MASK, FIRST_ONLY, LIST_IDS = 0, 1, 2  # what scan_moves does with each legal move it finds
-
-
-@njit(cache=True)
-def scan_moves(board, meta, out, mode, frozen, capture, allowed) -> int:
-    """Find the legal moves of the player to move; returns how many were found.
-
-    ``MARK_MASK``: set ``out[id] = 1`` (``out`` zeroed); ``FIRST_ONLY``: stop at the first and
-    write nothing; ``LIST_IDS``: write the ids into ``out`` in ascending order (the squares are
-    visited in the mover's frame, which orders the ids).
-    """
-    player = meta[st.TO_MOVE]
-    mine = player + 1
-    frame = frame_of(player)
-    found = 0
-    for frame_r in range(SIZE):
-        for frame_c in range(SIZE):
-            row, col = frame_to_board(frame_r, frame_c, frame, SIZE, SIZE)
-            if board[row, col] != mine:
-                continue  # (a frozen tail gives groups of length 0 below)
-            square = frame_r * SIZE + frame_c
-            for frame_dir in range(8):
-                direction = opposite_direction(frame_dir) if frame == ROTATE_180 else frame_dir
-                count = legal_distances(board, meta, row, col, direction, frozen, capture, allowed)
-                if count == 0:
-                    continue
-                if mode == FIRST_ONLY:
-                    return 1
-                first = move_index(square, frame_dir, 1, MAX_DISTANCE)
-                for k in range(count):
-                    if mode == LIST_IDS:
-                        out[found + k] = first + k
-                    else:
-                        out[first + k] = 1
-                found += count
+def emit(tails, player, direction, k, mode, out, found) -> int:
+    """Record the moves by ``k`` in board ``direction`` of the ``tails`` (a bitboard); returns ``found`` updated."""
+    while tails:
+        action = FIRST_IDS[player, lowest_square(tails), direction] + k - 1
+        tails &= tails - ONE
+        if mode == MARK_MASK:
+            out[action] = 1
+        elif mode == LIST_IDS:
+            out[found] = action
+        found += 1
     return found
 
 
 @njit(cache=True)
-def legal_ids(board, meta, out, frozen, capture, allowed) -> int:
+def refuse_crossings(board, meta, crossing, direction, k, length, allowed) -> np.uint64:
+    """The tails of ``crossing`` (moves onto the far rank) whose move the ``allowed`` hook refuses."""
+    dr, dc = DIRECTIONS[direction, 0], DIRECTIONS[direction, 1]
+    refused = np.uint64(0)
+    while crossing:
+        square = lowest_square(crossing)
+        crossing &= crossing - ONE
+        if not allowed(board, meta, square >> 3, square & 7, dr, dc, k, length):
+            refused |= ONE << np.uint64(square)
+    return refused
+
+
+@njit(cache=True, inline="always")
+def direction_moves(board, meta, bits, direction, tails, only_k, mode, out, found, allowed) -> int:
+    """The legal moves in board ``direction`` of the groups whose tail is in ``tails``, handed to :func:`emit`.
+
+    ``bits`` is :func:`position_bits` for the player to move. Tails are taken by group length
+    L (the run of own stones from the tail), all tails of one length at once; a group with a
+    frozen stone may not move. Its move by k is legal where the k - 1 squares past the head are
+    empty and the k-th is empty or holds a capturable enemy stone whose run is shorter than L
+    (the group stops there), and ``allowed`` accepts it if it lands on the far rank. A longer
+    move needs the shorter one's landing square empty, so the tails still moving shrink with
+    k. With ``only_k`` (> 0) only moves by that distance are recorded. Returns ``found``
+    updated; with ``FIRST_ONLY`` it stops at the first move found.
+    """
+    own, enemy, empty, capturable, frozen, far = bits
+    blocked = frozen  # tails whose run holds a frozen stone: the frozen ones and those behind them
+    while frozen:
+        frozen = own & ahead(frozen, direction, 1) & ~blocked
+        blocked |= frozen
+    run = own  # tails of runs at least `length` long
+    long_enemy = enemy  # enemy stones heading enemy runs at least `length` long
+    crosses = DIRECTIONS[direction, 0] != 0
+    for length in range(1, SIZE):
+        longer = own & ahead(run, direction, 1)
+        path = run & ~longer & tails & ~blocked
+        takes = capturable & ~long_enemy
+        for k in range(1, min(length, SIZE - length, only_k if only_k > 0 else SIZE) + 1):
+            if not path:
+                break
+            onto_empty = path & ahead(empty, direction, length - 1 + k)
+            legal = onto_empty | (path & ahead(takes, direction, length - 1 + k))
+            crossing = legal & ahead(far, direction, length - 1 + k) if crosses else np.uint64(0)
+            if crossing:
+                refused = refuse_crossings(board, meta, crossing, direction, k, length, allowed)
+                legal &= ~refused
+                onto_empty &= ~refused
+            if legal and (only_k <= 0 or k == only_k):
+                found = emit(legal, meta[st.TO_MOVE], direction, k, mode, out, found)
+                if mode == FIRST_ONLY:
+                    return found
+            path = onto_empty
+        run = longer
+        if not run & tails:
+            break  # no tail of ``tails`` heads a longer group
+        long_enemy = enemy & ahead(long_enemy, direction, 1)
+    return found
+
+
+@njit(cache=True)
+def scan_moves(board, meta, out, mode, frozen_squares, allowed) -> int:
+    """Find the legal moves of the player to move; returns how many were found.
+
+    ``MARK_MASK``: set ``out[id] = 1`` (``out`` zeroed); ``FIRST_ONLY``: stop at the first and
+    write nothing; ``LIST_IDS``: write the ids into ``out`` in ascending order.
+    """
+    colour = meta[st.TO_MOVE] + 1
+    own, enemy = stone_bits(board, colour)
+    bits = position_bits(own, enemy, colour, frozen_squares)
+    found = 0
+    for direction in range(8):
+        found = direction_moves(board, meta, bits, direction, bits[0], 0, mode, out, found, allowed)
+        if mode == FIRST_ONLY and found:
+            return found
+    if mode == LIST_IDS:
+        out[:found].sort()
+    return found
+
+
+@njit(cache=True)
+def is_legal_move(board, meta, row, col, direction, k, frozen_squares, allowed) -> bool:
+    """Whether the group of tail ``(row, col)`` may move ``k`` in board ``direction`` (the player to move's)."""
+    colour = meta[st.TO_MOVE] + 1
+    own, enemy = ray_stone_bits(board, colour, row, col, direction)
+    bits = position_bits(own, enemy, colour, frozen_squares)
+    tail = ONE << np.uint64(row * SIZE + col)
+    return direction_moves(board, meta, bits, direction, tail, k, FIRST_ONLY, board[0, :0], 0, allowed) > 0
+
+
+@njit(cache=True)
+def legal_ids(board, meta, out, frozen_squares, allowed) -> int:
     """The legal action ids, ascending, into ``out`` (room for ``NUM_ACTIONS``); returns how many."""
     if meta[st.STATUS] != st.STATUS_PLAYING:
         return 0
-    count = scan_moves(board, meta, out, LIST_IDS, frozen, capture, allowed)
+    count = scan_moves(board, meta, out, LIST_IDS, frozen_squares, allowed)
     if count == 0:
         out[0] = PASS_ACTION
         count = 1
@@ -242,56 +389,59 @@ def decode(player: int, action: int) -> tuple[int, int, int, int]:
 
 # ----------------------------------------------------------------------------- turns
 @njit(cache=True)
-def start_turn(board, meta, frozen, capture, allowed) -> None:
+def start_turn(board, meta, frozen_squares, allowed) -> None:
     """The tests at the start of a turn, then the cap (turn order in docs/crossings.md, docs/neo_crossings.md)."""
     player = meta[st.TO_MOVE]
     if meta[st.PASSES] >= 2:
         meta[st.STATUS] = st.STATUS_DRAW
     elif far_rank_count(board, player + 1) > far_rank_count(board, 2 - player):
         meta[st.STATUS] = st.STATUS_WIN_0 + player
-    elif meta[STALEMATE_LOSS] and scan_moves(board, meta, board[0, :0], FIRST_ONLY, frozen, capture, allowed) == 0:
+    elif meta[STALEMATE_LOSS] and scan_moves(board, meta, board[0, :0], FIRST_ONLY, frozen_squares, allowed) == 0:
         meta[st.STATUS] = st.STATUS_WIN_0 + (1 - player)
     elif meta[st.PLY] >= meta[MOVE_CAP]:
         meta[st.STATUS] = st.STATUS_DRAW
 
 
 @njit(cache=True)
-def apply_action(board, meta, action, frozen, capture, allowed) -> bool:
+def apply_action(board, meta, action, frozen_squares, capture, allowed) -> bool:
     """Play ``action`` in place for the player to move; False (nothing changed) if illegal."""
     if meta[st.STATUS] != st.STATUS_PLAYING or action < 0 or action >= NUM_ACTIONS:
         return False
     player = meta[st.TO_MOVE]
     if action == PASS_ACTION:
-        if scan_moves(board, meta, board[0, :0], FIRST_ONLY, frozen, capture, allowed) > 0:
+        if scan_moves(board, meta, board[0, :0], FIRST_ONLY, frozen_squares, allowed) > 0:
             return False  # passing is allowed only when nothing else is
         meta[st.PASSES] += 1
     else:
         row, col, direction, k = decode(player, action)
-        if k > legal_distances(board, meta, row, col, direction, frozen, capture, allowed):
+        if not is_legal_move(board, meta, row, col, direction, k, frozen_squares, allowed):
             return False
         dr, dc = DIRECTIONS[direction, 0], DIRECTIONS[direction, 1]
-        length = group_length(board, row, col, dr, dc, player + 1, frozen)
+        length = stone_run(board, row, col, dr, dc)  # the group: the mover's run from the tail
         play_move(board, row, col, dr, dc, k, length, player + 1, capture)
         meta[st.PASSES] = 0
     meta[st.PLY] += 1
     meta[st.TO_MOVE] = 1 - player
-    start_turn(board, meta, frozen, capture, allowed)
+    start_turn(board, meta, frozen_squares, allowed)
     return True
 
 
 @njit(cache=True)
-def legal_mask(board, meta, out, frozen, capture, allowed) -> None:
+def legal_mask(board, meta, out, frozen_squares, allowed) -> None:
     """``out[a] = 1`` for each legal action; the pass is legal only when no move is."""
     out[:] = 0
     if meta[st.STATUS] != st.STATUS_PLAYING:
         return
-    if scan_moves(board, meta, out, MARK_MASK, frozen, capture, allowed) == 0:
+    if scan_moves(board, meta, out, MARK_MASK, frozen_squares, allowed) == 0:
         out[PASS_ACTION] = 1
 
 
 @njit(cache=True)
-def observe_shared(board, meta, player, out) -> None:
-    """The shared planes 0-5 (see the module docstring), in one pass over the cells."""
+def observe(board, meta, player, out, frozen_squares, frozen_planes) -> None:
+    """The shared planes 0-5 (see the module docstring), in one pass over the cells.
+
+    With ``frozen_planes``, also planes 6 and 7: the observer's and the opponent's frozen stones.
+    """
     mine, theirs = player + 1, 2 - player
     own_far = far_rank_count(board, mine) / SIZE
     their_far = far_rank_count(board, theirs) / SIZE
@@ -307,6 +457,24 @@ def observe_shared(board, meta, player, out) -> None:
             out[r, c, 3] = their_far
             out[r, c, 4] = passed
             out[r, c, 5] = progress
+            if frozen_planes:
+                out[r, c, 6] = 0.0  # set below where a frozen stone stands
+                out[r, c, 7] = 0.0
+    if frozen_planes:
+        mark_frozen(board, frame, mine, frozen_squares(mine), out[:, :, 6])
+        mark_frozen(board, frame, theirs, frozen_squares(theirs), out[:, :, 7])
+
+
+@njit(cache=True)
+def mark_frozen(board, frame, colour, squares, plane) -> None:
+    """``plane`` (in ``frame``) gets a 1 on each stone of ``colour`` standing on one of its frozen ``squares``."""
+    while squares:
+        square = lowest_square(squares)
+        squares &= squares - ONE
+        row, col = square >> 3, square & 7
+        if board[row, col] == colour:
+            r, c = frame_to_board(row, col, frame, SIZE, SIZE)
+            plane[r, c] = 1.0
 
 
 # ----------------------------------------------------------------------------- the game class
@@ -361,7 +529,7 @@ class PhalanxGame(Game):
         row, col, direction, k = decode(self.current_player(state), action)
         dr, dc = int(DIRECTIONS[direction, 0]), int(DIRECTIONS[direction, 1])
         # the tail's run of stones along the direction (one square for an empty tail)
-        length = 1 if state.board[row, col] == EMPTY else int(enemy_run(state.board, row, col, dr, dc))
+        length = 1 if state.board[row, col] == EMPTY else int(stone_run(state.board, row, col, dr, dc))
         head_r, head_c = row + (length - 1) * dr, col + (length - 1) * dc
         land_r, land_c = head_r + k * dr, head_c + k * dc
         tail = square_name(row, col)
