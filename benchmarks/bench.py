@@ -420,7 +420,10 @@ def busy_process() -> Iterator[subprocess.Popen]:
 
 
 def training_rate(steps: int) -> float:
-    """PPO training steps/s of our self-play (``train_speed.ours_like_for_like``: warm-up, then timed)."""
+    """PPO training steps/s of our self-play (``train_speed.ours_like_for_like``: warm-up, then timed).
+
+    Threads as the trainers set them (:func:`crossenvs.envs.threads.training_threads`).
+    """
     spec = importlib.util.spec_from_file_location("train_speed", HERE / "train_speed.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -12,6 +12,8 @@ serial, and a :class:`BatchRunner` picks one per call:
   both (seconds per game), keeps the faster, and tries the other again now and then, less and
   less often while it keeps losing, so that a change of load is noticed without paying much for
   the trials.
+* **Training runs numba on one thread** (:func:`training_threads`): torch's threads and
+  numba's must not compete.
 * **Chunks, not shares**: a parallel loop hands out :data:`CHUNK` games at a time rather than
   one equal share per thread, so a thread slowed by a neighbour takes fewer games.
 """
@@ -19,7 +21,8 @@ serial, and a :class:`BatchRunner` picks one per call:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numba
@@ -78,3 +81,22 @@ class BatchRunner:
         else:
             self.retry_after = min(2 * self.retry_after, LAST_RETRY)
         self.calls_to_retry = self.retry_after
+
+
+@contextmanager
+def training_threads() -> Iterator[None]:
+    """Numba on the calling thread while training; torch keeps its own threads for the network.
+
+    A trainer alternates numba (envs, search) and torch (forward and backward passes), and each
+    keeps a pool of threads that spin for a while after their work. On 2 cores with one busy
+    neighbour, both pools at once cut PPO training to a fifth of its idle speed (457 against
+    2,540 steps/s); with numba on one thread it kept its idle speed (measured, 3 runs each, with
+    ``benchmarks/bench.py --busy``'s training row). The envs' batches in training are small
+    enough that the lost parallelism costs little (about 10% idle).
+    """
+    previous = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)

@@ -301,6 +301,9 @@ def _hops_by_square() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 HOPS_AT, HOP_COUNT, HOP_TWIN = _hops_by_square()
+#: the board row and column of each token move's destination, by colour (Black's frame, then White's)
+MOVE_TO_ROW = np.stack([MOVE_TO // SIZE, (CELLS - 1 - MOVE_TO) // SIZE])
+MOVE_TO_COL = np.stack([MOVE_TO % SIZE, (CELLS - 1 - MOVE_TO) % SIZE])
 MAX_JUMP_DEPTH = 64  # more than the stones that can ever be captured in one sequence
 
 
@@ -348,13 +351,24 @@ def holds_cover(board: np.ndarray, stone: int) -> bool:
 
 @njit(cache=True)
 def has_won(board: np.ndarray, stone: int) -> bool:
-    """docs/crosse.md, rule 9: no stones left, or exactly four, on the four corners."""
-    count = 0
-    for row in range(SIZE):
+    """docs/crosse.md, rule 9: no stones left, or exactly four, on the four corners.
+
+    Equivalently: the side holds none or all of the corners and has no stone elsewhere. Tested
+    twice after every action, so the scan stops at the first stone off the corners, starting
+    from the side's own first row, where its stones usually are.
+    """
+    held = 0
+    for i in range(CORNERS.shape[0]):
+        if cell(board, CORNERS[i]) == stone:
+            held += 1
+    if held != 0 and held != CORNERS.shape[0]:
+        return False
+    for i in range(SIZE):
+        row = i if stone == BLACK_STONE else SIZE - 1 - i
         for col in range(SIZE):
-            if board[row, col] == stone:
-                count += 1
-    return count == 0 or (count == 4 and holds_cover(board, stone))
+            if board[row, col] == stone and not IS_CORNER[row * SIZE + col]:
+                return False
+    return True
 
 
 # ----------------------------------------------------------------------------- jumps
@@ -455,7 +469,9 @@ def move_block(frame_square: int, token: int) -> tuple[int, int]:
 def scan_moves(board: np.ndarray, meta: np.ndarray, tokens: int, out: np.ndarray, first_only: bool) -> bool:
     """Mark the token moves of the player to act with ``tokens`` in ``out``; True if any.
 
-    With ``first_only``, stop at the first and write nothing.
+    With ``first_only``, stop at the first and write nothing. The destinations' board rows and
+    columns come from :data:`MOVE_TO_ROW` / :data:`MOVE_TO_COL` (no frame turn or division per
+    move: this loop is most of the mask's time).
     """
     colour = seat_colour(meta, meta[st.TO_MOVE])
     stone = stone_of(colour)
@@ -469,7 +485,7 @@ def scan_moves(board: np.ndarray, meta: np.ndarray, tokens: int, out: np.ndarray
                 continue
             first, end = move_block(frame_square, token)
             for move in range(first, end):
-                if cell(board, in_frame(MOVE_TO[move], colour)) == EMPTY:
+                if board[MOVE_TO_ROW[colour, move], MOVE_TO_COL[colour, move]] == EMPTY:
                     if first_only:
                         return True
                     out[move] = 1
