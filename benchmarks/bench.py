@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
 import json
+import os
 import random
 import signal
 import statistics
@@ -422,12 +422,14 @@ def busy_process() -> Iterator[subprocess.Popen]:
 def training_rate(steps: int) -> float:
     """PPO training steps/s of our self-play (``train_speed.ours_like_for_like``: warm-up, then timed).
 
-    Threads as the trainers set them (:func:`crossenvs.envs.threads.training_threads`).
+    In a fresh process with the PPO trainer's thread setting (``NUMBA_NUM_THREADS=1``, see
+    ``training/selfplay.py``), as a training run has it: this process's numba and JAX threads
+    would otherwise compete with it.
     """
-    spec = importlib.util.spec_from_file_location("train_speed", HERE / "train_speed.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.ours_like_for_like(steps)
+    code = f"import train_speed; print(train_speed.ours_like_for_like({int(steps)}))"
+    env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
+    done = subprocess.run([sys.executable, "-c", code], cwd=HERE, env=env, capture_output=True, text=True, check=True)
+    return float(done.stdout.strip().splitlines()[-1])
 
 
 TRAINING = "crossenvs PPO self-play training (Crisscross 6x6, 64 games)"

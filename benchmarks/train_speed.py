@@ -16,7 +16,6 @@ Rows (steps per second of ``MaskablePPO.learn``, environment and gradient update
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 import time
@@ -70,7 +69,7 @@ def pettingzoo_tutorial(steps: int) -> float:
     env = ActionMasker(env, lambda env: env.action_mask())
     model = MaskablePPO(MaskableActorCriticPolicy, env, verbose=0, device="cpu")
     model.set_random_seed(0)
-    return _timed_learn(model, steps, ours=False)
+    return _timed_learn(model, steps)
 
 
 def ours_like_for_like(steps: int) -> float:
@@ -95,14 +94,10 @@ def ours_as_configured(steps: int) -> float:
     return _timed_learn(model, steps)
 
 
-def _timed_learn(model, steps: int, ours: bool = True) -> float:
-    """Steps/s of ``model.learn`` after a warm-up; ours with the trainers' threads (numba on one)."""
-    from crossenvs.envs.threads import training_threads
-
-    with training_threads() if ours else contextlib.nullcontext():
-        model.learn(total_timesteps=min(steps, 4096))  # warm-up: numba, torch
-        start, before = time.perf_counter(), model.num_timesteps
-        model.learn(total_timesteps=steps, reset_num_timesteps=False)
+def _timed_learn(model, steps: int) -> float:
+    model.learn(total_timesteps=min(steps, 4096))  # warm-up: numba, torch
+    start, before = time.perf_counter(), model.num_timesteps
+    model.learn(total_timesteps=steps, reset_num_timesteps=False)
     return (model.num_timesteps - before) / (time.perf_counter() - start)
 
 

@@ -77,16 +77,3 @@ def test_first_calls_are_not_timed():
     for _ in range(50):
         runner(1024)
     assert runner.use_parallel is True
-
-
-def test_training_threads_puts_numba_on_one_thread_and_restores():
-    from crossenvs.envs.threads import training_threads
-
-    before = numba.get_num_threads()
-    fake = FakeKernels(parallel_cost=0.0, serial_cost=1.0)
-    runner = fake.runner()
-    with training_threads():
-        assert numba.get_num_threads() == 1
-        runner(4096)
-    assert numba.get_num_threads() == before
-    assert fake.calls == ["serial"]  # one thread: never the parallel loop

@@ -25,7 +25,6 @@ import crossenvs
 from crossenvs.core import checks
 from crossenvs.core.checks import check_folder_creatable, check_int_range, check_minutes
 from crossenvs.core.errors import CheckpointError, OutputPathError, UsageError
-from crossenvs.envs.threads import training_threads
 
 ConfigType = TypeVar("ConfigType")
 
@@ -143,14 +142,10 @@ def check_trainer_args(args: argparse.Namespace) -> None:
 
 
 def run_cli(train: Callable[[argparse.Namespace], Any], args: argparse.Namespace) -> int:
-    """Run a trainer: a :class:`crossenvs.CrossenvsError` becomes one line on stderr and exit code 2.
-
-    Training runs with numba on one thread and torch on the cores (:func:`training_threads` says why).
-    """
+    """Run a trainer: a :class:`crossenvs.CrossenvsError` becomes one line on stderr and exit code 2."""
     try:
         check_trainer_args(args)
-        with training_threads():
-            train(args)
+        train(args)
     except crossenvs.CrossenvsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -24,11 +24,19 @@ How it works, in one file:
 
 from __future__ import annotations
 
+import os
+
+# Before numba loads: PPO trains with numba on one thread and torch on the cores. With both
+# thread pools, one busy process beside it on 2 cores cut training to a fifth of its idle speed
+# (457 against 2,540 steps/s); with numba on one thread it kept it (about 1,780 loaded against
+# 1,680 idle), and idle speed stayed within this machine's noise (benchmarks/bench.py --busy,
+# whose training row runs this setting). Set NUMBA_NUM_THREADS yourself to override.
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
 import argparse
 import copy
 import dataclasses
 import json
-import os
 import re
 import sys
 import time

@@ -12,8 +12,8 @@ serial, and a :class:`BatchRunner` picks one per call:
   both (seconds per game), keeps the faster, and tries the other again now and then, less and
   less often while it keeps losing, so that a change of load is noticed without paying much for
   the trials.
-* **Training runs numba on one thread** (:func:`training_threads`): torch's threads and
-  numba's must not compete.
+* PPO training sets ``NUMBA_NUM_THREADS=1`` (``training/selfplay.py`` says why): there
+  torch's threads and numba's must not compete.
 * **Chunks, not shares**: a parallel loop hands out :data:`CHUNK` games at a time rather than
   one equal share per thread, so a thread slowed by a neighbour takes fewer games.
 """
@@ -21,8 +21,7 @@ serial, and a :class:`BatchRunner` picks one per call:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import numba
@@ -31,6 +30,7 @@ SERIAL_BELOW = 64  # batches smaller than this always run on the calling thread
 CHUNK = 16  # games per unit of work a thread takes
 FIRST_RETRY = 8  # calls before the losing way is timed again; doubles while it keeps losing
 LAST_RETRY = 512
+SWITCH_MARGIN = 0.8  # the other way must be this much faster to take over: one lucky call is not enough
 
 
 class BatchRunner:
@@ -75,28 +75,9 @@ class BatchRunner:
 
     def _decide(self, tried_parallel: bool) -> None:
         """After a trial of the other way: switch if it was faster, else wait longer before the next trial."""
-        if self.seconds_per_game[tried_parallel] < self.seconds_per_game[not tried_parallel]:
+        if self.seconds_per_game[tried_parallel] < SWITCH_MARGIN * self.seconds_per_game[not tried_parallel]:
             self.use_parallel = tried_parallel
             self.retry_after = FIRST_RETRY
         else:
             self.retry_after = min(2 * self.retry_after, LAST_RETRY)
         self.calls_to_retry = self.retry_after
-
-
-@contextmanager
-def training_threads() -> Iterator[None]:
-    """Numba on the calling thread while training; torch keeps its own threads for the network.
-
-    A trainer alternates numba (envs, search) and torch (forward and backward passes), and each
-    keeps a pool of threads that spin for a while after their work. On 2 cores with one busy
-    neighbour, both pools at once cut PPO training to a fifth of its idle speed (457 against
-    2,540 steps/s); with numba on one thread it kept its idle speed (measured, 3 runs each, with
-    ``benchmarks/bench.py --busy``'s training row). The envs' batches in training are small
-    enough that the lost parallelism costs little (about 10% idle).
-    """
-    previous = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(previous)
