@@ -7,6 +7,7 @@ import pytest
 
 import crossenvs
 from crossenvs import InvalidOptionError
+from crossenvs.envs.buffers import KEEP, RecyclingBuffers
 from crossenvs.envs.vector import CrossSB3VecEnv, CrossVectorEnv
 from crossenvs.players import FunctionPlayer
 
@@ -132,3 +133,43 @@ def test_sb3_vec_env_seeds_each_game_on_its_own():
 
     small, large = run(3), run(8)
     assert np.array_equal(small[0], large[0]) and np.array_equal(small[1], large[1])
+
+
+def _first_legal(masks: np.ndarray) -> np.ndarray:
+    return np.array([np.flatnonzero(mask)[0] for mask in masks])
+
+
+def test_returned_arrays_stay_the_callers_while_released_ones_are_recycled():
+    """Steps reuse the memory of arrays the caller let go of, never of arrays it still holds."""
+    env = CrossVectorEnv("crossings", num_envs=16)
+    observations, info = env.reset(seed=0)
+    kept = [(observations, info["action_mask"])]
+    copies = [(observations.copy(), info["action_mask"].copy())]
+    for step in range(12):
+        observations, _, _, _, info = env.step(_first_legal(info["action_mask"]))
+        if step % 3 == 0:  # keep some steps' arrays, and a view of one
+            kept.append((observations, info["action_mask"]))
+            copies.append((observations.copy(), info["action_mask"].copy()))
+        elif step == 4:
+            view, view_then = observations[2:5], observations[2:5].copy()
+    for (held_observations, held_masks), (observations_then, masks_then) in zip(kept, copies):
+        np.testing.assert_array_equal(held_observations, observations_then)
+        np.testing.assert_array_equal(held_masks, masks_then)
+    np.testing.assert_array_equal(view, view_then)
+
+
+def test_recycling_buffers_reuse_only_what_nothing_refers_to():
+    buffers = RecyclingBuffers((4, 3), np.float32)
+    first = buffers.take()
+    second = buffers.take()
+    assert second is not first  # first is still held
+    first_id = id(first)
+    del first
+    assert id(buffers.take()) == first_id  # let go of: handed out again
+    row = second[1]
+    del second
+    third = buffers.take()
+    assert third is not row.base  # a view keeps its buffer out of reach
+    held = [buffers.take() for _ in range(KEEP + 2)]  # more held than kept: plain new arrays
+    assert len({id(array) for array in held}) == len(held)
+    assert all(array.shape == (4, 3) and array.dtype == np.float32 for array in held)

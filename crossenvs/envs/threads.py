@@ -9,9 +9,10 @@ serial, and a :class:`BatchRunner` picks one per call:
   batches. With a busy neighbour on a 2-core machine it can lose by ten times: a parallel loop
   ends only when its last thread does, and a thread that shares a core with the neighbour waits
   for a time slice (milliseconds) while the serial loop would have finished. So the runner times
-  both (seconds per game), keeps the faster, and tries the other again now and then, less and
-  less often while it keeps losing, so that a change of load is noticed without paying much for
-  the trials.
+  both (seconds per game), keeps the faster, and tries the other again now and then. Trials are
+  spaced in **time**, not calls: a change of load is noticed within a fraction of a second however
+  long each call takes, and the gap grows while the other way keeps losing, but never beyond what
+  keeps the trials' extra cost under :data:`TRIAL_BUDGET` of the time.
 * PPO training sets ``NUMBA_NUM_THREADS=1`` (``training/selfplay.py`` says why): there
   torch's threads and numba's must not compete.
 * **Chunks, not shares**: a parallel loop hands out :data:`CHUNK` games at a time rather than
@@ -20,6 +21,7 @@ serial, and a :class:`BatchRunner` picks one per call:
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -28,8 +30,9 @@ import numba
 
 SERIAL_BELOW = 64  # batches smaller than this always run on the calling thread
 CHUNK = 16  # games per unit of work a thread takes
-FIRST_RETRY = 8  # calls before the losing way is timed again; doubles while it keeps losing
-LAST_RETRY = 512
+FIRST_RETRY = 0.01  # seconds before the losing way is timed again; doubles while it keeps losing
+LAST_RETRY = 0.25  # the longest gap, unless a trial costs so much that TRIAL_BUDGET needs a longer one
+TRIAL_BUDGET = 0.02  # trials of the losing way may cost at most this share of the time
 SWITCH_MARGIN = 0.8  # the other way must be this much faster to take over: one lucky call is not enough
 
 
@@ -42,42 +45,45 @@ class BatchRunner:
         self.parallel, self.serial, self.clock = parallel, serial, clock
         self.seconds_per_game = {True: 0.0, False: 0.0}
         self.use_parallel = True
-        self.retry_after = FIRST_RETRY
-        self.calls_to_retry = 1  # the first timed call is parallel, the next one serial
+        self.retry_after = FIRST_RETRY  # seconds from one trial of the other way to the next
+        self.next_trial = math.inf  # clock time of the next trial: due once the parallel way has a figure
         self._warm: set[bool] = set()  # a way's first call compiles or starts threads: not timed
 
     def __call__(self, size: int, *args: Any) -> None:
         if size < SERIAL_BELOW or numba.get_num_threads() == 1:
             self.serial(*args)
             return
-        trial = self.calls_to_retry <= 0
+        start = self.clock()
+        trial = start >= self.next_trial
         parallel = self.use_parallel != trial
-        seconds = self._run(parallel, args) / size
+        self._run(parallel, args)
+        seconds = self.clock() - start
         if parallel not in self._warm:
-            self._warm.add(parallel)
+            self._warm.add(parallel)  # untimed; a due trial stays due, so the next call times it
         elif trial:
-            self.seconds_per_game[parallel] = seconds  # a fresh figure: the old one may be from other times
-            self._decide(parallel)
+            self._decide(parallel, seconds, size)
         else:
             previous = self.seconds_per_game[parallel]  # a running average: one slow call does not decide
-            self.seconds_per_game[parallel] = seconds if previous == 0.0 else 0.7 * previous + 0.3 * seconds
-            self.calls_to_retry -= 1
+            per_game = seconds / size
+            self.seconds_per_game[parallel] = per_game if previous == 0.0 else 0.7 * previous + 0.3 * per_game
+            if self.next_trial == math.inf:  # the first figure of the first way: time the other way next
+                self.next_trial = start
 
-    def _run(self, parallel: bool, args: tuple[Any, ...]) -> float:
-        """Seconds one call took."""
-        start = self.clock()
+    def _run(self, parallel: bool, args: tuple[Any, ...]) -> None:
         if parallel:
             with numba.parallel_chunksize(CHUNK):
                 self.parallel(*args)
         else:
             self.serial(*args)
-        return self.clock() - start
 
-    def _decide(self, tried_parallel: bool) -> None:
+    def _decide(self, tried_parallel: bool, seconds: float, size: int) -> None:
         """After a trial of the other way: switch if it was faster, else wait longer before the next trial."""
-        if self.seconds_per_game[tried_parallel] < SWITCH_MARGIN * self.seconds_per_game[not tried_parallel]:
+        kept = self.seconds_per_game[not tried_parallel]
+        self.seconds_per_game[tried_parallel] = seconds / size  # a fresh figure: the old one may be from other times
+        if seconds / size < SWITCH_MARGIN * kept:
             self.use_parallel = tried_parallel
             self.retry_after = FIRST_RETRY
         else:
-            self.retry_after = min(2 * self.retry_after, LAST_RETRY)
-        self.calls_to_retry = self.retry_after
+            extra = seconds - kept * size  # what this trial cost beyond the kept way
+            self.retry_after = max(min(2 * self.retry_after, LAST_RETRY), extra / TRIAL_BUDGET)
+        self.next_trial = self.clock() + self.retry_after

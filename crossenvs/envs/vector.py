@@ -35,6 +35,7 @@ from ..core.game import Cell, Game
 from ..core.specialize import specialize
 from . import batch_kernels as bk
 from .aec import render_state, resolve_game
+from .buffers import RecyclingBuffers
 from .threads import BatchRunner
 
 VECTOR_RENDER_MODES = ["rgb_array", "ansi"]  # "human" would print every game of the batch
@@ -56,6 +57,8 @@ class _Batch:
         self.boards = np.repeat(initial.board[None], self.num_envs, axis=0)
         self.metas = np.repeat(initial.meta[None], self.num_envs, axis=0)
         self.all_ids = np.arange(self.num_envs, dtype=np.int64)
+        self._observations = RecyclingBuffers((self.num_envs, *self.game.observation_shape), np.float32)
+        self._masks = RecyclingBuffers((self.num_envs, self.game.num_actions), np.int8)
 
     def reset(self, ids: np.ndarray) -> None:
         bk.reset_batch(self.boards, self.metas, bk.as_ids(ids), self.initial_board, self.initial_meta)
@@ -69,8 +72,11 @@ class _Batch:
 
     def view(self, ids: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Observations of ``seats`` in games ``ids``, and masks (zeros where that seat is not to act)."""
-        observations = np.empty((len(ids), *self.game.observation_shape), dtype=np.float32)
-        masks = np.empty((len(ids), self.game.num_actions), dtype=np.int8)
+        if len(ids) == self.num_envs:  # every game: the common case, in recycled arrays
+            observations, masks = self._observations.take(), self._masks.take()
+        else:
+            observations = np.empty((len(ids), *self.game.observation_shape), dtype=np.float32)
+            masks = np.empty((len(ids), self.game.num_actions), dtype=np.int8)
         seats = np.asarray(seats, dtype=np.int64)
         args = (self.boards, self.metas, bk.as_ids(ids), seats, observations, masks)
         self._view(len(ids), *args)

@@ -123,7 +123,7 @@ from ..core.codec import DIRECTIONS
 from ..core.errors import IllegalActionError, PositionTextError
 from ..core.game import PASS_TEXT, Game
 from ..core.geometry import parse_square, square_name
-from ..core.observation import pass_and_cap_values
+from ..core.observation import float32_copier, pass_and_cap_values
 from ..core.options import choice_option, int_option
 from ..core.state import State
 from ..core.text import ParsedPosition, shorten
@@ -700,34 +700,33 @@ def mask_kernel(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
 
 @njit(cache=True)
 def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.ndarray) -> None:
-    """The 26 planes of the module docstring, in ``player``'s frame."""
+    """The 26 planes of the module docstring, in ``player``'s frame.
+
+    Planes 7-25 but 21 are the same on every cell: they are built once as a row and copied to
+    each cell, then each cell's first seven (its stone and the geometry, from
+    :data:`CELL_PREFIXES`) are copied over them, and the jumping stone's plane-21 one is set.
+    """
     colour = seat_colour(meta, player)
     mine, theirs = stone_of(colour), stone_of(1 - colour)
-    acting = meta[st.TO_MOVE] == player
-    passed, progress = pass_and_cap_values(meta[st.PASSES], meta[st.PLY], meta[MOVE_CAP])
+    row = np.zeros(NUM_PLANES, dtype=np.float32)
     my_tokens, their_tokens = meta[TOKENS + player], meta[TOKENS + 1 - player]
-    my_cover = 1.0 if holds_cover(board, mine) else 0.0
-    their_cover = 1.0 if holds_cover(board, theirs) else 0.0
-    jump_cover = 1.0 if meta[JUMPING] >= 0 and meta[COVER_BEFORE] == 1 else 0.0
-    deciding = 1.0 if acting and meta[REMOVAL_PENDING] == 1 else 0.0
+    for token in range(6):
+        row[7 + token] = (my_tokens >> token) & 1
+        row[13 + token] = (their_tokens >> token) & 1
+    row[19] = 1.0 if holds_cover(board, mine) else 0.0
+    row[20] = 1.0 if holds_cover(board, theirs) else 0.0
+    row[22] = 1.0 if meta[JUMPING] >= 0 and meta[COVER_BEFORE] == 1 else 0.0
+    row[23] = 1.0 if meta[st.TO_MOVE] == player and meta[REMOVAL_PENDING] == 1 else 0.0
+    row[24], row[25] = pass_and_cap_values(meta[st.PASSES], meta[st.PLY], meta[MOVE_CAP])
+    flat = out.reshape(CELLS * NUM_PLANES)
+    prefixes = CELL_PREFIXES.reshape(CELL_PREFIXES.size)
     for square in range(CELLS):
-        r, c = square // SIZE, square % SIZE
-        on_board = in_frame(square, colour)
-        code = cell(board, on_board)
-        out[r, c, 0] = 1.0 if code == mine else 0.0
-        out[r, c, 1] = 1.0 if code == theirs else 0.0
-        for plane in range(5):
-            out[r, c, 2 + plane] = GEOMETRY_PLANES[r, c, plane]
-        for token in range(6):
-            out[r, c, 7 + token] = (my_tokens >> token) & 1
-            out[r, c, 13 + token] = (their_tokens >> token) & 1
-        out[r, c, 19] = my_cover
-        out[r, c, 20] = their_cover
-        out[r, c, 21] = 1.0 if on_board == meta[JUMPING] else 0.0
-        out[r, c, 22] = jump_cover
-        out[r, c, 23] = deciding
-        out[r, c, 24] = passed
-        out[r, c, 25] = progress
+        code = cell(board, in_frame(square, colour))
+        holder = PREFIX_MINE if code == mine else (PREFIX_THEIRS if code == theirs else PREFIX_EMPTY)
+        _copy_row(flat, square * NUM_PLANES, row, 0)
+        _copy_prefix(flat, square * NUM_PLANES, prefixes, (holder * CELLS + square) * PREFIX_PLANES)
+    if meta[JUMPING] >= 0:
+        flat[in_frame(meta[JUMPING], colour) * NUM_PLANES + 21] = 1.0
 
 
 def _geometry_planes() -> np.ndarray:
@@ -742,6 +741,22 @@ def _geometry_planes() -> np.ndarray:
 
 
 GEOMETRY_PLANES = _geometry_planes()
+PREFIX_PLANES = 7  # planes 0-6: whose stone is on the cell (0, 1), and the cell's geometry (2-6)
+PREFIX_EMPTY, PREFIX_MINE, PREFIX_THEIRS = 0, 1, 2
+
+
+def _cell_prefixes() -> np.ndarray:
+    """(3, CELLS, 7): planes 0-6 of a cell, by what holds it (empty, mine, theirs) and its square."""
+    prefixes = np.zeros((3, CELLS, PREFIX_PLANES), dtype=np.float32)
+    prefixes[:, :, 2:] = GEOMETRY_PLANES.reshape(CELLS, 5)
+    prefixes[PREFIX_MINE, :, 0] = 1.0
+    prefixes[PREFIX_THEIRS, :, 1] = 1.0
+    return prefixes
+
+
+CELL_PREFIXES = _cell_prefixes()
+_copy_row = float32_copier(NUM_PLANES)
+_copy_prefix = float32_copier(PREFIX_PLANES)
 SETUP = {
     BLACK_STONE: "a1 c1 e1 g1 i1 b2 d2 f2 h2 j2 a3 c3 e3 g3 i3 f4",
     WHITE_STONE: "b10 d10 f10 h10 j10 a9 c9 e9 g9 i9 b8 d8 f8 h8 j8 e7",
