@@ -119,6 +119,7 @@ import numpy as np
 from numba import njit
 
 from ..core import state as st
+from ..core.bits import lowest_square, popcount
 from ..core.codec import DIRECTIONS
 from ..core.errors import IllegalActionError, PositionTextError
 from ..core.game import PASS_TEXT, Game
@@ -304,6 +305,22 @@ HOPS_AT, HOP_COUNT, HOP_TWIN = _hops_by_square()
 #: the board row and column of each token move's destination, by colour (Black's frame, then White's)
 MOVE_TO_ROW = np.stack([MOVE_TO // SIZE, (CELLS - 1 - MOVE_TO) // SIZE])
 MOVE_TO_COL = np.stack([MOVE_TO % SIZE, (CELLS - 1 - MOVE_TO) % SIZE])
+ZERO, ONE = np.uint64(0), np.uint64(1)
+
+
+def _block_destinations() -> np.ndarray:
+    """(blocks, 2) uint64: the frame destinations of each move block (from-square x token) as bits."""
+    blocks = MOVE_START.size - 1
+    bits = [[0, 0] for _ in range(blocks)]
+    for block in range(blocks):
+        for move in range(MOVE_START[block], MOVE_START[block + 1]):
+            to = int(MOVE_TO[move])
+            assert move == MOVE_START[block] or to > MOVE_TO[move - 1], "a block's ids ascend with their destination"
+            bits[block][to // 64] |= 1 << (to % 64)
+    return np.array(bits, dtype=np.uint64)
+
+
+BLOCK_DESTINATIONS = _block_destinations()
 MAX_JUMP_DEPTH = 64  # more than the stones that can ever be captured in one sequence
 
 
@@ -465,17 +482,75 @@ def move_block(frame_square: int, token: int) -> tuple[int, int]:
     return MOVE_START[index], MOVE_START[index + 1]
 
 
+@njit(cache=True, inline="always")
+def frame_bits(board: np.ndarray, colour: int, stone: int) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
+    """Bitboards in ``colour``'s frame (bit ``s`` of the pair is frame square ``s``): ``stone``'s squares, the empty ones.
+
+    Each as two words: squares 0-63 and 64-99.
+    """
+    own_low, own_high, empty_low, empty_high = ZERO, ZERO, ZERO, ZERO
+    for square in range(64):
+        code = cell(board, in_frame(square, colour))
+        own_low |= np.uint64(code == stone) << np.uint64(square)
+        empty_low |= np.uint64(code == EMPTY) << np.uint64(square)
+    for square in range(64, CELLS):
+        code = cell(board, in_frame(square, colour))
+        own_high |= np.uint64(code == stone) << np.uint64(square - 64)
+        empty_high |= np.uint64(code == EMPTY) << np.uint64(square - 64)
+    return own_low, own_high, empty_low, empty_high
+
+
+@njit(cache=True, inline="always")
+def mark_open_moves(first: int, destinations: np.uint64, open_ones: np.uint64, out: np.ndarray) -> None:
+    """Mark the moves ``first + k`` whose destination is the k-th set bit of ``destinations`` and is in ``open_ones``."""
+    while open_ones:
+        rest = open_ones & (open_ones - ONE)
+        out[first + popcount(destinations & ((open_ones ^ rest) - ONE))] = 1
+        open_ones = rest
+
+
 @njit(cache=True)
-def scan_moves(board: np.ndarray, meta: np.ndarray, tokens: int, out: np.ndarray, first_only: bool) -> bool:
+def scan_moves(board: np.ndarray, meta: np.ndarray, tokens: int, out: np.ndarray) -> bool:
     """Mark the token moves of the player to act with ``tokens`` in ``out``; True if any.
 
-    With ``first_only``, stop at the first and write nothing. The destinations' board rows and
-    columns come from :data:`MOVE_TO_ROW` / :data:`MOVE_TO_COL` (no frame turn or division per
-    move: this loop is most of the mask's time).
+    On bitboards in the player's frame (this loop is most of the mask's time): a move block's
+    destinations (:data:`BLOCK_DESTINATIONS`) AND the empty squares are its legal moves, and
+    since a block's ids ascend with their destination, the k-th destination bit is move
+    ``first + k``.
+    """
+    colour = seat_colour(meta, meta[st.TO_MOVE])
+    own_low, own_high, empty_low, empty_high = frame_bits(board, colour, stone_of(colour))
+    found = False
+    for half in range(2):
+        stones = own_low if half == 0 else own_high
+        while stones:
+            frame_square = lowest_square(stones) + 64 * half
+            stones &= stones - ONE
+            for token in range(6):
+                if not (tokens >> token) & 1:
+                    continue
+                block = frame_square * len(TOKEN_NAMES) + token
+                low, high = BLOCK_DESTINATIONS[block, 0], BLOCK_DESTINATIONS[block, 1]
+                open_low, open_high = low & empty_low, high & empty_high
+                if not (open_low | open_high):
+                    continue
+                found = True
+                first = MOVE_START[block]
+                mark_open_moves(first, low, open_low, out)
+                mark_open_moves(first + popcount(low), high, open_high, out)
+    return found
+
+
+@njit(cache=True)
+def has_move(board: np.ndarray, meta: np.ndarray, tokens: int) -> bool:
+    """Has the player to act any token move with ``tokens``?
+
+    Move by move, not on bitboards: the first legal move usually comes early, before building
+    the bitboards would have paid off. The destinations' board rows and columns come from
+    :data:`MOVE_TO_ROW` / :data:`MOVE_TO_COL` (no frame turn or division per move).
     """
     colour = seat_colour(meta, meta[st.TO_MOVE])
     stone = stone_of(colour)
-    found = False
     for square in range(CELLS):
         if cell(board, square) != stone:
             continue
@@ -486,17 +561,8 @@ def scan_moves(board: np.ndarray, meta: np.ndarray, tokens: int, out: np.ndarray
             first, end = move_block(frame_square, token)
             for move in range(first, end):
                 if board[MOVE_TO_ROW[colour, move], MOVE_TO_COL[colour, move]] == EMPTY:
-                    if first_only:
-                        return True
-                    out[move] = 1
-                    found = True
-    return found
-
-
-@njit(cache=True)
-def has_move(board: np.ndarray, meta: np.ndarray, tokens: int) -> bool:
-    """Has the player to act any token move with ``tokens``?"""
-    return scan_moves(board, meta, tokens, board[0, :0], True)  # an empty mask: nothing is written
+                    return True
+    return False
 
 
 # ----------------------------------------------------------------------------- turn flow
@@ -694,7 +760,7 @@ def mask_kernel(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
         out[KEEP_ACTION] = 1
     elif meta[JUMPS_LEFT] > 0:
         scan_hops(board, meta, out)
-    elif not scan_moves(board, meta, meta[TOKENS + meta[st.TO_MOVE]], out, False):
+    elif not scan_moves(board, meta, meta[TOKENS + meta[st.TO_MOVE]], out):
         out[PASS_ACTION] = 1
 
 

@@ -66,10 +66,9 @@ from typing import Any
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import overload
 
 from ..core import state as st
+from ..core.bits import lowest_square
 from ..core.codec import DIRECTION_NAMES, DIRECTIONS, direction_between, move_index, move_of, opposite_direction
 from ..core.errors import IllegalActionError
 from ..core.frames import IDENTITY, ROTATE_180, frame_to_board
@@ -177,17 +176,6 @@ FIRST_IDS = np.array(
     [[[_first_id(p, sq, d) for d in range(8)] for sq in range(SIZE * SIZE)] for p in range(2)], dtype=np.int64
 )
 ONE = np.uint64(1)
-
-
-def lowest_square(bits: np.uint64) -> int:
-    """The index of the lowest set bit of non-zero ``bits``: plain Python, for ``NUMBA_DISABLE_JIT=1``."""
-    return (int(bits) & -int(bits)).bit_length() - 1
-
-
-@overload(lowest_square)
-def _lowest_square_jitted(bits):
-    """What numba compiles for :func:`lowest_square`: one count-trailing-zeros instruction."""
-    return lambda bits: np.int64(trailing_zeros(bits))
 
 
 @njit(cache=True, inline="always")
