@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 TORCH  := torch==2.13.0
 STAMP  := $(VENV)/.installed
 
-.PHONY: lint test train train-ppo bench train-bench venv clean clean-cache
+.PHONY: lint test train train-ppo bench train-bench venv clean clean-cache chromium
 
 venv: $(STAMP)
 
@@ -15,11 +15,18 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
 	$(BIN)/pip install $(TORCH)
-	$(BIN)/pip install -e ".[train,eval,bench,dev]"
+	$(BIN)/pip install -e ".[train,eval,bench,dev,web]"
 	touch $(STAMP)
 
-test: $(STAMP) lint
+test: $(STAMP) lint chromium
 	$(BIN)/python -m pytest
+
+# The browser tests (tests/test_serve_browser.py) drive Debian's chromium headless through
+# Playwright; no browser is downloaded, so install the distribution's when none is found
+# (CROSSENVS_CHROMIUM may name another binary).
+chromium:
+	@test -n "$$CROSSENVS_CHROMIUM" || command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

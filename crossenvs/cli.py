@@ -5,6 +5,7 @@ crossenvs eval crisscross --option size=6 --players random greedy mcts:100 --gam
 crossenvs play charing_cross --opponent mcts:400
 crossenvs rating-plot runs/crisscross-20261121-113000 --out ratings.png
 crossenvs gif crisscross --option size=6 --players mcts:100 random --out game.gif
+crossenvs serve --port 8000
 """
 
 from __future__ import annotations
@@ -98,6 +99,13 @@ def cmd_play(args: argparse.Namespace, out: TextIO, source: TextIO) -> int:
     game = make_game(args.game, **parse_options(args.option))
     opponent = make_player(args.opponent, seed=args.seed, game=game)
     return play(game, opponent, 0 if args.seat in ("first", "0") else 1, out, source)
+
+
+def cmd_serve(args: argparse.Namespace, out: TextIO) -> None:
+    """Play in the browser (:mod:`crossenvs.web`): serve the page until Ctrl-C."""
+    from .web import serve
+
+    serve(args.host, args.port, args.checkpoints, args.max_simulations, out)
 
 
 def run_checkpoints(run_dir: Path, simulations: int) -> tuple[Game, str, list[tuple[float, Player]]]:
@@ -227,7 +235,7 @@ def check_args(args: argparse.Namespace) -> None:
     an arena that fails at its end, writing the results, has lost them."""
     if getattr(args, "seed", None) is not None:
         check_seed(args.seed, "--seed")
-    checks = {"eval": _check_eval, "gif": _check_gif, "rating-plot": _check_rating_plot}
+    checks = {"eval": _check_eval, "gif": _check_gif, "rating-plot": _check_rating_plot, "serve": _check_serve}
     if args.command in checks:
         checks[args.command](args)
 
@@ -259,6 +267,17 @@ def _check_rating_plot(args: argparse.Namespace) -> None:
         raise UsageError(f"rating-plot {run}: no such folder; give the folder of a run of training/*.py")
     if not (run / "checkpoints").is_dir():
         raise UsageError(f"rating-plot {run}: it has no checkpoints/ folder, so it is not a training run's folder")
+
+
+def _check_serve(args: argparse.Namespace) -> None:
+    check_int_range(args.port, "--port", 1, 65535)
+    check_int_range(args.max_simulations, "--max-simulations", 1)
+    missing = [name for name in ("starlette", "uvicorn") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise UsageError(f'serve needs {" and ".join(missing)} (the web extra): pip install -e ".[web]"')
+    for folder in args.checkpoints:
+        if not Path(folder).is_dir():
+            raise UsageError(f"--checkpoints {folder}: no such folder; give a folder that holds checkpoints")
 
 
 # ----------------------------------------------------------------------------- entry point
@@ -304,6 +323,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     plot.add_argument("--simulations", type=int, default=64, help="search of AlphaZero checkpoints")
     plot.add_argument("--seed", type=int, default=0)
+    serve = commands.add_parser("serve", help="play in the browser: a local web app (the web extra)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    serve.add_argument(
+        "--checkpoints",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder the page may load checkpoints from, besides the packaged agents (repeatable)",
+    )
+    serve.add_argument(
+        "--max-simulations",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="the most simulations per move a page may ask of an opponent (default 1000)",
+    )
     return parser
 
 
@@ -332,6 +368,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, source: T
             cmd_rating_plot(args, out)
         elif args.command == "gif":
             cmd_gif(args, out)
+        elif args.command == "serve":
+            cmd_serve(args, out)
     except CrossenvsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -24,6 +24,7 @@ from .players import Player
 INTERRUPTED = 130  # the exit status of a program stopped by Ctrl-C (128 + SIGINT)
 CLEAR_LINE = "\r\x1b[K"  # back to the start of the terminal line, erasing it
 WORDS = {"quit": "quit", "exit": "quit", "help": "help", "?": "help", "": "help"}
+HELP_HINT = "type 'help' for the legal moves"
 
 
 @dataclass
@@ -110,24 +111,25 @@ def human_turn(match: Match, out: TextIO, source: TextIO) -> bool:
         return True
 
 
-def read_move(game: Game, state: State, text: str) -> tuple[int, bool]:
+def read_move(game: Game, state: State, text: str, help_hint: str = HELP_HINT) -> tuple[int, bool]:
     """The legal action ``text`` names, and whether it was a shorthand; ``IllegalActionError`` saying why not.
 
     The game's own notation comes first; only text it refuses is tried as a shorthand
     (:meth:`~crossenvs.core.game.Game.shorthand_actions`), played when it fits one legal move.
+    ``help_hint`` ends an error that has no legal moves to name (the browser has no 'help').
     """
     try:
         action = game.str_to_action(state, text)
     except (CrossenvsError, ValueError) as exc:
-        return read_shorthand(game, state, text, exc), True
+        return read_shorthand(game, state, text, exc, help_hint), True
     if not 0 <= action < game.num_actions or not game.legal_mask(state)[action]:
         raise IllegalActionError(
-            f"{game.action_to_str(state, action)} is not legal now; {legal_hint(game, state, text)}"
+            f"{game.action_to_str(state, action)} is not legal now; {legal_hint(game, state, text, help_hint)}"
         )
     return action, False
 
 
-def read_shorthand(game: Game, state: State, text: str, refusal: Exception) -> int:
+def read_shorthand(game: Game, state: State, text: str, refusal: Exception, help_hint: str = HELP_HINT) -> int:
     """The one legal action a shorthand fits; else the notation's own refusal, or the alternatives."""
     actions = game.shorthand_actions(state, text)
     if len(actions) == 1:
@@ -137,10 +139,10 @@ def read_shorthand(game: Game, state: State, text: str, refusal: Exception) -> i
         raise IllegalActionError(f"{text!r} fits {choices}: type one of them")
     if not isinstance(refusal, IllegalActionError):  # a game's stray ValueError, worded as ours
         refusal = IllegalActionError(f"{game.name}: cannot read move {text!r}: {refusal}")
-    raise IllegalActionError(f"{refusal}; {legal_hint(game, state, text)}")
+    raise IllegalActionError(f"{refusal}; {legal_hint(game, state, text, help_hint)}")
 
 
-def legal_hint(game: Game, state: State, text: str) -> str:
+def legal_hint(game: Game, state: State, text: str, help_hint: str = HELP_HINT) -> str:
     """The legal moves from the square the text starts with, else a pointer to 'help'."""
     named = squares_named(text, game.height, game.width)
     if named:
@@ -149,7 +151,7 @@ def legal_hint(game: Game, state: State, text: str) -> str:
         ]
         if same_start:
             return f"legal moves from that square: {' '.join(same_start)}"
-    return "type 'help' for the legal moves"
+    return help_hint
 
 
 def legal_notations(game: Game, state: State) -> list[str]:
@@ -164,10 +166,29 @@ def show_board(match: Match, out: TextIO) -> None:
 def finish(match: Match, human: int, out: TextIO) -> None:
     """The final board, why the game ended, and what that means for the person."""
     show_board(match, out)
-    outcome = match.game.outcome(match.state)
-    verdict = "A draw" if outcome[human] == 0 else ("You win" if outcome[human] > 0 else "You lose")
-    out.write(f"Game over: {match.game.end_reason(match.state)}. {verdict}.\n")
+    out.write(f"{end_line(match.game, match.state, human)}\n")
     out.write(f"moves: {' '.join(match.record)}\n")
+
+
+def verdict(game: Game, state: State, human: int) -> str:
+    """``win``, ``loss`` or ``draw`` for seat ``human`` of a finished game ('' while it goes on)."""
+    outcome = game.outcome(state)
+    if outcome is None:
+        return ""
+    return "draw" if outcome[human] == 0 else ("win" if outcome[human] > 0 else "loss")
+
+
+def end_line(game: Game, state: State, human: int) -> str:
+    """``Game over: Red wins: Red joined the top and bottom edges. You win.`` ('' while the game goes on).
+
+    One wording for the terminal and the browser (:mod:`crossenvs.web`): the game's own end reason,
+    then what it means for the person playing seat ``human``.
+    """
+    result = verdict(game, state, human)
+    if not result:
+        return ""
+    words = {"win": "You win", "loss": "You lose", "draw": "A draw"}[result]
+    return f"Game over: {game.end_reason(state)}. {words}."
 
 
 def abandon(match: Match, out: TextIO, why: str) -> None:

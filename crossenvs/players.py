@@ -322,8 +322,12 @@ def player_specs() -> str:
     return f"{', '.join(_USAGE.values())} or a checkpoint .zip path"
 
 
-def make_player(spec: Any, game: Game | None = None, seed: int | None = None) -> Player:
+def make_player(spec: Any, game: Game | None = None, seed: int | None = None, *, paths: bool = True) -> Player:
     """A player from a spec (see the module docstring). With ``game``, a checkpoint must fit it.
+
+    ``paths=False`` reads registered kinds only, never a file named by the spec (a file called
+    ``random`` in the working folder would otherwise win): for a server reading specs from a page,
+    whose working folder is not the page's to choose (:mod:`crossenvs.web` checks checkpoint paths itself).
 
     >>> make_player("mcts:50").simulations
     50
@@ -343,8 +347,8 @@ def make_player(spec: Any, game: Game | None = None, seed: int | None = None) ->
         )
     text = str(spec).strip()
     prefix, _, argument = text.partition(":")
-    if prefix in _KINDS and not Path(text).is_file():
+    if prefix in _KINDS and not (paths and Path(text).is_file()):
         return _KINDS[prefix](argument, game, seed)
-    if text.endswith(".zip") or Path(text).is_file():
+    if paths and (text.endswith(".zip") or Path(text).is_file()):
         return ModelPlayer(load_checkpoint(text, game), name=Path(text).stem, seed=seed)
     raise InvalidOptionError(f"unknown player {text!r}: use {player_specs()}")

@@ -45,7 +45,7 @@ def rollout(board: np.ndarray, meta: np.ndarray, scratch: np.ndarray) -> np.ndar
     return st.SEAT_RETURNS[meta[st.STATUS]]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # releases the GIL: a server searching in a thread stays responsive
 def search(board, meta, num_actions, simulations, exploration, seed) -> int:
     """The root action with the most visits after ``simulations`` UCT simulations."""
     np.random.seed(seed)

@@ -1,0 +1,275 @@
+"""The web app behind ``crossenvs serve``: the page and its JSON API (Starlette).
+
+========  ==============================  =====================================================
+method    path                            what
+========  ==============================  =====================================================
+GET       ``/``                           the page (``static/``: HTML, one plain JS file, CSS)
+GET       ``/api/catalog``                games with their options, suggested opponents
+POST      ``/api/games``                  new game: ``{game, options, side, opponent, position,
+                                          seed, reply}`` -> 201 and the state
+GET       ``/api/games/{id}``             the state: board, legal moves by square, record, ...
+GET       ``/api/games/{id}/moves``       the legal moves only (by square, and in notation)
+POST      ``/api/games/{id}/move``        ``{action: id}`` or ``{move: "3F:f4-i5"}``, ``reply``
+POST      ``/api/games/{id}/reply``       the opponent plays until it is the person's turn
+POST      ``/api/games/{id}/undo``        back to before the person's last action
+DELETE    ``/api/games/{id}``             forget the game
+========  ==============================  =====================================================
+
+Every refusal is JSON ``{"error": "..."}`` with a 4xx status: 400 malformed or illegal, 403 a
+checkpoint outside the allowed folders, 404 an unknown game id, 409 not the moment (not your
+turn, game over, opponent thinking, nothing to undo), 413 too large, 415 not JSON. ``reply``
+(default true) lets the opponent answer within the same request; the page sends false and then
+asks ``/reply``, so the person's move shows while the opponent searches. Work that may take a
+while (making a game, a search) runs in the thread pool: the server keeps answering meanwhile.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..core.checks import check_seed
+from ..core.errors import CrossenvsError
+from ..core.game import Game
+from ..core.registry import make_game
+from .board import catalog
+from .errors import BadRequestError, ContentTypeError, PayloadTooLargeError
+from .opponents import DEFAULT_MAX_SIMULATIONS, CheckpointFolders, make_opponent
+from .sessions import MAX_SESSIONS, Session, SessionStore
+
+STATIC = Path(__file__).resolve().parent / "static"
+#: request bodies above this are refused (a position text is under a kilobyte)
+MAX_BODY = 64 * 1024
+#: the hosts a server bound to the loopback answers (a page of another site that rebinds its name to
+#: 127.0.0.1 sends its own name as Host, and is refused)
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+SECURITY_HEADERS = [
+    (b"content-security-policy", b"default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+]
+NEW_GAME_FIELDS = ("game", "options", "side", "opponent", "position", "seed", "reply")
+MOVE_FIELDS = ("action", "move", "reply")
+
+
+class SecurityHeaders:
+    """Adds :data:`SECURITY_HEADERS` to every answer: scripts and styles from this server only, no framing."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", [])
+                message["headers"] = list(message["headers"]) + SECURITY_HEADERS
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers if scope["type"] == "http" else send)
+
+
+class Api:
+    """The request handlers over one :class:`SessionStore` and one set of checkpoint folders."""
+
+    def __init__(self, folders: CheckpointFolders, max_simulations: int, max_sessions: int) -> None:
+        self.folders = folders
+        self.max_simulations = max_simulations
+        self.store = SessionStore(max_sessions)
+
+    async def index(self, request: Request) -> Response:
+        return FileResponse(STATIC / "index.html")
+
+    async def catalog(self, request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(catalog, self.folders.listed(), self.max_simulations))
+
+    async def new_game(self, request: Request) -> Response:
+        body = await read_json(request, NEW_GAME_FIELDS)
+        reply = flag(body, "reply")
+        session = await run_in_threadpool(self.make_session, body)
+        if reply:
+            await run_in_threadpool(session.reply)
+        return JSONResponse(session.describe(), status_code=201)
+
+    async def state(self, request: Request) -> Response:
+        return JSONResponse(self.session(request).describe())
+
+    async def moves(self, request: Request) -> Response:
+        session = self.session(request)
+        described = session.describe()
+        notations = [m["notation"] for group in described["legal"]["moves"].values() for m in group]
+        notations += [m["notation"] for m in described["legal"]["placements"] + described["legal"]["choices"]]
+        return JSONResponse({**described["legal"], "notations": notations, "your_turn": described["your_turn"]})
+
+    async def move(self, request: Request) -> Response:
+        session = self.session(request)
+        body = await read_json(request, MOVE_FIELDS)
+        action, text = move_fields(body)
+        reply = flag(body, "reply")
+        await run_in_threadpool(session.move, action, text)
+        if reply:
+            await run_in_threadpool(session.reply)
+        return JSONResponse(session.describe())
+
+    async def reply(self, request: Request) -> Response:
+        session = self.session(request)
+        await read_json(request, ())
+        await run_in_threadpool(session.reply)
+        return JSONResponse(session.describe())
+
+    async def undo(self, request: Request) -> Response:
+        session = self.session(request)
+        await read_json(request, ())
+        session.undo()
+        return JSONResponse(session.describe())
+
+    async def close(self, request: Request) -> Response:
+        self.store.remove(request.path_params["session_id"])
+        return Response(status_code=204)
+
+    def session(self, request: Request) -> Session:
+        return self.store.get(request.path_params["session_id"])
+
+    def make_session(self, body: dict[str, Any]) -> Session:
+        """A new game from the request's fields (each checked, each error naming its field)."""
+        name = text_field(body, "game", required=True)
+        game = make_game(name, **options_field(body))
+        human = seat_of(game, body.get("side", "first"))
+        position = text_field(body, "position")
+        state = game.from_text(position) if position and position.strip() else game.initial_state()
+        seed = check_seed(body.get("seed"), "seed")
+        spec = text_field(body, "opponent") or "random"
+        opponent = make_opponent(spec, game, self.folders, seed, self.max_simulations)
+        return self.store.add(Session(game, opponent, human, state))
+
+
+# ----------------------------------------------------------------------------- request bodies
+async def read_json(request: Request, fields: Sequence[str]) -> dict[str, Any]:
+    """The body as a JSON object with only ``fields`` in it ({} for an empty body); 4xx saying what is wrong."""
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        raise PayloadTooLargeError(f"the request body has {len(body)} bytes; at most {MAX_BODY} are read")
+    if not body.strip():
+        return {}
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+        raise ContentTypeError("send the body as JSON with the header Content-Type: application/json")
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadRequestError(f"the body is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise BadRequestError(f"the body must be a JSON object {{...}}, not {type(data).__name__}")
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        takes = ", ".join(fields) or "no fields"
+        raise BadRequestError(f"unknown field(s) {', '.join(map(repr, unknown))}; this request takes {takes}")
+    return data
+
+
+def text_field(body: dict[str, Any], name: str, required: bool = False) -> str | None:
+    value = body.get(name)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str):
+        raise BadRequestError(f"field {name!r} must be a string, got {json.dumps(value)[:40]}")
+    return value
+
+
+def flag(body: dict[str, Any], name: str, default: bool = True) -> bool:
+    value = body.get(name, default)
+    if not isinstance(value, bool):
+        raise BadRequestError(f"field {name!r} must be true or false, got {json.dumps(value)[:40]}")
+    return value
+
+
+def options_field(body: dict[str, Any]) -> dict[str, Any]:
+    """The game options: an object of names to strings, numbers or booleans (the game checks the values)."""
+    options = body.get("options") or {}
+    if not isinstance(options, dict):
+        raise BadRequestError("field 'options' must be an object such as {\"move_cap\": 40}")
+    for key, value in options.items():
+        if not isinstance(value, (str, int, float, bool)):
+            raise BadRequestError(f"option {key!r} must be a string, number or boolean, got {json.dumps(value)[:40]}")
+    return options
+
+
+def seat_of(game: Game, side: Any) -> int:
+    """The person's seat: ``first``/``second``, ``0``/``1``, or a colour of the game (``black``)."""
+    words = {"first": 0, "second": 1, "0": 0, "1": 1, **{colour: seat for seat, colour in enumerate(game.colours)}}
+    if isinstance(side, int) and not isinstance(side, bool) and side in (0, 1):
+        return side
+    if isinstance(side, str) and side.strip().lower() in words:
+        return words[side.strip().lower()]
+    choices = ", ".join(["first", "second", *game.colours])
+    raise BadRequestError(f"field 'side' must be one of {choices} (or the seat 0 or 1), got {json.dumps(side)[:40]}")
+
+
+def move_fields(body: dict[str, Any]) -> tuple[int | None, str | None]:
+    """``(action, None)`` or ``(None, notation)``: exactly one of the fields ``action`` and ``move``."""
+    if ("action" in body) == ("move" in body):
+        raise BadRequestError('give exactly one of "action" (an action id) and "move" (notation such as "a4-b5")')
+    if "move" in body:
+        return None, text_field(body, "move", required=True)
+    action = body["action"]
+    if isinstance(action, bool) or not isinstance(action, int):
+        raise BadRequestError(f"field 'action' must be an integer action id, got {json.dumps(action)[:40]}")
+    return action, None
+
+
+# ----------------------------------------------------------------------------- errors as JSON
+async def crossenvs_error(request: Request, exc: Exception) -> Response:
+    """A refusal: the error's own sentence, with its status (400 for the engine's errors)."""
+    return JSONResponse({"error": str(exc)}, status_code=getattr(exc, "status", 400))
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        return JSONResponse({"error": f"no such page or API route: {request.url.path}"}, status_code=404)
+    return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers)
+
+
+async def server_error(request: Request, exc: Exception) -> Response:
+    return JSONResponse({"error": f"internal error ({type(exc).__name__}); the server log has the details"}, 500)
+
+
+def create_app(
+    checkpoints: Sequence[str | Path] = (),
+    max_simulations: int = DEFAULT_MAX_SIMULATIONS,
+    allowed_hosts: Sequence[str] | None = None,
+    max_sessions: int = MAX_SESSIONS,
+) -> Starlette:
+    """The app: checkpoints from the packaged agents and ``checkpoints``; ``allowed_hosts`` None answers any Host."""
+    api = Api(CheckpointFolders(checkpoints), max_simulations, max_sessions)
+    game_path = "/api/games/{session_id}"
+    routes = [
+        Route("/", api.index),
+        Route("/api/catalog", api.catalog),
+        Route("/api/games", api.new_game, methods=["POST"]),
+        Route(game_path, api.state, methods=["GET"]),
+        Route(game_path, api.close, methods=["DELETE"]),
+        Route(f"{game_path}/moves", api.moves),
+        Route(f"{game_path}/move", api.move, methods=["POST"]),
+        Route(f"{game_path}/reply", api.reply, methods=["POST"]),
+        Route(f"{game_path}/undo", api.undo, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    middleware = [Middleware(SecurityHeaders)]
+    if allowed_hosts is not None:
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
+    handlers = {CrossenvsError: crossenvs_error, HTTPException: http_error, Exception: server_error}
+    app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers)
+    app.state.api = api
+    return app

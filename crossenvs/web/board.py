@@ -1,0 +1,141 @@
+"""What the page draws and offers, as JSON: the board's look, the legal moves by square, the game catalog.
+
+Everything comes from the engine's own hooks, so a game of one's own (``register_game``) gets a
+board in the browser with no web code: cell fills, piece colours and letters from the PNG renderer
+(:mod:`crossenvs.core.render`, so the SVG looks the same), the legend, and the cells of each legal
+action from :meth:`~crossenvs.core.game.Game.action_cells`. An action with two cells is a move
+from the first to the second (a Crosse hop ``h6xf8``, a phalanx ``c2-c4-c6`` from its tail); with
+one, a placement on it (Crisscross, Charing Cross's re-placement ``@a4``); with none, a choice
+the page shows as a button (``pass``, Crosse's ``remove`` and ``keep``).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+from ..core.errors import InvalidOptionError
+from ..core.game import Game
+from ..core.geometry import FILE_LETTERS, square_name
+from ..core.registry import game_class, game_spec, list_games, make_game
+from ..core.render import BACKGROUND, LAST_MOVE
+from ..core.state import State
+
+#: what :func:`crossenvs.core.options.choice_option` says of a bad value: "must be one of 'a', 'b', got"
+_CHOICES_RE = re.compile(r"must be one of ((?:'[^']*'(?:, )?)+), got")
+#: a value no option accepts, to make a game's option check name the values it does accept
+_PROBE = "\x00?"
+
+
+def hex_colour(rgb: tuple[int, int, int] | None) -> str | None:
+    return None if rgb is None else "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+def layout(game: Game) -> dict[str, Any]:
+    """The parts of the board that never change in a game: size, cell fills, pieces, edges, legend."""
+    pieces = {
+        str(code): {
+            "letter": letter,
+            "colour": hex_colour(game.piece_colours.get(code, (128, 128, 128))),
+            "label": game.piece_label(code),
+            "name": f"{game.owner_colour.get(code, '')} {game.piece_kind(code)}".strip(),
+        }
+        for code, letter in game.cell_letters.items()
+        if code != 0
+    }
+    markers = dict(game.empty_markers())
+    cells = [
+        [
+            {
+                "square": square_name(row, col),
+                "fill": hex_colour(game.cell_fill(row, col)) or hex_colour(BACKGROUND),
+                "kind": markers.get(game.cell_text(row, col, 0), "empty"),
+            }
+            for col in range(game.width)
+        ]
+        for row in range(game.height)
+    ]
+    return {
+        "height": game.height,
+        "width": game.width,
+        "files": FILE_LETTERS[: game.width],
+        "cells": cells,
+        "pieces": pieces,
+        "edges": {side: hex_colour(rgb) for side, rgb in game.edge_colours().items()},
+        "legend": [list(entry) for entry in game.legend()],
+        "last_move_colour": hex_colour(LAST_MOVE),
+    }
+
+
+def legal_moves(game: Game, state: State) -> dict[str, Any]:
+    """The legal actions, grouped the way a person clicks them (see the module docstring).
+
+    ``moves``: source square -> ``[{to, action, notation}]`` (several actions may share a source
+    and target, e.g. Crosse's ``1F:f4-g5`` and ``3F:f4-g5``: the page then asks which);
+    ``placements``: ``[{to, action, notation}]``; ``choices``: ``[{action, notation}]``.
+    """
+    moves: dict[str, list[dict[str, Any]]] = {}
+    placements: list[dict[str, Any]] = []
+    choices: list[dict[str, Any]] = []
+    for action in game.legal_actions(state):
+        action = int(action)
+        notation = game.action_to_str(state, action)
+        cells = [square_name(row, col) for row, col in game.action_cells(state, action)]
+        if len(cells) >= 2:
+            moves.setdefault(cells[0], []).append({"to": cells[-1], "action": action, "notation": notation})
+        elif cells:
+            placements.append({"to": cells[0], "action": action, "notation": notation})
+        else:
+            choices.append({"action": action, "notation": notation})
+    return {"moves": moves, "placements": placements, "choices": choices}
+
+
+@cache
+def option_choices(name: str, option: str) -> tuple[str, ...] | None:
+    """The values a string option accepts, as the game's own option check names them; None for free text.
+
+    Games declare only defaults (``OPTIONS``); their checks (``choice_option``) list the accepted
+    words when refusing a value, so the page can offer a menu without a second list to keep in step.
+    """
+    try:
+        make_game(name, **{option: _PROBE})
+    except InvalidOptionError as exc:
+        match = _CHOICES_RE.search(str(exc))
+        if match:
+            return tuple(re.findall(r"'([^']*)'", match.group(1)))
+    return None
+
+
+def describe_game(name: str) -> dict[str, Any]:
+    """One game of the catalog: its options (default, kind, choices), colours and summary."""
+    cls = game_class(name)
+    options = []
+    for option, default in cls.OPTIONS.items():
+        kind = "flag" if isinstance(default, bool) else "int" if isinstance(default, int) else "text"
+        entry: dict[str, Any] = {"name": option, "default": default, "kind": kind}
+        if kind == "text":
+            entry["choices"] = option_choices(name, option)
+        options.append(entry)
+    return {
+        "name": name,
+        "summary": game_spec(name).summary,
+        "colours": list(make_game(name).colours),
+        "options": options,
+        "pretrained": [opts for game, opts in _pretrained() if game == name],
+    }
+
+
+def _pretrained() -> list[tuple[str, dict[str, Any]]]:
+    from ..agents import available
+
+    return available()
+
+
+def catalog(checkpoints: list[str], max_simulations: int) -> dict[str, Any]:
+    """Every registered game and the opponents the page suggests."""
+    return {
+        "games": [describe_game(name) for name in list_games()],
+        "opponents": ["random", "greedy", "mcts:200", "mcts:1000", "pretrained", *checkpoints],
+        "max_simulations": max_simulations,
+    }

@@ -1,0 +1,59 @@
+"""Errors of the web app, each with the HTTP status it answers with (:mod:`crossenvs.web.app`).
+
+Every refusal is a :class:`~crossenvs.core.errors.CrossenvsError`, so the page shows the same
+sentences the command line prints; the status only tells the page which kind of mistake it was.
+Engine errors (an illegal move, unknown game, bad option or position text) answer 400.
+"""
+
+from __future__ import annotations
+
+from ..core.errors import CrossenvsError
+
+
+class WebError(CrossenvsError):
+    """Base of the web app's own errors; ``status`` is the HTTP status of the answer."""
+
+    status = 400
+
+
+class BadRequestError(WebError, ValueError):
+    """A request that is malformed: not JSON, a missing or mistyped field, a field the API does not know."""
+
+
+class PayloadTooLargeError(WebError, ValueError):
+    """A request body over the limit (position texts are a few hundred characters)."""
+
+    status = 413
+
+
+class ContentTypeError(WebError, ValueError):
+    """A body that is not sent as ``application/json`` (a cross-site form post would be plain text)."""
+
+    status = 415
+
+
+class ForbiddenCheckpointError(WebError, PermissionError):
+    """A checkpoint outside the allowed folders (the packaged agents and ``--checkpoints``)."""
+
+    status = 403
+
+
+class UnknownSessionError(WebError, KeyError):
+    """A game id the server does not hold (never made, expired, or closed)."""
+
+    status = 404
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class TurnError(WebError, RuntimeError):
+    """A request that does not fit the game's moment: not your turn, game over, nothing to undo, busy."""
+
+    status = 409
+
+
+class ServerFullError(WebError, RuntimeError):
+    """Every game slot is taken by a game whose opponent is thinking."""
+
+    status = 503

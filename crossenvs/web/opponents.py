@@ -1,0 +1,124 @@
+"""Opponents of the web app: player specs read by :func:`crossenvs.players.make_player`, with two guards.
+
+A page can name any string, and a checkpoint is unpickled when it loads (torch and
+stable-baselines3 both read pickles), so the server reads checkpoints only from folders the person
+who started it allowed: the packaged agents (:mod:`crossenvs.agents`) and each ``--checkpoints``
+folder. A checkpoint is named relative to one of them (``az:charing_cross.pt``,
+``az:run1/checkpoints/final.pt:64``, ``run2/step_1000.zip``) or by an absolute path inside one;
+the path is resolved (``..`` and symbolic links followed) before it is checked, so nothing
+outside answers anything but 403. Searches are capped (``--max-simulations``): one move of
+``mcts:100000`` would hold a request for minutes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..agents import FOLDER as AGENTS_FOLDER
+from ..core.errors import InvalidOptionError, UsageError
+from ..core.game import Game
+from ..players import Player, make_player
+from .errors import BadRequestError, ForbiddenCheckpointError
+
+#: the kinds of player a page may name without a file (``pretrained`` reads the packaged agents only)
+NAMED_KINDS = ("random", "greedy", "mcts", "pretrained")
+#: what a checkpoint file's name ends in: AlphaZero (``az:``) and MaskablePPO
+CHECKPOINT_SUFFIXES = (".pt", ".zip")
+#: simulations per move a page may ask for, unless ``--max-simulations`` says otherwise
+DEFAULT_MAX_SIMULATIONS = 1000
+#: checkpoints the catalog lists at most (a folder of training runs can hold thousands)
+MAX_LISTED = 200
+
+
+class CheckpointFolders:
+    """The folders checkpoints may be read from; the first that holds a relative name wins."""
+
+    def __init__(self, folders: Sequence[str | Path] = (), packaged: bool = True) -> None:
+        roots = [Path(folder).expanduser().resolve() for folder in folders]
+        for root in roots:
+            if not root.is_dir():
+                raise UsageError(f"--checkpoints {root}: no such folder; give a folder that holds checkpoints")
+        self.roots: list[Path] = roots + ([AGENTS_FOLDER] if packaged else [])
+
+    def resolve(self, name: str) -> Path:
+        """The checkpoint file ``name`` stands for; 403 if it lies outside every folder, 400 if missing."""
+        if not name or "\0" in name:
+            raise BadRequestError("give the checkpoint's file name, e.g. az:charing_cross.pt")
+        given = Path(name)  # no ~ expansion: a name from a page is a name in a folder
+        candidates = [given] if given.is_absolute() else [root / given for root in self.roots]
+        inside_any = False
+        for candidate in candidates:
+            try:
+                path = candidate.resolve()
+            except (OSError, RuntimeError):  # a symlink loop, an unreadable folder
+                continue
+            inside = any(path.is_relative_to(root) for root in self.roots)
+            if candidate.is_symlink() or path.exists():  # a file there decides, wherever it leads
+                if not inside:
+                    break
+                if path.is_file():
+                    return path
+            inside_any = inside_any or inside
+        else:
+            if inside_any:
+                raise BadRequestError(f"no checkpoint {name!r} in the allowed folders ({self.describe()})")
+        raise ForbiddenCheckpointError(
+            f"checkpoint {name!r} is outside the allowed folders ({self.describe()}); "
+            "start the server with --checkpoints DIR to allow another folder"
+        )
+
+    def describe(self) -> str:
+        return ", ".join(str(root) for root in self.roots)
+
+    def listed(self) -> list[str]:
+        """Specs for the checkpoints in the folders (``az:<name>`` or ``<name>.zip``), for the page's suggestions."""
+        specs: list[str] = []
+        for root in self.roots:
+            found = []
+            for path in root.rglob("*"):  # lazily: a folder of runs can hold many files
+                if len(specs) + len(found) >= MAX_LISTED:
+                    break
+                name = path.relative_to(root).as_posix()
+                if path.suffix in CHECKPOINT_SUFFIXES and not name.startswith(".") and "/." not in name:
+                    found.append(f"az:{name}" if path.suffix == ".pt" else name)
+            specs += sorted(found)
+        return specs
+
+
+def make_opponent(spec: str, game: Game, folders: CheckpointFolders, seed: int | None, max_simulations: int) -> Player:
+    """The player ``spec`` names, its checkpoint checked against ``folders`` and its search against the cap."""
+    text = spec.strip()
+    if not text:
+        raise BadRequestError("give an opponent: random, greedy, mcts:<simulations>, pretrained or a checkpoint")
+    prefix, _, argument = text.partition(":")
+    try:
+        if prefix in NAMED_KINDS:
+            player = make_player(text, game=game, seed=seed, paths=False)
+        elif prefix == "az":
+            player = make_player(f"az:{_resolve_az(argument, folders)}", game=game, seed=seed)
+        elif text.endswith(".zip"):
+            player = make_player(str(folders.resolve(text)), game=game, seed=seed)
+        else:
+            raise BadRequestError(
+                f"unknown opponent {text!r}: use random, greedy, mcts:<simulations>, pretrained[:<simulations>], "
+                "az:<checkpoint>.pt[:<simulations>] or a checkpoint .zip from the allowed folders"
+            )
+    except InvalidOptionError as exc:
+        raise BadRequestError(f"opponent {text!r}: {exc}") from None
+    simulations = getattr(player, "simulations", 0)
+    if simulations > max_simulations:
+        raise BadRequestError(
+            f"opponent {text!r} searches {simulations} simulations per move; this server allows at most "
+            f"{max_simulations} (crossenvs serve --max-simulations N), so a move answers within seconds"
+        )
+    return player
+
+
+def _resolve_az(argument: str, folders: CheckpointFolders) -> str:
+    """``<checkpoint>[:<simulations>]`` with the checkpoint made an absolute, allowed path."""
+    name, _, count = argument.rpartition(":")
+    if not name or not count.isdigit():
+        name, count = argument, ""
+    path = folders.resolve(name)
+    return f"{path}:{count}" if count else str(path)

@@ -1,0 +1,410 @@
+"""Play in the browser (issue: ``crossenvs serve``), the JSON API under the page: full games for every
+game, sessions isolated, undo, every malformed or illegal request a 4xx with a message, checkpoints
+only from the allowed folders, the command's checks, and the real server answering only on localhost."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import socket
+import threading
+import urllib.error
+import urllib.request
+
+import pytest
+from conftest import CROSSE_C4, position, position_from_squares
+from starlette.testclient import TestClient  # the web extra; a missing one fails here, loudly
+
+from crossenvs import list_games, make_game
+from crossenvs.cli import main as cli
+from crossenvs.core.specialize import specialize
+from crossenvs.players import Player, RandomPlayer
+from crossenvs.web.app import LOOPBACK_HOSTS, MAX_BODY, create_app
+from crossenvs.web.board import option_choices
+from crossenvs.web.browser import served
+from crossenvs.web.errors import TurnError, UnknownSessionError
+from crossenvs.web.sessions import Session, SessionStore
+
+
+@pytest.fixture(scope="module")
+def client() -> TestClient:
+    return TestClient(create_app())
+
+
+def new_game(client: TestClient, status: int = 201, **fields) -> dict:
+    response = client.post("/api/games", json=fields)
+    assert response.status_code == status, response.text
+    return response.json()
+
+
+def actions(state: dict) -> list[int]:
+    """Every legal action id the state offers: moves by square, placements, choices."""
+    legal = state["legal"]
+    by_square = [move["action"] for group in legal["moves"].values() for move in group]
+    return by_square + [move["action"] for move in legal["placements"] + legal["choices"]]
+
+
+def refused(response, status: int, *words: str) -> str:
+    """The error message of a refusal, checked for its status and the words it must say."""
+    assert response.status_code == status, response.text
+    message = response.json()["error"]
+    for word in words:
+        assert word in message, message
+    return message
+
+
+# --------------------------------------------------------------------------- the page and the catalog
+def test_the_page_and_its_files_are_served_with_a_strict_content_policy(client):
+    page = client.get("/")
+    assert page.status_code == 200 and '<svg id="board"' in page.text
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    assert client.get("/static/app.js").status_code == 200
+    assert client.get("/static/style.css").status_code == 200
+    assert "http" not in page.text.replace('xmlns="http://www.w3.org/2000/svg"', "")  # nothing from the network
+    refused(client.get("/static/../app.py"), 404)
+    refused(client.get("/nowhere"), 404, "/nowhere")
+
+
+def test_the_catalog_lists_every_game_with_its_options_and_choices(client):
+    catalog = client.get("/api/catalog").json()
+    games = {game["name"]: game for game in catalog["games"]}
+    assert set(games) == set(list_games())
+    crosse = {option["name"]: option for option in games["crosse"]["options"]}
+    assert crosse["stuck_tokens"]["choices"] == ["refresh", "keep", "pass_refresh"]
+    assert crosse["move_cap"] == {"name": "move_cap", "default": 600, "kind": "int"}
+    assert {option["name"]: option["kind"] for option in games["charing_cross"]["options"]}["self_jump"] == "flag"
+    assert games["charing_cross"]["pretrained"] == [{}] and games["crosse"]["pretrained"] == []
+    assert "mcts:200" in catalog["opponents"] and "az:charing_cross.pt" in catalog["opponents"]
+    assert option_choices("crisscross", "size") is None  # an integer option has no menu
+
+
+# --------------------------------------------------------------------------- full games
+@pytest.mark.parametrize("name", list_games())
+def test_a_random_game_through_the_api_reaches_its_end(client, name):
+    rng = random.Random(name)
+    state = new_game(client, game=name, seed=1)
+    assert state["your_turn"] and state["height"] == len(state["cells"]) == len(state["board"])
+    for _ in range(2000):
+        if state["over"]:
+            break
+        response = client.post(f"/api/games/{state['id']}/move", json={"action": rng.choice(actions(state))})
+        assert response.status_code == 200, response.text
+        state = response.json()
+    assert state["over"] and not state["your_turn"] and actions(state) == []
+    result = state["result"]
+    assert result["outcome"] in ("win", "loss", "draw") and result["line"].startswith("Game over: ")
+    assert result["reason"] in result["line"]
+    game = make_game(name, **state["options"])
+    assert game.is_terminal(game.from_text(state["position"]))  # the position text out reads back, finished
+
+
+def test_the_state_marks_the_last_turn_and_keeps_the_record(client):
+    state = new_game(client, game="charing_cross", options={"move_cap": 40}, seed=3)
+    after = client.post(f"/api/games/{state['id']}/move", json={"move": "a4-a6"}).json()
+    # a jump over one's own knight: White re-places it (one more decision, offered as placements)
+    assert after["your_turn"] and after["last_move"] == ["a4", "a6"]
+    assert sorted(move["notation"] for move in after["legal"]["placements"]) == ["@a4", "@a5"]
+    assert "re-place the jumped N" in after["status"]
+    after = client.post(f"/api/games/{state['id']}/move", json={"move": "@a5", "reply": False}).json()
+    assert after["last_move"] == ["a4", "a6", "a5"]  # the whole turn stays marked
+    assert [entry["notation"] for entry in after["record"]] == ["a4-a6", "@a5"]
+    assert not after["your_turn"] and not after["over"]  # the opponent's turn, not yet played
+    after = client.post(f"/api/games/{state['id']}/reply").json()
+    assert after["your_turn"] and after["record"][-1]["colour"] == "black" and not after["record"][-1]["yours"]
+    moves = client.get(f"/api/games/{state['id']}/moves").json()
+    assert moves["your_turn"] and moves["moves"] == after["legal"]["moves"]
+    game = make_game("charing_cross", move_cap=40)
+    assert sorted(moves["notations"]) == sorted(
+        game.action_to_str(game.from_text(after["position"]), int(a))
+        for a in game.legal_actions(game.from_text(after["position"]))
+    )
+
+
+def test_crosse_shows_tokens_and_offers_each_token_that_reaches_a_square(client):
+    state = new_game(client, game="crosse", seed=0)
+    assert state["tokens"]["black"]["unused"] == ["1F", "2F", "3F", "1B", "2B", "3B"]
+    assert state["tokens"]["black"]["all"] == state["tokens"]["black"]["unused"]
+    by_pair: dict[tuple[str, str], list[str]] = {}
+    for source, moves in state["legal"]["moves"].items():
+        for move in moves:
+            by_pair.setdefault((source, move["to"]), []).append(move["notation"])
+    assert any(len(notations) > 1 for notations in by_pair.values())  # the page asks which token
+    after = client.post(f"/api/games/{state['id']}/move", json={"move": "3F:f4-i5", "reply": False}).json()
+    assert after["tokens"]["black"]["unused"] == ["1F", "2F", "1B", "2B", "3B"]
+
+
+def test_crosse_jumps_hop_by_hop_and_undo_takes_back_one_hop(client):
+    state = new_game(client, game="crosse", side="white", position=position(CROSSE_C4, "white"))
+    assert state["you"]["colour"] == "white" and list(state["legal"]["moves"]) == ["h6"]
+    middle = client.post(f"/api/games/{state['id']}/move", json={"move": "h6xf8"}).json()
+    assert middle["your_turn"] and list(middle["legal"]["moves"]) == ["f8"]  # the same stone hops on
+    assert [move["to"] for move in middle["legal"]["moves"]["f8"]] == ["h10"]
+    back = client.post(f"/api/games/{state['id']}/undo").json()
+    assert back["board"] == state["board"] and back["record"] == [] and not back["can_undo"]
+    client.post(f"/api/games/{state['id']}/move", json={"move": "h6xf8"})
+    done = client.post(f"/api/games/{state['id']}/move", json={"move": "f8xh10"}).json()
+    assert [entry["notation"] for entry in done["record"][:2]] == ["h6xf8", "f8xh10"]
+    assert done["your_turn"] or done["over"]
+
+
+def crosse_c5() -> str:
+    """docs/crosse.md, example C5: 1B:h8-g7 completes Black's cover with stones on his first row."""
+    pieces = {"B": ["d4", "g4", "d7", "h8", "c3", "a1", "e1"], "W": ["a9", "c9"]}
+    return position_from_squares(10, "black", pieces).replace("ply: 0\n", "ply: 0\ntokens_black: 1B 2B 3F\n")
+
+
+def test_crosse_remove_or_keep_is_a_choice(client):
+    state = new_game(client, game="crosse", options={"cover_removal": "optional"}, position=crosse_c5())
+    pair = [move for move in state["legal"]["moves"]["h8"] if move["to"] == "g7"]
+    assert [move["notation"] for move in pair] == ["1B:h8-g7"]
+    asked = client.post(f"/api/games/{state['id']}/move", json={"action": pair[0]["action"]}).json()
+    assert sorted(choice["notation"] for choice in asked["legal"]["choices"]) == ["keep", "remove"]
+    assert asked["legal"]["moves"] == {} and "remove or keep" in asked["status"]
+    kept = client.post(f"/api/games/{state['id']}/move", json={"move": "keep", "reply": False}).json()
+    assert kept["your_turn"] and kept["record"][-1]["notation"] == "keep"  # the extra turn follows
+
+
+def test_the_opponent_can_move_first_and_a_spec_picks_it(client):
+    state = new_game(client, game="crisscross", options={"size": 5}, side="second", opponent="greedy", seed=4)
+    assert state["you"] == {"seat": 1, "colour": "blue"} and state["opponent"] == "greedy"
+    assert state["your_turn"] and [entry["colour"] for entry in state["record"]] == ["red"]
+    waiting = new_game(client, game="crisscross", side="second", reply=False)
+    assert not waiting["your_turn"] and waiting["record"] == []
+    refused(client.post(f"/api/games/{waiting['id']}/move", json={"move": "a1"}), 409, "not yours")
+    assert client.post(f"/api/games/{waiting['id']}/reply").json()["your_turn"]
+    assert new_game(client, game="crisscross", opponent="mcts:20")["opponent"] == "mcts20"
+
+
+def test_a_pretrained_agent_from_the_packaged_folder_plays(client):
+    pytest.importorskip("torch")
+    state = new_game(client, game="charing_cross", opponent="pretrained:2", side="second")
+    assert state["opponent"] == "pretrained-2" and state["record"][0]["colour"] == "white" and state["your_turn"]
+    assert new_game(client, game="charing_cross", opponent="az:charing_cross.pt:1")["opponent"].startswith("az-")
+
+
+# --------------------------------------------------------------------------- sessions
+def test_sessions_are_isolated_and_their_ids_unguessable(client):
+    one = new_game(client, game="crisscross", options={"size": 6}, seed=0)
+    two = new_game(client, game="crisscross", options={"size": 6}, seed=0)
+    assert one["id"] != two["id"] and len(one["id"]) >= 22
+    client.post(f"/api/games/{one['id']}/move", json={"move": "c3"})
+    assert client.get(f"/api/games/{two['id']}").json()["board"] == two["board"]
+    assert client.get(f"/api/games/{one['id']}").json()["board"] != one["board"]
+    refused(client.get("/api/games/not-a-game"), 404, "no game")
+    refused(client.post("/api/games/not-a-game/move", json={"action": 0}), 404)
+    assert client.delete(f"/api/games/{one['id']}").status_code == 204
+    refused(client.get(f"/api/games/{one['id']}"), 404)
+
+
+def test_the_store_is_bounded_and_forgets_idle_games():
+    game = make_game("crisscross", size=4)
+    store = SessionStore(limit=2)
+    first, second, third = (store.add(Session(game, RandomPlayer(0), 0, game.initial_state())) for _ in range(3))
+    assert len(store) == 2 and store.get(third.id) is third and store.get(second.id) is second
+    with pytest.raises(UnknownSessionError):
+        store.get(first.id)  # the least recently used made room
+    idle = SessionStore(idle_seconds=0)
+    session = idle.add(Session(game, RandomPlayer(0), 0, game.initial_state()))
+    with pytest.raises(UnknownSessionError):
+        idle.get(session.id)
+
+
+class Blocking(Player):
+    """An opponent that thinks until told to move."""
+
+    name = "slow"
+
+    def __init__(self) -> None:
+        super().__init__(0)
+        self.started, self.go = threading.Event(), threading.Event()
+
+    def act(self, game, state) -> int:
+        self.started.set()
+        assert self.go.wait(10)
+        return int(game.legal_actions(state)[0])
+
+
+def test_while_the_opponent_thinks_the_state_reads_and_moves_wait():
+    game = make_game("crisscross", size=4)
+    opponent = Blocking()
+    session = Session(game, opponent, 1, game.initial_state())
+    thread = threading.Thread(target=session.reply)
+    thread.start()
+    assert opponent.started.wait(10)
+    described = session.describe()  # not blocked by the search
+    assert described["thinking"] and not described["your_turn"] and not described["can_undo"]
+    for attempt in (lambda: session.move(0), session.undo, session.reply):
+        with pytest.raises(TurnError, match="thinking"):
+            attempt()
+    opponent.go.set()
+    thread.join(10)
+    assert session.describe()["your_turn"]
+
+
+def test_mcts_releases_the_gil_so_a_search_never_stalls_the_server():
+    search = specialize("crossenvs.eval.mcts", type(make_game("crisscross"))).search
+    assert search.targetoptions.get("nogil")
+
+
+# --------------------------------------------------------------------------- refusals
+@pytest.mark.parametrize(
+    ("body", "status", "words"),
+    [
+        ({"game": "chess"}, 400, ["unknown game 'chess'", "crosse"]),
+        ({}, 400, ["'game' must be a string"]),
+        ({"game": "crosse", "options": {"size": 6}}, 400, ["unknown option(s) size"]),
+        ({"game": "crosse", "options": {"move_cap": 0}}, 400, ["move_cap must be an integer from 1"]),
+        ({"game": "crosse", "options": {"move_cap": [1]}}, 400, ["option 'move_cap' must be a string, number"]),
+        ({"game": "crosse", "options": "fast"}, 400, ["'options' must be an object"]),
+        ({"game": "crosse", "side": "red"}, 400, ["'side' must be one of first, second, black, white"]),
+        ({"game": "crosse", "opponent": "alphago"}, 400, ["unknown opponent 'alphago'"]),
+        ({"game": "crosse", "opponent": "mcts:lots"}, 400, ["mcts:<simulations>"]),
+        ({"game": "crosse", "opponent": "mcts:99999"}, 400, ["at most 1000", "--max-simulations"]),
+        ({"game": "crosse", "opponent": "pretrained"}, 400, ["no pretrained agent for crosse"]),
+        ({"game": "crosse", "position": "to_move: pink\n"}, 400, ["to_move", "pink"]),
+        ({"game": "crosse", "seed": -1}, 400, ["seed must be"]),
+        ({"game": "crosse", "speed": 2}, 400, ["unknown field(s) 'speed'", "game, options"]),
+        ({"game": "crosse", "reply": "yes"}, 400, ["'reply' must be true or false"]),
+    ],
+)
+def test_a_bad_new_game_is_refused_with_what_was_wrong(client, body, status, words):
+    refused(client.post("/api/games", json=body), status, *words)
+
+
+def test_malformed_bodies_are_refused(client):
+    headers = {"content-type": "application/json"}
+    refused(client.post("/api/games", content=b"{not json", headers=headers), 400, "not valid JSON")
+    refused(client.post("/api/games", content=b"[1, 2]", headers=headers), 400, "JSON object")
+    refused(client.post("/api/games", content=b"\xff\xfe", headers=headers), 400, "not valid JSON")
+    refused(client.post("/api/games", content=b'{"game": "crosse"}'), 415, "application/json")
+    big = json.dumps({"game": "crosse", "position": "x" * MAX_BODY}).encode()
+    refused(client.post("/api/games", content=big, headers=headers), 413, "at most")
+    refused(client.get("/api/games"), 405)
+
+
+def test_illegal_and_malformed_moves_are_refused_and_change_nothing(client):
+    state = new_game(client, game="crosse", seed=0)
+    path = f"/api/games/{state['id']}/move"
+    refused(client.post(path, json={"action": 1094}), 400, "not legal now", "legal moves: ")
+    refused(client.post(path, json={"action": 10**9}), 400, "no action id of crosse")
+    refused(client.post(path, json={"action": True}), 400, "integer action id")
+    refused(client.post(path, json={}), 400, "exactly one of")
+    refused(client.post(path, json={"action": 3, "move": "pass"}), 400, "exactly one of")
+    message = refused(client.post(path, json={"move": "z9-z10"}), 400, "cannot read move")
+    assert "help" not in message  # the terminal's hint; the page rings the movable pieces
+    refused(client.post(path, json={"move": "f4-g5"}), 400, "fits 1F:f4-g5 or 2F:f4-g5 or 3F:f4-g5")
+    assert client.post(path, json={"move": "f4-i5", "reply": False}).json()["record"][0]["notation"] == "3F:f4-i5"
+    refused(client.post(path, json={"move": "pass"}), 409, "not yours")
+    refused(client.post(f"/api/games/{state['id']}/undo", json={"all": True}), 400, "unknown field")
+
+
+def test_nothing_to_undo_and_a_finished_game_answer_409(client):
+    state = new_game(client, game="crisscross", options={"size": 4}, side="second", seed=0)
+    refused(client.post(f"/api/games/{state['id']}/undo"), 409, "nothing to undo")
+    red_wins = "to_move: blue\nply: 7\n4 R . . .\n3 R . . .\n2 R . . B\n1 R B . B\n"
+    over = new_game(client, game="crisscross", options={"size": 4}, position=red_wins)
+    assert (
+        over["over"] and over["result"]["line"] == "Game over: Red wins: Red joined the top and bottom edges. You win."
+    )
+    refused(client.post(f"/api/games/{over['id']}/move", json={"move": "b2"}), 409, "the game is over")
+
+
+# --------------------------------------------------------------------------- checkpoints
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "az:../../../../etc/passwd",
+        "az:/etc/passwd",
+        "az:../__init__.py:4",
+        "../../outside.zip",
+        "/tmp/outside.zip",
+        "az:%2e%2e/secret.pt",
+    ],
+)
+def test_checkpoints_outside_the_allowed_folders_are_forbidden(client, spec):
+    response = client.post("/api/games", json={"game": "charing_cross", "opponent": spec})
+    if "%2e" in spec:  # not decoded: a name inside the folder that does not exist
+        refused(response, 400, "no checkpoint")
+    else:
+        refused(response, 403, "outside the allowed folders", "--checkpoints")
+
+
+def test_checkpoint_folders_given_to_the_server_are_allowed_and_nothing_else(tmp_path, monkeypatch):
+    allowed, outside = tmp_path / "allowed", tmp_path / "outside"
+    allowed.mkdir()
+    outside.mkdir()
+    (outside / "secret.pt").write_bytes(b"not a checkpoint")
+    (allowed / "escape.pt").symlink_to(outside / "secret.pt")
+    (allowed / "broken.pt").write_bytes(b"not a checkpoint")
+    client = TestClient(create_app([allowed]))
+    catalog = client.get("/api/catalog").json()["opponents"]
+    assert "az:broken.pt" in catalog and "az:charing_cross.pt" in catalog
+    body = {"game": "charing_cross"}
+    refused(client.post("/api/games", json={**body, "opponent": "az:escape.pt"}), 403, "outside")
+    refused(client.post("/api/games", json={**body, "opponent": f"az:{outside / 'secret.pt'}"}), 403, "outside")
+    refused(client.post("/api/games", json={**body, "opponent": "az:missing.pt"}), 400, "no checkpoint 'missing.pt'")
+    refused(client.post("/api/games", json={**body, "opponent": "az:broken.pt"}), 400, "broken.pt")
+    monkeypatch.chdir(outside)  # a file in the working folder named like a kind is never read
+    (outside / "greedy").write_bytes(b"not a checkpoint")
+    assert new_game(client, **body, opponent="greedy")["opponent"] == "greedy"
+
+
+# --------------------------------------------------------------------------- the command and the real server
+def serve_error(arguments: list[str], capsys) -> str:
+    code = cli(["serve", *arguments], out=io.StringIO())
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
+    return err
+
+
+def test_serve_checks_its_flags(capsys, tmp_path):
+    assert "--port must be from 1 to 65535, got 0" in serve_error(["--port", "0"], capsys)
+    assert "--port must be from 1 to 65535, got 70000" in serve_error(["--port", "70000"], capsys)
+    assert "--max-simulations must be at least 1" in serve_error(["--max-simulations", "0"], capsys)
+    assert "no such folder" in serve_error(["--checkpoints", str(tmp_path / "missing")], capsys)
+    assert "not an address" in serve_error(["--host", "no-such-host.invalid", "--port", "8123"], capsys)
+
+
+def test_serve_defaults_to_localhost_and_the_search_cap():
+    from crossenvs.cli import build_parser
+    from crossenvs.web.opponents import DEFAULT_MAX_SIMULATIONS
+
+    args = build_parser().parse_args(["serve"])
+    assert (args.host, args.port, args.max_simulations) == ("127.0.0.1", 8000, DEFAULT_MAX_SIMULATIONS)
+    client = TestClient(create_app(max_simulations=50))
+    refused(client.post("/api/games", json={"game": "crisscross", "opponent": "mcts:51"}), 400, "at most 50")
+    assert new_game(client, game="crisscross", opponent="mcts:50", reply=False)["opponent"] == "mcts50"
+
+
+def test_serve_says_when_the_port_is_taken(capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert f"--port {port}: the port is in use" in serve_error(["--port", str(port)], capsys)
+
+
+def test_only_loopback_host_names_are_answered_on_localhost():
+    app = create_app(allowed_hosts=LOOPBACK_HOSTS)
+    assert TestClient(app, base_url="http://127.0.0.1:8000").get("/api/catalog").status_code == 200
+    assert TestClient(app, base_url="http://localhost:8000").get("/").status_code == 200
+    assert TestClient(app, base_url="http://evil.example").get("/api/catalog").status_code == 400
+
+
+def test_crossenvs_serve_serves_the_page_on_localhost():
+    with served() as url:
+        assert url.startswith("http://127.0.0.1:")
+        with urllib.request.urlopen(url, timeout=30) as page:
+            assert b'<svg id="board"' in page.read()
+        request = urllib.request.Request(
+            f"{url}api/games",
+            data=json.dumps({"game": "crosse", "options": {"move_cap": 4}}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            assert json.load(answer)["your_turn"]
+        rebound = urllib.request.Request(url, headers={"Host": "attacker.example"})
+        with pytest.raises(urllib.error.HTTPError) as refusal:
+            urllib.request.urlopen(rebound, timeout=30)
+        assert refusal.value.code == 400

@@ -1,0 +1,186 @@
+"""Play in the browser (issue: ``crossenvs serve``), by clicks in headless Chromium against the real server.
+
+The server is ``crossenvs serve`` in a child process; the browser is the system's Chromium (``make
+chromium`` installs Debian's) driven by Playwright. A missing browser fails these tests with the
+command that installs it: a skip would hide in CI that the page was never tried. Clicks are chosen
+by reading what the page offers (``data-source`` pieces, ``data-target`` and ``data-placement``
+squares, ``#choices`` buttons), as a person reads the rings and dots.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from conftest import CROSSE_C4, position
+
+from crossenvs.web.browser import chromium_page, served
+
+pytestmark = pytest.mark.browser
+
+READY = 'body[data-phase="your-turn"], body[data-phase="over"]'
+END_LINE = re.compile(r"^Game over: (White|Black) wins: .+\. You (win|lose)\.$|^Game over: Draw: .+\. A draw\.$")
+
+
+@pytest.fixture(scope="module")
+def url():
+    with served() as address:
+        yield address
+
+
+@pytest.fixture(scope="module")
+def page():
+    with chromium_page() as browser_page:
+        errors: list[str] = []
+        browser_page.on("pageerror", lambda error: errors.append(str(error)))
+        yield browser_page
+        assert not errors, errors  # no script error on any page of the module
+
+
+def wait(page) -> str:
+    """Wait until the page waits for the person (or the game is over); the phase."""
+    page.wait_for_selector(READY, timeout=60_000)
+    return page.get_attribute("body", "data-phase")
+
+
+def start(page, url: str, game: str, side: str = "first", position_text: str | None = None, **options) -> None:
+    """A new game from the form, as a person fills it in."""
+    page.goto(url)
+    wait(page)
+    page.select_option("#game", game)
+    for name, value in options.items():
+        field = page.locator(f"#option-{name}")
+        if field.evaluate("element => element.tagName") == "SELECT":
+            field.select_option(str(value))
+        else:
+            field.fill(str(value))
+    page.select_option("#side", side)
+    page.fill("#opponent", "random")
+    if position_text is None:
+        page.click("#start")
+    else:
+        page.fill("#position", position_text)
+        page.click("#load-position")
+    wait(page)
+    assert page.locator("#title").inner_text().startswith(f"{game}: you play ")
+
+
+def click_turn(page, rng: random.Random) -> None:
+    """One decision by clicks: a choice button, a placement, or a piece and then one of its targets."""
+    choices = page.locator("#choices button[data-action]")
+    if choices.count():
+        choices.nth(rng.randrange(choices.count())).click()
+        return
+    sources = page.locator("#board [data-source]")
+    placements = page.locator("#board [data-placement]")
+    if placements.count() and (not sources.count() or rng.random() < 0.5):
+        placements.nth(rng.randrange(placements.count())).click()
+        return
+    assert sources.count(), page.locator("#status").inner_text()
+    sources.nth(rng.randrange(sources.count())).click()
+    targets = page.locator("#board [data-target]")
+    assert targets.count(), "a ringed piece shows no target"
+    targets.nth(rng.randrange(targets.count())).click()
+
+
+def play_to_the_end(page, rng: random.Random, decisions: int = 400) -> str:
+    for _ in range(decisions):
+        if wait(page) == "over":
+            end = page.locator("#end")
+            assert end.is_visible()
+            return end.inner_text()
+        click_turn(page, rng)
+    raise AssertionError(f"no end after {decisions} decisions: {page.locator('#status').inner_text()}")
+
+
+def record(page) -> list[str]:
+    return [line.strip() for line in page.locator("#record li").all_inner_texts()]
+
+
+@pytest.mark.parametrize("game", ["charing_cross", "crisscross", "crosse", "crossings", "neo_crossings"])
+def test_every_game_draws_its_board_and_takes_a_move_by_clicks(page, url, game):
+    start(page, url, game)
+    assert page.locator("#board rect.cell").count() in (64, 100)  # 8x8 (Crisscross's default too), Crosse 10x10
+    assert page.locator("#legend dt").count() >= 3 and page.locator("#status").inner_text().endswith("your move")
+    rng = random.Random(game)
+    while len(record(page)) < 2:  # your turn (a Charing Cross re-placement is a second decision), then the reply
+        click_turn(page, rng)
+        assert wait(page) == "your-turn"
+    assert page.locator("#board rect.last").count() >= 1
+    assert page.locator("#board [data-source], #board [data-placement]").count() >= 1  # the next turn is offered
+
+
+def test_charing_cross_by_clicks_with_a_re_placement_to_the_end(page, url):
+    start(page, url, "charing_cross", move_cap=40)
+    page.click('#board [data-source][data-square="a4"]')
+    assert sorted(page.locator("#board [data-target]").evaluate_all("els => els.map(e => e.dataset.square)")) == [
+        "a6",
+        "b3",
+        "b4",
+        "b5",
+    ]
+    page.click('#board [data-target][data-square="a6"]')  # over the own knight on a5: re-place it
+    wait(page)
+    buttons = page.locator("#choices button[data-action]")
+    assert sorted(buttons.all_inner_texts()) == ["@a4", "@a5"]
+    assert "re-place the jumped N" in page.locator("#status").inner_text()
+    assert page.locator("#board [data-placement]").count() == 2  # the two homes, clickable too
+    page.click('#board [data-placement][data-square="a5"]')
+    wait(page)
+    assert record(page)[0] == "white: a4-a6 @a5" and record(page)[1].startswith("black: ")
+    assert page.locator("#board rect.last").count() >= 1
+    assert page.get_attribute('#board g[data-square="a5"]', "data-piece") == "N"
+    line = play_to_the_end(page, random.Random(1))
+    assert END_LINE.match(line), line
+    assert page.locator("#choices button").count() == 0 and page.locator("#board [data-source]").count() == 0
+    assert "to_move:" in page.input_value("#position")
+
+
+def test_crosse_by_clicks_to_the_end_with_tokens(page, url):
+    start(page, url, "crosse", move_cap=24)
+    assert page.locator('#tokens .side[data-colour="black"] .token').count() == 6
+    page.click('#board [data-source][data-square="f4"]')
+    page.click('#board [data-target][data-square="g5"]')  # three tokens reach g5: the page asks which
+    buttons = page.locator("#choices button[data-action]")
+    assert buttons.all_inner_texts() == ["1F:f4-g5", "2F:f4-g5", "3F:f4-g5"]
+    buttons.nth(1).click()
+    wait(page)
+    assert record(page)[0] == "black: 2F:f4-g5"
+    assert page.locator('#tokens .side[data-colour="black"] .token.used').all_inner_texts() == ["2F"]
+    line = play_to_the_end(page, random.Random(2))
+    assert END_LINE.match(line), line
+
+
+def test_crosse_jumps_hop_by_hop_from_a_position_and_undo(page, url):
+    start(page, url, "crosse", side="second", position_text=position(CROSSE_C4, "white"), move_cap=30)
+    assert page.locator("#title").inner_text() == "crosse: you play white against random"
+    assert page.locator("#board .selected").count() == 1  # the only stone that can jump is picked up
+    page.click('#board [data-target][data-square="f8"]')
+    wait(page)
+    assert record(page) == ["white: h6xf8"]
+    assert page.locator("#board [data-target]").evaluate_all("els => els.map(e => e.dataset.square)") == ["h10"]
+    page.click('#board [data-target][data-square="h10"]')
+    wait(page)
+    assert record(page)[0] == "white: h6xf8 f8xh10"
+    page.click("#undo")
+    wait(page)
+    assert record(page) == ["white: h6xf8"]  # one hop back, the opponent's reply with it
+    page.click("#undo")
+    wait(page)
+    assert record(page) == [] and page.is_disabled("#undo")
+    assert page.input_value("#position").startswith("to_move: white\nply: 0\n")
+
+
+def test_typed_moves_and_their_errors(page, url):
+    start(page, url, "crisscross", size=5)
+    page.fill("#typed-move", "z9")
+    page.click("#typed button")
+    wait(page)
+    assert "crisscross" in page.locator("#message").inner_text()
+    page.fill("#typed-move", "c3")
+    page.click("#typed button")
+    wait(page)
+    assert record(page)[0] == "red: c3" and page.locator("#message").inner_text() == ""
+    page.click("#flip")
+    assert page.locator("#board rect.cell").count() == 25
