@@ -36,21 +36,21 @@ def _random_legal_action(masks, uniforms, out, j) -> None:
     byte sum in the top byte, so counting a 3,585-action mask takes 449 multiplications.
     """
     words_per_row = masks.shape[1] // 8
-    ones = np.uint64(0x0101010101010101)
+    ones, top_byte = np.uint64(0x0101010101010101), np.uint64(56)
     row = masks[j]
     words = row[: words_per_row * 8].view(np.uint64)
-    count = 0
+    count = np.int64(0)  # counts stay int64: numba turns int64 + uint64 into a float
     for w in range(words_per_row):
-        count += (words[w] * ones) >> np.uint64(56)
+        count += np.int64((words[w] * ones) >> top_byte)
     for a in range(words_per_row * 8, row.shape[0]):
         count += row[a]
     out[j] = -1
     if count == 0:
         return
-    target = min(int(uniforms[j] * count), count - 1)
+    target = min(np.int64(uniforms[j] * count), count - 1)
     start = 0
     for w in range(words_per_row):  # skip whole words before the target
-        in_word = (words[w] * ones) >> np.uint64(56)
+        in_word = np.int64((words[w] * ones) >> top_byte)
         if target < in_word:
             break
         target -= in_word
