@@ -432,7 +432,18 @@ def training_rate(steps: int) -> float:
     return float(done.stdout.strip().splitlines()[-1])
 
 
+def alphazero_rate(seconds: float) -> float:
+    """AlphaZero self-play positions/s (``az_speed.measure``, ``make train``'s settings) in a fresh process."""
+    code = (
+        "import crossenvs, az_speed; game = crossenvs.make_game('crisscross', size=6); "
+        f"print(az_speed.measure(game, 256, 32, 32, 3, 'cpu', {float(seconds)})['positions_per_second'])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=HERE, capture_output=True, text=True, check=True)
+    return float(done.stdout.strip().splitlines()[-1])
+
+
 TRAINING = "crossenvs PPO self-play training (Crisscross 6x6, 64 games)"
+ALPHAZERO = "crossenvs AlphaZero self-play, positions/s (Crisscross 6x6, 256 games, 32 simulations)"
 
 
 def measure_under_load(
@@ -444,18 +455,20 @@ def measure_under_load(
     if args.train_steps:
         print("  training, idle", flush=True)
         idle[TRAINING] = training_rate(args.train_steps)
+        idle[ALPHAZERO] = alphazero_rate(args.seconds * 3)
     print("Under load (one busy process):", flush=True)
     with busy_process():
         loaded = medians(measure_rounds({name: loops[name] for name in names}, args.seconds, args.rounds))
         if args.train_steps:
             print("  training, loaded", flush=True)
             loaded[TRAINING] = training_rate(args.train_steps)
+            loaded[ALPHAZERO] = alphazero_rate(args.seconds * 3)
     specs = [
         Ratio(f"{name}: loaded / idle", name, name, LOAD_TARGET if name.startswith("crossenvs") else None)
         for name in loaded
     ]
     table = evaluate(specs, loaded, idle)
-    for name in [TRAINING] if args.train_steps else []:
+    for name in [TRAINING, ALPHAZERO] if args.train_steps else []:
         table[f"{name}: loaded / idle"]["idle"] = idle[name]
     return loaded, table
 
@@ -493,7 +506,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-pgx", action="store_true", help="leave out the pgx rows (JAX compiles for a while)")
     parser.add_argument("--busy", action="store_true", help="also measure beside one busy process: loaded / idle")
     parser.add_argument(
-        "--train-steps", type=int, default=8192, help="with --busy: PPO steps timed idle and loaded (0: skip)"
+        "--train-steps",
+        type=int,
+        default=8192,
+        help="with --busy: PPO steps timed idle and loaded, and AlphaZero self-play likewise (0: skip both)",
     )
     parser.add_argument("--json", help="write rates, ratios and targets to this file")
     return parser.parse_args(argv)

@@ -84,3 +84,8 @@ def test_cold_start_benchmark_runs():
     )
     seconds = [float(value) for value in out.stdout.split()]
     assert len(seconds) == 4 and all(value > 0 for value in seconds)
+
+
+def test_alphazero_rate_runs_in_a_fresh_process():
+    bench = runpy.run_path(str(BENCH))
+    assert bench["alphazero_rate"](0.5) > 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numba
 import pytest
 
-from crossenvs.envs.threads import LAST_RETRY, SERIAL_BELOW, TRIAL_BUDGET, BatchRunner
+from crossenvs.envs.threads import LAST_RETRY, SERIAL_BELOW, TRIAL_BUDGET, BatchRunner, FasterOf, torch_thread_choice
 
 
 class FakeKernels:
@@ -97,3 +97,28 @@ def test_first_calls_are_not_timed():
     for _ in range(50):
         runner(1024)
     assert runner.use_parallel is True
+
+
+def test_a_runner_returns_what_its_way_returns():
+    fake = FakeKernels(parallel_cost=0.001, serial_cost=0.002)
+    runner = FasterOf(lambda x: ("parallel", x), lambda x: ("serial", x), clock=fake.clock)
+    answers = [runner(8, step) for step in range(20)]
+    assert [x for _, x in answers] == list(range(20))
+    assert {way for way, _ in answers} <= {"parallel", "serial"}
+
+
+def test_torch_thread_choice_runs_on_all_threads_or_one():
+    torch = pytest.importorskip("torch")
+    many = torch.get_num_threads()
+    seen = []
+
+    def record(x):
+        seen.append(torch.get_num_threads())
+        return x * 2
+
+    choice = torch_thread_choice(record)
+    assert [choice(1, step) for step in range(50)] == [2 * step for step in range(50)]
+    assert set(seen) <= {1, many}
+    if many > 1:
+        assert set(seen) == {1, many}  # both ways were timed
+    torch.set_num_threads(many)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import math
 import re
@@ -53,6 +54,7 @@ from crossenvs.az.player import AlphaZeroPlayer
 from crossenvs.az.search import GumbelSearch
 from crossenvs.core.checks import check_seed
 from crossenvs.core.errors import CheckpointError
+from crossenvs.envs.threads import torch_thread_choice
 from crossenvs.envs.vector import CrossVectorEnv
 from crossenvs.eval.arena import match
 from crossenvs.players import make_player
@@ -215,6 +217,12 @@ def train_step(net: AlphaZeroNet, optimizer: torch.optim.Optimizer, batch, devic
 
 
 # ----------------------------------------------------------------------------- resuming
+def learner(net: AlphaZeroNet, optimizer: torch.optim.Optimizer, device: str):
+    """``learn(size, batch)``: one :func:`train_step`, on the CPU on torch's threads or one, whichever is faster now."""
+    step = functools.partial(train_step, net, optimizer, device=device)
+    return torch_thread_choice(step) if device == "cpu" else lambda size, batch: step(batch)
+
+
 def read_document(path: Path) -> dict[str, Any]:
     """A checkpoint's contents; a CheckpointError when it is missing, unreadable or lacks the network or counters."""
     if not path.is_file():
@@ -320,6 +328,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     replay = Replay(config.replay_size, game.observation_shape, game.num_actions)
     symmetries = game.symmetries()
     evaluate = evaluator(net, device)
+    learn = learner(net, optimizer, device)
     writer = tensorboard_writer(run_dir)
     progress = progress_bar(config.max_minutes * 60, args.no_progress)
     started, last_checkpoint = time.monotonic(), time.monotonic()
@@ -335,7 +344,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         owed += config.train_ratio * config.num_envs
         losses: dict[str, float] = {}
         while replay.size >= config.batch_size and owed >= config.batch_size:
-            losses = train_step(net, optimizer, replay.sample(rng, config.batch_size, symmetries), device)
+            losses = learn(config.batch_size, replay.sample(rng, config.batch_size, symmetries))
             counters["updates"] += 1
             owed -= config.batch_size
         for name, value in losses.items():

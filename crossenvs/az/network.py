@@ -17,6 +17,7 @@ from torch import nn
 
 from ..core.errors import InvalidOptionError
 from ..core.game import Game
+from ..envs.threads import torch_thread_choice
 
 
 class ResidualBlock(nn.Module):
@@ -62,14 +63,21 @@ class AlphaZeroNet(nn.Module):
 
 
 def evaluator(net: AlphaZeroNet, device: str = "cpu"):
-    """A numpy-in, numpy-out evaluation function for :class:`~crossenvs.az.search.GumbelSearch`."""
+    """A numpy-in, numpy-out evaluation function for :class:`~crossenvs.az.search.GumbelSearch`.
+
+    On the CPU, each call runs on torch's threads or on one, whichever is faster now
+    (:func:`crossenvs.envs.threads.torch_thread_choice`: a busy neighbour otherwise stalls it).
+    """
 
     @torch.no_grad()
-    def evaluate(observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def forward(observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         logits, values = net(torch.from_numpy(observations).to(device))
         return logits.float().cpu().numpy(), values.float().cpu().numpy()
 
-    return evaluate
+    if device != "cpu":
+        return forward
+    choice = torch_thread_choice(forward)
+    return lambda observations: choice(len(observations), observations)
 
 
 def resolve_device(device: str) -> str:

@@ -36,8 +36,12 @@ TRIAL_BUDGET = 0.02  # trials of the losing way may cost at most this share of t
 SWITCH_MARGIN = 0.8  # the other way must be this much faster to take over: one lucky call is not enough
 
 
-class BatchRunner:
-    """Runs one batched kernel, ``parallel(*args)`` or ``serial(*args)``, whichever is measured faster."""
+class FasterOf:
+    """Runs ``parallel(*args)`` or ``serial(*args)``, two interchangeable ways, whichever is measured faster now.
+
+    ``size`` (games, positions: the unit the cost grows with) makes calls of different sizes
+    comparable. Returns what the way returns.
+    """
 
     def __init__(
         self, parallel: Callable[..., Any], serial: Callable[..., Any], clock: Callable[[], float] = time.perf_counter
@@ -49,14 +53,11 @@ class BatchRunner:
         self.next_trial = math.inf  # clock time of the next trial: due once the parallel way has a figure
         self._warm: set[bool] = set()  # a way's first call compiles or starts threads: not timed
 
-    def __call__(self, size: int, *args: Any) -> None:
-        if size < SERIAL_BELOW or numba.get_num_threads() == 1:
-            self.serial(*args)
-            return
+    def __call__(self, size: int, *args: Any) -> Any:
         start = self.clock()
         trial = start >= self.next_trial
         parallel = self.use_parallel != trial
-        self._run(parallel, args)
+        result = (self.parallel if parallel else self.serial)(*args)
         seconds = self.clock() - start
         if parallel not in self._warm:
             self._warm.add(parallel)  # untimed; a due trial stays due, so the next call times it
@@ -68,13 +69,7 @@ class BatchRunner:
             self.seconds_per_game[parallel] = per_game if previous == 0.0 else 0.7 * previous + 0.3 * per_game
             if self.next_trial == math.inf:  # the first figure of the first way: time the other way next
                 self.next_trial = start
-
-    def _run(self, parallel: bool, args: tuple[Any, ...]) -> None:
-        if parallel:
-            with numba.parallel_chunksize(CHUNK):
-                self.parallel(*args)
-        else:
-            self.serial(*args)
+        return result
 
     def _decide(self, tried_parallel: bool, seconds: float, size: int) -> None:
         """After a trial of the other way: switch if it was faster, else wait longer before the next trial."""
@@ -87,3 +82,47 @@ class BatchRunner:
             extra = seconds - kept * size  # what this trial cost beyond the kept way
             self.retry_after = max(min(2 * self.retry_after, LAST_RETRY), extra / TRIAL_BUDGET)
         self.next_trial = self.clock() + self.retry_after
+
+
+class BatchRunner(FasterOf):
+    """A batched numba kernel, ``parallel`` (a ``prange`` loop) or ``serial``: small batches always serially."""
+
+    def __init__(
+        self, parallel: Callable[..., Any], serial: Callable[..., Any], clock: Callable[[], float] = time.perf_counter
+    ) -> None:
+        def in_chunks(*args: Any) -> None:
+            with numba.parallel_chunksize(CHUNK):
+                parallel(*args)
+
+        super().__init__(in_chunks, serial, clock)
+
+    def __call__(self, size: int, *args: Any) -> None:
+        if size < SERIAL_BELOW or numba.get_num_threads() == 1:
+            self.serial(*args)
+        else:
+            super().__call__(size, *args)
+
+
+def torch_thread_choice(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` on all of torch's CPU threads or on one, whichever is faster now: ``choice(size, *args)``.
+
+    Torch splits a large operation among its threads and waits for the last: beside a busy
+    process, a thread sharing its core makes every operation wait for a time slice. Measured
+    (AlphaZero self-play, Crisscross 6x6, a browser busy beside it): 34 positions/s on two
+    threads against 360 on one.
+    """
+    import torch  # the training extra; the environments do not need it
+
+    many = torch.get_num_threads()
+
+    def on(threads: int) -> Callable[..., Any]:
+        def run(*args: Any) -> Any:
+            if torch.get_num_threads() != threads:
+                torch.set_num_threads(threads)
+            return function(*args)
+
+        return run
+
+    if many == 1:
+        return lambda size, *args: function(*args)
+    return FasterOf(on(many), on(1))
