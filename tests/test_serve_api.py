@@ -4,6 +4,7 @@ only from the allowed folders, the command's checks, and the real server answeri
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import random
@@ -14,16 +15,17 @@ import urllib.request
 
 import pytest
 from conftest import CROSSE_C4, position, position_from_squares
+from starlette.requests import Request
 from starlette.testclient import TestClient  # the web extra; a missing one fails here, loudly
 
 from crossenvs import list_games, make_game
 from crossenvs.cli import main as cli
 from crossenvs.core.specialize import specialize
 from crossenvs.players import Player, RandomPlayer
-from crossenvs.web.app import LOOPBACK_HOSTS, MAX_BODY, create_app
+from crossenvs.web.app import LOOPBACK_HOSTS, MAX_BODY, create_app, read_json
 from crossenvs.web.board import option_choices
 from crossenvs.web.browser import served
-from crossenvs.web.errors import TurnError, UnknownSessionError
+from crossenvs.web.errors import PayloadTooLargeError, TurnError, UnknownSessionError
 from crossenvs.web.sessions import Session, SessionStore
 
 
@@ -283,6 +285,74 @@ def test_malformed_bodies_are_refused(client):
     refused(client.get("/api/games"), 405)
 
 
+def test_json_nested_too_deeply_is_refused_not_a_server_error(client):
+    headers = {"content-type": "application/json"}
+    deep = "[" * 20_000 + "]" * 20_000  # under the size limit, over Python's recursion limit
+    refused(client.post("/api/games", content=deep.encode(), headers=headers), 400, "nested too deeply")
+    body = '{"game": "crosse", "options": {"move_cap": ' + deep + "}}"
+    refused(client.post("/api/games", content=body.encode(), headers=headers), 400, "nested too deeply")
+    state = new_game(client, game="crisscross", options={"size": 4}, reply=False)
+    move = '{"action": ' + deep + "}"
+    refused(client.post(f"/api/games/{state['id']}/move", content=move.encode(), headers=headers), 400, "nested")
+
+
+def body_request(chunks: list[bytes], headers: dict[str, str]) -> tuple[Request, list[int]]:
+    """A request whose body arrives in ``chunks`` (sent without end while any remain), and the count of reads."""
+    reads = [0]
+
+    async def receive():
+        reads[0] += 1
+        more = reads[0] < len(chunks)
+        return {"type": "http.request", "body": chunks[reads[0] - 1], "more_body": more}
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/",
+        "headers": [(k.encode(), v.encode()) for k, v in headers.items()],
+    }
+    return Request(scope, receive), reads
+
+
+def test_a_body_over_the_limit_is_refused_before_it_is_all_read():
+    json_header = {"content-type": "application/json"}
+    declared, reads = body_request([b"{}"], {**json_header, "content-length": str(10**12)})
+    with pytest.raises(PayloadTooLargeError, match="at most"):
+        asyncio.run(read_json(declared, ()))
+    assert reads[0] == 0  # the declared length decides: nothing read
+    streamed, reads = body_request([b" " * 16_384] * 1000, json_header)  # chunked: no length declared
+    with pytest.raises(PayloadTooLargeError, match="more than"):
+        asyncio.run(read_json(streamed, ()))
+    assert reads[0] == MAX_BODY // 16_384 + 1  # read up to the limit, not the 16 MB sent
+    small, _ = body_request([b'{"game": ', b'"crosse"}'], json_header)
+    assert asyncio.run(read_json(small, ("game",))) == {"game": "crosse"}
+
+
+#: values of every JSON type, and the awkward ones: none of them may make the server fail (500)
+ODD_VALUES = [None, True, 0, -1, 2**64, 1.5, 1e308, "", "1", "x" * 300, [], [1], {}, {"a": None}]
+
+
+def test_wrong_json_types_in_any_field_answer_4xx_with_an_error():
+    client = TestClient(create_app(), raise_server_exceptions=False)  # a 500 answers rather than raises here
+    base = {"game": "crisscross", "options": {"size": 4}, "reply": False}
+    state = new_game(client, **base)
+    attempts = [
+        ("/api/games", {**base, field: value})
+        for field in [*base, "side", "opponent", "position", "seed"]
+        for value in ODD_VALUES
+    ]
+    attempts += [("/api/games", {**base, "options": {"size": value}}) for value in ODD_VALUES]
+    path = f"/api/games/{state['id']}/move"
+    attempts += [(path, {field: value}) for field in ("action", "move") for value in ODD_VALUES]
+    attempts += [(path, {"action": 0, "reply": value}) for value in ODD_VALUES]
+    for url, body in attempts:
+        response = client.post(url, json=body)
+        assert response.status_code < 500, (url, body, response.text)
+        if response.status_code >= 400:
+            assert isinstance(response.json()["error"], str), (url, body, response.text)
+    assert client.get(f"/api/games/{state['id']}").status_code == 200
+
+
 def test_illegal_and_malformed_moves_are_refused_and_change_nothing(client):
     state = new_game(client, game="crosse", seed=0)
     path = f"/api/games/{state['id']}/move"
@@ -344,6 +414,9 @@ def test_checkpoint_folders_given_to_the_server_are_allowed_and_nothing_else(tmp
     refused(client.post("/api/games", json={**body, "opponent": "az:escape.pt"}), 403, "outside")
     refused(client.post("/api/games", json={**body, "opponent": f"az:{outside / 'secret.pt'}"}), 403, "outside")
     refused(client.post("/api/games", json={**body, "opponent": "az:missing.pt"}), 400, "no checkpoint 'missing.pt'")
+    too_long = "az:" + "a" * 5000 + ".pt"  # the file system refuses the name: no file there, not a server error
+    refused(client.post("/api/games", json={**body, "opponent": too_long}), 400, "no checkpoint")
+    refused(client.post("/api/games", json={**body, "opponent": f"az:{outside}/{'a' * 5000}.pt"}), 403, "outside")
     refused(client.post("/api/games", json={**body, "opponent": "az:broken.pt"}), 400, "broken.pt")
     monkeypatch.chdir(outside)  # a file in the working folder named like a kind is never read
     (outside / "greedy").write_bytes(b"not a checkpoint")
@@ -389,7 +462,22 @@ def test_only_loopback_host_names_are_answered_on_localhost():
     app = create_app(allowed_hosts=LOOPBACK_HOSTS)
     assert TestClient(app, base_url="http://127.0.0.1:8000").get("/api/catalog").status_code == 200
     assert TestClient(app, base_url="http://localhost:8000").get("/").status_code == 200
-    assert TestClient(app, base_url="http://evil.example").get("/api/catalog").status_code == 400
+    refusal = TestClient(app, base_url="http://evil.example").get("/api/catalog")
+    refused(refusal, 400, "evil.example", "localhost")  # JSON, like every refusal
+    assert TestClient(app, base_url="http://[::1]:8000").get("/api/catalog").status_code == 200
+    for host in ("127.0.0.1.evil.example", "localhost.evil.example:8000", "127.0.0.1:8000@evil.example", ""):
+        refused(TestClient(app).get("/", headers={"host": host}), 400, "localhost")
+
+
+def test_serve_on_another_loopback_address_answers_its_own_url():
+    with served(["--host", "127.0.0.2"]) as url:
+        assert url.startswith("http://127.0.0.2:")
+        with urllib.request.urlopen(f"{url}api/catalog", timeout=30) as answer:
+            assert answer.status == 200  # the address it prints is one it answers
+        rebound = urllib.request.Request(url, headers={"Host": "attacker.example"})
+        with pytest.raises(urllib.error.HTTPError) as refusal:
+            urllib.request.urlopen(rebound, timeout=30)
+        assert refusal.value.code == 400 and "attacker.example" in json.load(refusal.value)["error"]
 
 
 def test_crossenvs_serve_serves_the_page_on_localhost():

@@ -184,3 +184,27 @@ def test_typed_moves_and_their_errors(page, url):
     assert record(page)[0] == "red: c3" and page.locator("#message").inner_text() == ""
     page.click("#flip")
     assert page.locator("#board rect.cell").count() == 25
+
+
+#: records, at each change of phase, the phase and whether the buttons that start a new game are disabled
+WATCH_PHASES = """() => {
+  window.phases = [];
+  const disabled = (id) => document.getElementById(id).disabled;
+  const note = () => window.phases.push([document.body.dataset.phase, disabled("start"), disabled("load-position")]);
+  new MutationObserver(note).observe(document.body, { attributes: true, attributeFilter: ["data-phase"] });
+}"""
+
+
+def test_a_double_click_plays_once_and_no_new_game_starts_while_a_reply_is_due(page, url):
+    start(page, url, "charing_cross", move_cap=40)
+    page.evaluate(WATCH_PHASES)
+    page.click('#board [data-source][data-square="a4"]')
+    page.click('#board [data-target][data-square="a6"]')
+    wait(page)
+    page.locator("#choices button[data-action]", has_text="@a5").dblclick()  # the second click finds it played
+    wait(page)
+    assert page.locator("#message").inner_text() == ""
+    assert record(page)[0] == "white: a4-a6 @a5" and len(record(page)) == 2
+    phases = page.evaluate("window.phases")
+    waiting = [phase for phase in phases if phase[0] in ("busy", "thinking")]
+    assert waiting and all(start and load for _, start, load in waiting), phases  # Start from this position too

@@ -17,24 +17,26 @@ DELETE    ``/api/games/{id}``             forget the game
 
 Every refusal is JSON ``{"error": "..."}`` with a 4xx status: 400 malformed or illegal, 403 a
 checkpoint outside the allowed folders, 404 an unknown game id, 409 not the moment (not your
-turn, game over, opponent thinking, nothing to undo), 413 too large, 415 not JSON. ``reply``
-(default true) lets the opponent answer within the same request; the page sends false and then
-asks ``/reply``, so the person's move shows while the opponent searches. Work that may take a
-while (making a game, a search) runs in the thread pool: the server keeps answering meanwhile.
+turn, game over, opponent thinking, nothing to undo), 413 too large, 415 not JSON; 400 too for a
+Host header the server does not answer, and 503 when every game slot holds a thinking opponent.
+``reply`` (default true) lets the opponent answer within the same request; the page sends false
+and then asks ``/reply``, so the person's move shows while the opponent searches. Work that may
+take a while (making a game, a search) runs in the thread pool: the server keeps answering meanwhile.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -54,8 +56,10 @@ STATIC = Path(__file__).resolve().parent / "static"
 #: request bodies above this are refused (a position text is under a kilobyte)
 MAX_BODY = 64 * 1024
 #: the hosts a server bound to the loopback answers (a page of another site that rebinds its name to
-#: 127.0.0.1 sends its own name as Host, and is refused)
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+#: 127.0.0.1 sends its own name as Host, and is refused); ``crossenvs serve`` adds the address it listens on
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+#: a Host header: a name or IPv4 address, or an IPv6 address in brackets, then perhaps a port
+HOST_HEADER = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<name>[^:\[\]@/\s]+))(?::[0-9]{0,5})?")
 SECURITY_HEADERS = [
     (b"content-security-policy", b"default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"),
     (b"x-content-type-options", b"nosniff"),
@@ -81,6 +85,38 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers if scope["type"] == "http" else send)
 
 
+def host_of(header: str) -> str | None:
+    """The host a Host header names, lower case, without its port or IPv6 brackets; None if it names none."""
+    match = HOST_HEADER.fullmatch(header.strip())
+    if match is None:
+        return None
+    return (match["ipv6"] or match["name"]).lower()
+
+
+class AllowedHosts:
+    """Answers only requests whose Host header names one of ``hosts``; others get a JSON 400.
+
+    Starlette's ``TrustedHostMiddleware`` does the same with a plain-text answer; here every refusal
+    is ``{"error": ...}`` like the API's own.
+    """
+
+    def __init__(self, app: ASGIApp, hosts: Sequence[str]) -> None:
+        self.app = app
+        self.hosts = frozenset(host.strip("[]").lower() for host in hosts)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            header = Headers(scope=scope).get("host", "")
+            if host_of(header) not in self.hosts:
+                error = (
+                    f"this server answers requests addressed to {', '.join(sorted(self.hosts))} only, "
+                    f"not to Host {header[:80]!r}; open the address crossenvs serve printed"
+                )
+                await JSONResponse({"error": error}, status_code=400)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 class Api:
     """The request handlers over one :class:`SessionStore` and one set of checkpoint folders."""
 
@@ -90,12 +126,15 @@ class Api:
         self.store = SessionStore(max_sessions)
 
     async def index(self, request: Request) -> Response:
+        """The page."""
         return FileResponse(STATIC / "index.html")
 
     async def catalog(self, request: Request) -> Response:
+        """The games with their options, and the opponents the page suggests."""
         return JSONResponse(await run_in_threadpool(catalog, self.folders.listed(), self.max_simulations))
 
     async def new_game(self, request: Request) -> Response:
+        """A new game (201), after the opponent's first turn unless ``reply`` is false."""
         body = await read_json(request, NEW_GAME_FIELDS)
         reply = flag(body, "reply")
         session = await run_in_threadpool(self.make_session, body)
@@ -104,9 +143,11 @@ class Api:
         return JSONResponse(session.describe(), status_code=201)
 
     async def state(self, request: Request) -> Response:
+        """The game as the page draws it (:meth:`Session.describe`)."""
         return JSONResponse(self.session(request).describe())
 
     async def moves(self, request: Request) -> Response:
+        """The legal moves only: by square, placements, choices, and all of them in notation."""
         session = self.session(request)
         described = session.describe()
         notations = [m["notation"] for group in described["legal"]["moves"].values() for m in group]
@@ -114,6 +155,7 @@ class Api:
         return JSONResponse({**described["legal"], "notations": notations, "your_turn": described["your_turn"]})
 
     async def move(self, request: Request) -> Response:
+        """The person's action, then the opponent's reply unless ``reply`` is false."""
         session = self.session(request)
         body = await read_json(request, MOVE_FIELDS)
         action, text = move_fields(body)
@@ -124,22 +166,26 @@ class Api:
         return JSONResponse(session.describe())
 
     async def reply(self, request: Request) -> Response:
+        """The opponent plays until it is the person's turn (or the game is over)."""
         session = self.session(request)
         await read_json(request, ())
         await run_in_threadpool(session.reply)
         return JSONResponse(session.describe())
 
     async def undo(self, request: Request) -> Response:
+        """Back to before the person's last action."""
         session = self.session(request)
         await read_json(request, ())
         session.undo()
         return JSONResponse(session.describe())
 
     async def close(self, request: Request) -> Response:
+        """Forget the game (204)."""
         self.store.remove(request.path_params["session_id"])
         return Response(status_code=204)
 
     def session(self, request: Request) -> Session:
+        """The session the path names; 404 if there is none."""
         return self.store.get(request.path_params["session_id"])
 
     def make_session(self, body: dict[str, Any]) -> Session:
@@ -156,11 +202,25 @@ class Api:
 
 
 # ----------------------------------------------------------------------------- request bodies
+async def read_body(request: Request) -> bytes:
+    """The body, at most :data:`MAX_BODY` bytes: a larger declared length is refused (413) before any is
+    read, and a body sent in chunks is read no further than the limit."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        raise PayloadTooLargeError(f"the request body has {declared} bytes; at most {MAX_BODY} are read")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise PayloadTooLargeError(f"the request body has more than {MAX_BODY} bytes; at most {MAX_BODY} are read")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 async def read_json(request: Request, fields: Sequence[str]) -> dict[str, Any]:
     """The body as a JSON object with only ``fields`` in it ({} for an empty body); 4xx saying what is wrong."""
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        raise PayloadTooLargeError(f"the request body has {len(body)} bytes; at most {MAX_BODY} are read")
+    body = await read_body(request)
     if not body.strip():
         return {}
     if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
@@ -169,6 +229,10 @@ async def read_json(request: Request, fields: Sequence[str]) -> dict[str, Any]:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequestError(f"the body is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise BadRequestError(
+            "the body is JSON nested too deeply; the API's objects are one or two levels deep"
+        ) from None
     if not isinstance(data, dict):
         raise BadRequestError(f"the body must be a JSON object {{...}}, not {type(data).__name__}")
     unknown = sorted(set(data) - set(fields))
@@ -179,6 +243,7 @@ async def read_json(request: Request, fields: Sequence[str]) -> dict[str, Any]:
 
 
 def text_field(body: dict[str, Any], name: str, required: bool = False) -> str | None:
+    """The string field ``name`` (None when absent, unless ``required``); 400 for anything but a string."""
     value = body.get(name)
     if value is None and not required:
         return None
@@ -188,6 +253,7 @@ def text_field(body: dict[str, Any], name: str, required: bool = False) -> str |
 
 
 def flag(body: dict[str, Any], name: str, default: bool = True) -> bool:
+    """The true/false field ``name`` (``default`` when absent); 400 for anything else."""
     value = body.get(name, default)
     if not isinstance(value, bool):
         raise BadRequestError(f"field {name!r} must be true or false, got {json.dumps(value)[:40]}")
@@ -235,6 +301,7 @@ async def crossenvs_error(request: Request, exc: Exception) -> Response:
 
 
 async def http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (no such route, method not allowed) as JSON."""
     assert isinstance(exc, HTTPException)
     if exc.status_code == 404:
         return JSONResponse({"error": f"no such page or API route: {request.url.path}"}, status_code=404)
@@ -242,6 +309,7 @@ async def http_error(request: Request, exc: Exception) -> Response:
 
 
 async def server_error(request: Request, exc: Exception) -> Response:
+    """A bug: a JSON 500 without the traceback (uvicorn logs it)."""
     return JSONResponse({"error": f"internal error ({type(exc).__name__}); the server log has the details"}, 500)
 
 
@@ -268,7 +336,7 @@ def create_app(
     ]
     middleware = [Middleware(SecurityHeaders)]
     if allowed_hosts is not None:
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
+        middleware.append(Middleware(AllowedHosts, hosts=list(allowed_hosts)))
     handlers = {CrossenvsError: crossenvs_error, HTTPException: http_error, Exception: server_error}
     app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers)
     app.state.api = api

@@ -29,6 +29,7 @@ _PROBE = "\x00?"
 
 
 def hex_colour(rgb: tuple[int, int, int] | None) -> str | None:
+    """``(255, 128, 0)`` -> ``"#ff8000"``; None stays None."""
     return None if rgb is None else "#{:02x}{:02x}{:02x}".format(*rgb)
 
 

@@ -54,7 +54,11 @@ class CheckpointFolders:
             except (OSError, RuntimeError):  # a symlink loop, an unreadable folder
                 continue
             inside = any(path.is_relative_to(root) for root in self.roots)
-            if candidate.is_symlink() or path.exists():  # a file there decides, wherever it leads
+            try:
+                there = candidate.is_symlink() or path.exists()
+            except OSError:  # a name too long for the file system: nothing there
+                there = False
+            if there:  # a file there decides, wherever it leads
                 if not inside:
                     break
                 if path.is_file():
@@ -69,6 +73,7 @@ class CheckpointFolders:
         )
 
     def describe(self) -> str:
+        """The allowed folders, for error messages."""
         return ", ".join(str(root) for root in self.roots)
 
     def listed(self) -> list[str]:

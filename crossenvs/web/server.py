@@ -24,6 +24,7 @@ DEFAULT_PORT = 8000
 
 
 def is_loopback(host: str) -> bool:
+    """Whether ``host`` is ``localhost`` or a loopback address (``127.0.0.0/8``, ``::1``, in brackets or not)."""
     if host == "localhost":
         return True
     try:
@@ -59,6 +60,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def url_of(sock: socket.socket) -> str:
+    """The URL of the page on the listening socket ``sock`` (an IPv6 address in brackets)."""
     host, port = sock.getsockname()[:2]
     return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
@@ -78,15 +80,18 @@ def serve(
     except ImportError as exc:
         raise UsageError(f'crossenvs serve needs the web extra: pip install -e ".[web]" ({exc})') from None
     out = out or sys.stdout
-    loopback = is_loopback(host)
-    app = create_app(checkpoints, max_simulations, allowed_hosts=LOOPBACK_HOSTS if loopback else None)
     sock = bind(host, port)
-    out.write(f"crossenvs serve: open {url_of(sock)} in a browser (Ctrl-C stops)\n")
-    if not loopback:
-        out.write(f"note: --host {host} lets other machines reach this server; games are not password-protected\n")
-    out.flush()
-    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2)
     try:
+        # the address listened on decides, not how --host spells it (127.0.0.2, 127.1, localhost)
+        address = sock.getsockname()[0]
+        loopback = is_loopback(address)
+        allowed = (*LOOPBACK_HOSTS, host, address) if loopback else None
+        app = create_app(checkpoints, max_simulations, allowed_hosts=allowed)
+        out.write(f"crossenvs serve: open {url_of(sock)} in a browser (Ctrl-C stops)\n")
+        if not loopback:
+            out.write(f"note: --host {host} lets other machines reach this server; games are not password-protected\n")
+        out.flush()
+        config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2)
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:  # uvicorn has shut down gracefully and passes Ctrl-C on: the usual way to stop
         out.write("crossenvs serve: stopped\n")

@@ -227,6 +227,7 @@ class SessionStore:
             return session
 
     def remove(self, session_id: str) -> None:
+        """Forget the session ``session_id``; 404 if there is none."""
         self.get(session_id)
         with self._lock:
             self._sessions.pop(session_id, None)

@@ -47,6 +47,7 @@ function setPhase(phase) {
   const idle = phase === "your-turn" || phase === "over" || phase === "waiting";
   $("undo").disabled = !(idle && ui.state && ui.state.can_undo);
   $("start").disabled = !idle && phase !== "loading";
+  $("load-position").disabled = $("start").disabled; // a new game while a reply is due would race with it
 }
 
 function phaseOf(state) {
@@ -73,14 +74,18 @@ async function request(work) {
 }
 
 async function opponentTurn() {
-  while (ui.state && !ui.state.over && !ui.state.your_turn) {
+  const id = ui.state && ui.state.id;
+  while (ui.state && ui.state.id === id && !ui.state.over && !ui.state.your_turn) {
     setPhase("thinking");
     $("status").textContent = `${ui.state.opponent} is thinking…`;
-    show(await api("POST", gamePath("/reply")), "thinking");
+    const state = await api("POST", gamePath("/reply"));
+    if (ui.state.id !== id) return; // another game was started meanwhile: this reply is not shown
+    show(state, "thinking");
   }
 }
 
 function play(action) {
+  if (document.body.dataset.phase !== "your-turn") return; // a double click, or a button of a turn already played
   ui.pending = null;
   return request(async () => {
     show(await api("POST", gamePath("/move"), { action, reply: false }), "busy");
