@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
 	$(BIN)/pip install $(TORCH)
-	$(BIN)/pip install -e ".[train,eval,bench,dev,web]"
+	$(BIN)/pip install -e ".[train,eval,bench,dev,web,rllib]"
 	touch $(STAMP)
 
 test: $(STAMP) lint chromium

@@ -110,6 +110,7 @@ def fused_loop(game: crossenvs.Game) -> Loop:
 
 
 #: the single-game APIs, one row each: switching the loop to a new API is one function here
+FAST_PATH = "fused"  # the single-game path the OpenSpiel target is for: game.stepper()
 ENGINE_APIS: dict[str, Callable[[crossenvs.Game], Loop]] = {
     "apply/observe": apply_observe_loop,
     "fused": fused_loop,

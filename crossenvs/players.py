@@ -19,11 +19,13 @@ Built in:
 path of a checkpoint ``.zip``, an object with ``predict``, a callable, or a Player. Other kinds of
 agent add their own prefix with :func:`register_player_kind`; ``az:<checkpoint>[:<simulations>]``
 is an AlphaZero checkpoint (:mod:`crossenvs.az`) searching with that many simulations, and
-``pretrained[:<simulations>]`` the agent shipped for the game at hand (:mod:`crossenvs.agents`).
+``pretrained[:<simulations>]`` the agent shipped for the game at hand (:mod:`crossenvs.agents`),
+and ``rllib:<checkpoint>`` a Ray RLlib checkpoint (:mod:`crossenvs.integrations.rllib`).
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -290,14 +292,23 @@ def _mcts(argument: str, game: Game | None, seed: int | None) -> Player:
     return MCTSPlayer(int(count), seed=seed)
 
 
-def _alphazero(argument: str, game: Game | None, seed: int | None) -> Player:
-    try:
-        from .az.player import from_spec
-    except ImportError as exc:
-        raise InvalidOptionError(
-            f'az players need torch (the train extra): pip install -e ".[train]" ({exc})'
-        ) from None
-    return from_spec(argument, game, seed)
+def _kind_in_extra(kind: str, module: str, needs: str, extra: str) -> Callable[[str, Game | None, int | None], Player]:
+    """A player kind whose module needs an extra: imported on first use, one clear error without it."""
+
+    def make(argument: str, game: Game | None, seed: int | None) -> Player:
+        try:
+            from_spec = importlib.import_module(module, __package__).from_spec
+        except ImportError as exc:
+            raise InvalidOptionError(
+                f'{kind} players need {needs} (the {extra} extra): pip install -e ".[{extra}]" ({exc})'
+            ) from None
+        return from_spec(argument, game, seed)
+
+    return make
+
+
+_alphazero = _kind_in_extra("az", ".az.player", "torch", "train")
+_rllib = _kind_in_extra("rllib", ".integrations.rllib", "Ray RLlib", "rllib")
 
 
 def _pretrained(argument: str, game: Game | None, seed: int | None) -> Player:
@@ -315,6 +326,7 @@ register_player_kind("greedy", lambda argument, game, seed: GreedyPlayer(seed), 
 register_player_kind("mcts", _mcts, "mcts[:<simulations>]")
 register_player_kind("az", _alphazero, "az:<checkpoint>[:<simulations>]")
 register_player_kind("pretrained", _pretrained, "pretrained[:<simulations>]")
+register_player_kind("rllib", _rllib, "rllib:<checkpoint>")
 
 
 def player_specs() -> str:

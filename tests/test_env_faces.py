@@ -242,6 +242,15 @@ def test_vector_env_is_a_gymnasium_vector_env():
         env.step(np.zeros(5, dtype=np.int64))
 
 
+GYMNASIUM_VERSION = tuple(int(part) for part in gymnasium.__version__.split(".")[:2])
+
+
+@pytest.mark.xfail(
+    GYMNASIUM_VERSION < (1, 3),
+    reason="gymnasium < 1.3 (Ray 2.60 pins 1.2.2): its vector RecordEpisodeStatistics assumes NEXT_STEP autoreset "
+    "and counts every game after a slot's first one step short",
+    strict=True,
+)
 def test_record_episode_statistics_counts_every_game():
     env = RecordEpisodeStatistics(CrossVectorEnv(GAME, num_envs=8, **OPTIONS))
     _, info = env.reset(seed=0)

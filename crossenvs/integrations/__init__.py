@@ -1,0 +1,5 @@
+"""Adapters to other RL libraries; each module imports its library, so import the one you use.
+
+* :mod:`crossenvs.integrations.rllib`: Ray RLlib (new API stack): a turn-based ``MultiAgentEnv``
+  with action masks, a masked CNN ``RLModule``, league self-play helpers and the ``rllib:`` player.
+"""

@@ -1,0 +1,261 @@
+"""Ray RLlib: the turn-based MultiAgentEnv, the masked module, league self-play, checkpoints as players.
+
+One short PPO iteration per game (a few hundred env steps) on a local Ray with 2 CPUs, started
+once for the module and shut down at its end; 20 s in all on an idle 2-core CPU (a minute beside
+other jobs).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import CROSSE_C4, position
+
+pytest.importorskip("ray.rllib", reason='needs the rllib extra: pip install -e ".[rllib]"')
+import ray
+import torch
+from ray.rllib.core.columns import Columns
+from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+import crossenvs
+from crossenvs import CheckpointError, make_game
+from crossenvs.cli import main as cli_main
+from crossenvs.eval.arena import round_robin
+from crossenvs.integrations import rllib
+from crossenvs.players import make_player
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "training"))
+import rllib_selfplay  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env-v0")
+
+GAMES = ["crosse", "crossings", "neo_crossings", "charing_cross", "crisscross"]
+#: the smallest PPO that trains: one iteration is a few hundred env steps and one epoch
+TINY = {"batch": 200, "minibatch": 100, "epochs": 1, "model": {"channels": 8, "layers": 1}, "seed": 0}
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    threads = torch.get_num_threads()  # env runners in this process set one torch thread: give it back
+    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.ERROR)
+    yield
+    ray.shutdown()
+    torch.set_num_threads(threads)
+
+
+def play_out(env: rllib.CrossMultiAgentEnv, rng: np.random.Generator, observations: dict) -> tuple[dict, list[str]]:
+    """Random legal actions to the end; the final rewards and the agent of every decision."""
+    movers = []
+    while True:
+        assert len(observations) == 1, "only the agent to act observes during a game"
+        ((agent, observation),) = observations.items()
+        movers.append(agent)
+        seat = rllib.AGENTS.index(agent)
+        assert env.game.current_player(env.state) == seat
+        assert np.array_equal(observation[rllib.MASK], env.game.legal_mask(env.state).astype(np.float32))
+        assert np.array_equal(observation[rllib.OBS], env.game.observe(env.state, seat))
+        action = int(rng.choice(np.flatnonzero(observation[rllib.MASK])))
+        observations, rewards, terminateds, truncateds, infos = env.step({agent: action})
+        assert not truncateds["__all__"]
+        if terminateds["__all__"]:
+            return {"rewards": rewards, "observations": observations, "infos": infos}, movers
+        assert rewards == {agent: 0.0}
+
+
+# ----------------------------------------------------------------------------- env
+@pytest.mark.parametrize("name", GAMES)
+def test_env_plays_whole_games_with_masks(name):
+    env = rllib.CrossMultiAgentEnv({"game": name})
+    check_multiagent_environments(env)  # RLlib's checker steps a sampled (likely illegal) action: no error
+    env.illegal_actions = 0
+    rng = np.random.default_rng(1)
+    for seed in range(2):
+        observations, _ = env.reset(seed=seed)
+        assert list(observations) == ["player_0"]
+        assert env.observation_spaces["player_0"].contains(observations["player_0"])
+        end, _ = play_out(env, rng, observations)
+        outcome = dict(zip(rllib.AGENTS, env.game.outcome(env.state)))
+        assert end["rewards"] == {agent: outcome[agent] for agent in end["rewards"]}
+        assert set(end["rewards"]) == set(rllib.AGENTS)
+        assert all(not obs[rllib.MASK].any() for obs in end["observations"].values())
+        assert {agent: info["outcome"] for agent, info in end["infos"].items()} == end["rewards"]
+    assert env.illegal_actions == 0
+
+
+def test_illegal_action_ends_the_game_and_is_counted():
+    env = rllib.CrossMultiAgentEnv({"game": "crisscross", "options": {"size": 4}})
+    env.reset()
+    env.step({"player_0": 0})
+    _, rewards, terminateds, _, infos = env.step({"player_1": 0})  # a0 is taken
+    assert terminateds["__all__"] and rewards == {"player_0": 0.0, "player_1": -1.0}
+    assert infos["player_1"]["illegal_action"] and env.illegal_actions == 1
+    with pytest.raises(crossenvs.CallOrderError, match="reset"):
+        env.step({"player_0": 1})
+    env.reset()
+    with pytest.raises(crossenvs.InvalidActionError, match="out of range"):
+        env.step({"player_0": 99})
+    with pytest.raises(crossenvs.InvalidActionError, match="player_0's turn"):
+        env.step({"player_1": 3})
+    with pytest.raises(crossenvs.InvalidOptionError, match="unknown key"):
+        rllib.CrossMultiAgentEnv({"name": "crosse"})
+
+
+def test_same_agent_acts_twice_in_a_row_crosse_jump():
+    """Crosse example C4: White must jump twice, hop by hop; White gets both observations, then
+    play goes on and the final rewards are the game's outcome."""
+    env = rllib.CrossMultiAgentEnv({"game": "crosse"})
+    game = env.game
+    white = rllib.AGENTS[game.player_of_colour("white")]
+    observations, _ = env.reset(options={"position": position(CROSSE_C4, "white")})
+    assert list(observations) == [white]
+    observations, rewards, _, _, _ = env.step({white: game.str_to_action(env.state, "h6xf8")})
+    assert list(observations) == [white] and rewards == {white: 0.0}
+    assert [game.action_to_str(env.state, a) for a in np.flatnonzero(observations[white][rllib.MASK])] == ["f8xh10"]
+    observations, _, _, _, _ = env.step({white: game.str_to_action(env.state, "f8xh10")})
+    assert list(observations) != [white]
+    end, _ = play_out(env, np.random.default_rng(0), observations)
+    assert end["rewards"] == dict(zip(rllib.AGENTS, game.outcome(env.state)))
+
+
+def test_same_agent_acts_twice_in_a_row_charing_cross_replacement():
+    env = rllib.CrossMultiAgentEnv({"game": "charing_cross"})
+    observations, _ = env.reset()
+    game = env.game
+    observations, _, _, _, _ = env.step({"player_0": game.str_to_action(env.state, "a4-a6")})
+    assert list(observations) == ["player_0"]  # where does the jumped knight go? its owner decides
+    choices = [game.action_to_str(env.state, a) for a in np.flatnonzero(observations["player_0"][rllib.MASK])]
+    assert choices == ["@a4", "@a5"]
+    observations, _, _, _, _ = env.step({"player_0": game.str_to_action(env.state, "@a4")})
+    assert list(observations) == ["player_1"]
+    end, _ = play_out(env, np.random.default_rng(2), observations)
+    assert end["rewards"] == dict(zip(rllib.AGENTS, game.outcome(env.state)))
+
+
+# ----------------------------------------------------------------------------- module and league
+@pytest.mark.parametrize("name", GAMES)
+def test_module_never_samples_an_illegal_action(name):
+    game = make_game(name)
+    module = rllib.module_spec(game, TINY["model"]).build()
+    rng = np.random.default_rng(0)
+    masks = (rng.random((16, game.num_actions)) < 0.01).astype(np.float32)
+    masks[np.arange(16), rng.integers(game.num_actions, size=16)] = 1.0
+    batch = {Columns.OBS: {rllib.OBS: torch.rand(16, *game.observation_shape), rllib.MASK: torch.from_numpy(masks)}}
+    for forward in (module.forward_exploration, module.forward_inference, module.forward_train):
+        logits = forward(batch)[Columns.ACTION_DIST_INPUTS]
+        assert logits.shape == (16, game.num_actions)
+        samples = torch.distributions.Categorical(logits=logits).sample((200,))
+        assert masks[np.arange(16)[None, :], samples.numpy()].all()
+    assert module.compute_values(batch).shape == (16,)
+    empty = {
+        Columns.OBS: {rllib.OBS: torch.rand(1, *game.observation_shape), rllib.MASK: torch.zeros(1, game.num_actions)}
+    }
+    assert torch.isfinite(torch.log_softmax(module.forward_train(empty)[Columns.ACTION_DIST_INPUTS], -1)).all()
+
+
+def test_league_mapping_puts_main_in_one_seat_and_both_seats_over_episodes():
+    class Episode:
+        def __init__(self, number):
+            self.id_ = f"episode-{number}"
+
+    mapping = rllib.LeagueMapping(["random", "main_v1", "main_v2"])
+    seats, opponents = [], set()
+    for number in range(200):
+        modules = [mapping(agent, Episode(number)) for agent in rllib.AGENTS]
+        assert modules.count("main") == 1
+        seats.append(modules.index("main"))
+        opponents.add(modules[1 - seats[-1]])
+    assert 60 < sum(seats) < 140 and opponents == {"random", "main_v1", "main_v2"}
+
+
+# ----------------------------------------------------------------------------- training
+@pytest.mark.parametrize("name", GAMES)
+def test_one_training_iteration_per_game_samples_no_illegal_action(local_ray, name):
+    algo = rllib.league_config(make_game(name), **TINY).build_algo()
+    try:
+        runners = algo.train()["env_runners"]
+        assert runners["num_env_steps_sampled"] >= TINY["batch"]
+        assert runners["illegal_actions"] == 0
+        envs = algo.env_runner.env.envs
+        assert sum(env.unwrapped.illegal_actions for env in envs) == 0  # the env checker's step is not counted
+        steps = runners["num_module_steps_sampled"]
+        assert steps["main"] > 0 and steps["random"] > 0
+    finally:
+        algo.stop()
+
+
+def test_league_snapshot_checkpoint_and_arena_player(local_ray, tmp_path, capsys, monkeypatch):
+    game = make_game("crisscross", size=5)
+    algo = rllib.league_config(game, **TINY).build_algo()
+    try:
+        algo.train()
+        snapshot = rllib.add_snapshot(algo)
+        assert snapshot == "main_v1" and rllib.league_opponents(algo) == ["random", "main_v1"]
+        frozen = {k: v.clone() for k, v in algo.get_module("main_v1").state_dict().items()}
+        main = algo.get_module("main").state_dict()
+        assert all(torch.equal(frozen[k], main[k]) for k in frozen)
+        runners = algo.train()["env_runners"]
+        assert runners["num_module_steps_sampled"].get("main_v1", 0) > 0  # main met its snapshot
+        assert all(torch.equal(frozen[k], v) for k, v in algo.get_module("main_v1").state_dict().items())
+        folder = rllib.save_checkpoint(algo, tmp_path / "run" / "checkpoints" / "iter_000002", game)
+    finally:
+        algo.stop()
+    assert json.loads((folder / rllib.METADATA).read_text())["options"] == {"size": 5}
+    monkeypatch.chdir(tmp_path)
+    for spec in (f"rllib:{folder}", "rllib:run"):  # a checkpoint; a run folder (its newest), relative
+        player = make_player(spec, game=game)
+        records = round_robin(game, [player, make_player("random")], 4, seed=0)
+        assert len(records) == 4 and {r.first for r in records} == {player.name, "random"}
+        state = game.initial_state()
+        assert game.legal_mask(state)[player.act(game, state)]
+    with pytest.raises(CheckpointError, match="trained on crisscross"):
+        make_player(f"rllib:{folder}", game=make_game("crisscross", size=6))
+    with pytest.raises(CheckpointError, match="no RLlib checkpoint"):
+        make_player(f"rllib:{tmp_path}", game=game)
+    assert (
+        cli_main(["eval", "crisscross", "--option", "size=5", "--players", f"rllib:{folder}", "random", "--games", "2"])
+        == 0
+    )
+    assert "rllib-iter_000002" in capsys.readouterr().out
+    out = io.StringIO()  # crossenvs play: the checkpoint opens as Red, then the input ends
+    argv = ["play", "crisscross", "--option", "size=5", "--opponent", f"rllib:{folder}", "--seat", "second"]
+    assert cli_main(argv, out=out, source=io.StringIO("")) == 0
+    assert "rllib-iter_000002 plays" in out.getvalue()
+
+
+def test_script_runs_one_iteration_and_evaluates(local_ray, tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = ["--game", "crisscross", "--option", "size=4", "--iterations", "2", "--snapshot-every", "1", "--batch", "200",
+            "--minibatch", "100", "--epochs", "1", "--eval-games", "4", "--checkpoint-every", "1", "--keep", "1",
+            "--out", str(out)]  # fmt: skip
+    assert rllib_selfplay.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "league: added main_v1" in printed and "0 illegal actions" in printed
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["illegal_actions"] == 0 and summary["games"] == 4 and Path(summary["checkpoint"]).is_dir()
+    assert [path.name for path in (out / "checkpoints").iterdir()] == ["iter_000002"]  # --keep 1
+    assert ray.is_initialized()  # the script leaves a caller's Ray running
+    assert rllib_selfplay.main(argv) == 2  # the folder holds a run now
+    assert "already holds a run" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--iterations", "0"], "--iterations must be at least 1"),
+        (["--minibatch", "5000"], "--minibatch 5000 is larger than --batch"),
+        (["--eval-opponent", "nobody"], "unknown player 'nobody'"),
+        (["--option", "size=99"], "size"),
+    ],
+)
+def test_script_refuses_bad_flags_before_starting_ray(flags, message, tmp_path, capsys):
+    assert rllib_selfplay.main(["--game", "crisscross", "--out", str(tmp_path / "run"), *flags]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("error: ") and message in error
+    assert not (tmp_path / "run").exists()

@@ -1,0 +1,250 @@
+"""League self-play on Ray RLlib (PPO, new API stack): one machine or a whole Ray cluster.
+
+    python training/rllib_selfplay.py --game crosse --iterations 1            # a smoke run, local Ray
+    python training/rllib_selfplay.py --game charing_cross --iterations 200 --env-runners 2
+    python training/rllib_selfplay.py --game crossings --address auto --env-runners 64 --learners 4 --gpus-per-learner 1
+
+How it works (the glue is :mod:`crossenvs.integrations.rllib`):
+
+* **Env and model.** Each game is a turn-based ``MultiAgentEnv`` whose observations carry the
+  legal actions; ``main`` is a small masked CNN (:class:`~crossenvs.integrations.rllib.MaskedBoardModule`),
+  so no illegal action is ever sampled (the run prints the count it saw: 0).
+* **League.** ``main`` plays both seats (drawn per episode) against the league: the random
+  policy at first, and from then on also frozen snapshots of itself, one added with
+  ``Algorithm.add_module`` every ``--snapshot-every`` iterations (the newest ``--league-recent``
+  are drawn as opponents). Only ``main`` is trained.
+* **Where it runs.** Without ``--address`` (and without ``RAY_ADDRESS``) the script starts a local
+  Ray with ``--num-cpus`` CPUs (2). With ``--address auto`` (or ``RAY_ADDRESS``) it joins a running
+  cluster (``ray start --head``; other machines ``ray start --address=<head>:6379``) and spreads
+  ``--env-runners`` sampling actors and ``--learners`` learner actors over it. Every machine needs
+  crossenvs and ``ray[rllib]`` installed, at the same versions.
+* **A run's folder** (``--out``, default ``runs/rllib/<game>-<time>``): ``run.json`` (the settings),
+  ``checkpoints/iter_<n>/`` (Algorithm checkpoints, ``algo.save_to_path``, written beside and then
+  renamed, with ``crossenvs.json`` naming the game; the newest ``--keep`` stay), ``summary.json``. The newest checkpoint, or the
+  folder itself, is a player everywhere: ``crossenvs eval crosse --players rllib:<folder> random``.
+* **The end.** The final checkpoint plays ``--eval-games`` games against ``--eval-opponent``, seats
+  alternating, through the project's arena (loaded as the player ``rllib:<checkpoint>``), and the
+  run prints one line: env steps, env steps per second, the score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import logging
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import crossenvs
+from crossenvs.cli import parse_options
+from crossenvs.core.checks import check_folder_creatable, check_int_range, check_seed
+from crossenvs.core.errors import CrossenvsError, OutputPathError, UsageError
+from crossenvs.core.game import Game
+from crossenvs.players import make_player
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import write_atomically
+
+#: what the run reads from RLlib's results each iteration
+RESULT_KEYS = ("num_env_steps_sampled", "main_score", "illegal_actions")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description="League self-play with Ray RLlib PPO on a crossenvs game.")
+    parser.add_argument("--game", required=True, choices=crossenvs.list_games())
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option")
+    parser.add_argument("--iterations", type=int, default=20, help="PPO iterations (default 20)")
+    parser.add_argument("--out", help="the run's folder (default runs/rllib/<game>-<time>)")
+    parser.add_argument(
+        "--address", help="a Ray cluster to join ('auto' on a cluster node, or host:port); default $RAY_ADDRESS"
+    )
+    parser.add_argument("--num-cpus", type=int, default=2, help="CPUs of the local Ray (without --address)")
+    parser.add_argument("--env-runners", type=int, default=0, help="sampling actors (0: sample in this process)")
+    parser.add_argument("--envs-per-runner", type=int, default=1, help="games each env runner steps together")
+    parser.add_argument("--learners", type=int, default=0, help="learner actors (0: learn in this process)")
+    parser.add_argument("--gpus-per-learner", type=float, default=0.0, help="GPUs for each learner (default 0)")
+    parser.add_argument("--batch", type=int, default=2000, help="env steps per learner per iteration (both seats)")
+    parser.add_argument("--minibatch", type=int, default=250, help="PPO minibatch size")
+    parser.add_argument("--epochs", type=int, default=4, help="PPO epochs per iteration")
+    parser.add_argument("--lr", type=float, default=3e-4, help="learning rate")
+    parser.add_argument("--snapshot-every", type=int, default=5, help="iterations between league snapshots")
+    parser.add_argument("--league-recent", type=int, default=8, help="newest snapshots drawn as opponents")
+    parser.add_argument("--checkpoint-every", type=int, default=5, help="iterations between checkpoints (and the last)")
+    parser.add_argument("--keep", type=int, default=5, help="newest checkpoints kept (older ones are deleted)")
+    parser.add_argument("--eval-games", type=int, default=50, help="final games against --eval-opponent (0: none)")
+    parser.add_argument("--eval-opponent", default="random", help="player spec of the final evaluation")
+    parser.add_argument("--seed", type=int, default=0)
+    return parser
+
+
+def check_args(args: argparse.Namespace) -> Game:
+    """Everything a run needs, checked before Ray starts: a mistake costs a second, not a cluster's minutes."""
+    game = crossenvs.make_game(args.game, **parse_options(args.option))
+    if importlib.util.find_spec("ray") is None:
+        raise UsageError('this trainer needs Ray RLlib (the rllib extra): pip install -e ".[rllib]"')
+    for flag, low in (("iterations", 1), ("envs_per_runner", 1), ("batch", 1), ("minibatch", 1), ("epochs", 1)):
+        check_int_range(getattr(args, flag), f"--{flag.replace('_', '-')}", low)
+    for flag in ("env_runners", "learners", "eval_games"):
+        check_int_range(getattr(args, flag), f"--{flag.replace('_', '-')}", 0)
+    for flag in ("snapshot_every", "league_recent", "checkpoint_every", "num_cpus", "keep"):
+        check_int_range(getattr(args, flag), f"--{flag.replace('_', '-')}", 1)
+    if args.minibatch > args.batch:
+        raise UsageError(f"--minibatch {args.minibatch} is larger than --batch {args.batch}; make it at most that")
+    if not (args.lr > 0 and args.gpus_per_learner >= 0):
+        raise UsageError(
+            f"--lr must be above 0 and --gpus-per-learner 0 or more, got {args.lr}, {args.gpus_per_learner}"
+        )
+    check_seed(args.seed, "--seed")
+    make_player(args.eval_opponent, game=game)  # an unknown spec stops the run now, not after training
+    args.out = Path(args.out or f"runs/rllib/{game.name}-{time.strftime('%Y%m%d-%H%M%S')}")
+    check_folder_creatable(args.out, "--out")
+    if (args.out / "run.json").exists() or any((args.out / "checkpoints").glob("*")):
+        raise UsageError(f"--out {args.out} already holds a run; choose a new folder (or leave --out out)")
+    return game
+
+
+def start_ray(args: argparse.Namespace) -> str:
+    """Join the cluster at ``--address`` / ``$RAY_ADDRESS``, or start a local Ray; says which."""
+    import ray
+
+    address = args.address or os.environ.get("RAY_ADDRESS")
+    quiet = {"logging_level": logging.ERROR}
+    if ray.is_initialized():  # called from Python (tests, a notebook) with Ray already up: use it
+        return "the running Ray"
+    if address:
+        try:
+            ray.init(address=address, **quiet)
+        except ConnectionError as exc:
+            raise UsageError(
+                f"cannot reach a Ray cluster at {address} ({exc}); start one with 'ray start --head' and give the "
+                "address it prints (--address or RAY_ADDRESS), or leave both out to run on a local Ray"
+            ) from None
+        return f"Ray cluster at {address} ({ray.cluster_resources().get('CPU', 0):.0f} CPUs)"
+    ray.init(num_cpus=max(args.num_cpus, args.env_runners + args.learners), include_dashboard=False, **quiet)
+    return f"local Ray ({max(args.num_cpus, args.env_runners + args.learners)} CPUs)"
+
+
+def train(args: argparse.Namespace) -> dict[str, Any]:
+    """The league run: train, snapshot, checkpoint; then evaluate the last checkpoint in the arena."""
+    game = check_args(args)
+    from crossenvs.integrations import rllib
+
+    where = start_ray(args)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "checkpoints").mkdir(exist_ok=True)
+        settings = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
+        write_atomically(args.out / "run.json", json.dumps({**settings, "options": game.options}, indent=2))
+    except OSError as exc:
+        raise OutputPathError(f"--out {args.out}: cannot write the run folder: {exc}") from None
+    config = rllib.league_config(
+        game,
+        env_runners=args.env_runners,
+        envs_per_runner=args.envs_per_runner,
+        learners=args.learners,
+        gpus_per_learner=args.gpus_per_learner,
+        batch=args.batch,
+        minibatch=args.minibatch,
+        epochs=args.epochs,
+        lr=args.lr,
+        seed=args.seed,
+    )
+    print(f"{game!r}: league self-play on {where}, {args.env_runners} env runner(s), "
+          f"{args.learners} learner(s); run folder {args.out}")  # fmt: skip
+    algo = config.build_algo()
+    try:
+        steps, seconds, illegal, checkpoint = 0, 0.0, 0, None
+        for iteration in range(1, args.iterations + 1):
+            started = time.perf_counter()
+            result = algo.train()
+            seconds += time.perf_counter() - started
+            runners = result.get("env_runners", {})
+            steps += int(runners.get("num_env_steps_sampled", 0))
+            illegal = int(runners.get("illegal_actions", 0))
+            print(iteration_line(iteration, args.iterations, steps, seconds, runners, illegal, algo))
+            if iteration % args.snapshot_every == 0 and iteration < args.iterations:
+                print(f"  league: added {rllib.add_snapshot(algo, args.league_recent)}")
+            if iteration % args.checkpoint_every == 0 or iteration == args.iterations:
+                extra = {"iteration": iteration, "env_steps": steps, "league": rllib.league_opponents(algo)}
+                checkpoint = rllib.save_checkpoint(
+                    algo, args.out / "checkpoints" / f"iter_{iteration:06d}", game, extra
+                )
+                prune(args.out / "checkpoints", args.keep)
+    finally:
+        algo.stop()
+    return finish(args, game, checkpoint, steps, seconds, illegal)
+
+
+def prune(folder: Path, keep: int) -> None:
+    """Delete all but the newest ``keep`` checkpoints: each holds the learner's optimiser too (megabytes)."""
+    for old in sorted(folder.glob("iter_*"))[:-keep]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def iteration_line(
+    iteration: int, total: int, steps: int, seconds: float, runners: dict, illegal: int, algo: Any
+) -> str:
+    """One line per iteration: steps, speed, main's score against each opponent, illegal actions."""
+    scores = ", ".join(
+        f"{key.removeprefix('main_score_vs_')} {value:.2f}"
+        for key, value in sorted(runners.items())
+        if key.startswith("main_score_vs_") and value == value  # NaN: no game against it this iteration
+    )
+    score = runners.get("main_score")
+    score_text = f"main score {score:.2f} ({scores})" if score is not None else "no game finished yet"
+    return (
+        f"iteration {iteration}/{total}: {steps:,} env steps, {steps / max(seconds, 1e-9):,.0f} steps/s; "
+        f"{score_text}; league of {len(algo.config.policies)} modules; illegal actions {illegal}"
+    )
+
+
+def finish(args: argparse.Namespace, game: Game, checkpoint: Path, steps: int, seconds: float, illegal: int) -> dict:
+    """The final checkpoint as an arena player (``rllib:<checkpoint>``) against the eval opponent; summary.json."""
+    from crossenvs.eval.arena import match
+
+    summary: dict[str, Any] = {
+        "game": game.name,
+        "options": game.options,
+        "iterations": args.iterations,
+        "env_steps": steps,
+        "env_steps_per_second": round(steps / max(seconds, 1e-9), 1),
+        "illegal_actions": illegal,
+        "checkpoint": str(checkpoint),
+    }
+    result = f"checkpoint {checkpoint}"
+    if args.eval_games:
+        player = make_player(f"rllib:{checkpoint}", game=game)
+        opponent = make_player(args.eval_opponent, game=game)
+        evaluation = match(game, player, opponent, args.eval_games, seed=(args.seed + 1) % 2**63)
+        summary.update(opponent=opponent.name, **evaluation)
+        result = (
+            f"vs {opponent.name} {evaluation['score']:.1%} score ({evaluation['win_rate']:.1%} wins) over "
+            f"{evaluation['games']} games, both seats; {result}"
+        )
+    write_atomically(args.out / "summary.json", json.dumps(summary, indent=2))
+    print(f"{game!r}: {steps:,} env steps in {args.iterations} iteration(s), "
+          f"{summary['env_steps_per_second']:,.0f} env steps/s, {illegal} illegal actions; {result}")  # fmt: skip
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    ray_was_up = "ray" in sys.modules and sys.modules["ray"].is_initialized()
+    try:
+        train(args)
+    except CrossenvsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if "ray" in sys.modules and not ray_was_up:  # stop the Ray this run started, not a caller's
+            sys.modules["ray"].shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
