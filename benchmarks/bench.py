@@ -12,8 +12,9 @@ Neo-Crossings and Charing Cross (8x8) against ``breakthrough`` (8x8); Crosse (10
 actions, an int8 mask built from them, ``apply_action``, and ``make_observation(game).set_from``.
 
 Rows run in ``--rounds`` interleaved rounds of ``--seconds`` each; the median of each row is its
-rate, and every ratio comes from those medians. ``--busy`` then re-measures the rows that matter
-under load (one spinning process beside them) and reports loaded / idle.
+rate, and every ratio comes from those medians. ``--busy`` then measures the rows that matter
+again, idle and under load (one spinning process beside them) in alternating rounds, and
+reports loaded / idle from those.
 
     python benchmarks/bench.py                           # all rows (make bench)
     python benchmarks/bench.py --seconds 1 --rounds 1    # quicker
@@ -413,6 +414,7 @@ def busy_process() -> Iterator[subprocess.Popen]:
     previous = signal.signal(signal.SIGTERM, terminate)
     spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
+        time.sleep(0.3)  # the interpreter starting is not yet the load
         yield spinner
     finally:
         spinner.kill()
@@ -448,30 +450,42 @@ ALPHAZERO = "crossenvs AlphaZero self-play, positions/s (Crisscross 6x6, 256 gam
 
 
 def measure_under_load(
-    rows: list[Row], loops: dict[str, Loop | None], idle: dict[str, float], args: argparse.Namespace
-) -> tuple[dict[str, float], dict[str, dict]]:
-    """Re-measure the ``under_load`` rows (and training) beside a busy process: rates, loaded / idle."""
-    names = [row.name for row in rows if row.under_load and loops.get(row.name)]
-    idle = dict(idle)
+    rows: list[Row], loops: dict[str, Loop | None], args: argparse.Namespace
+) -> tuple[dict[str, float], dict[str, float], dict[str, dict]]:
+    """Idle and loaded rates of the ``under_load`` rows (and training), and loaded / idle.
+
+    Idle and loaded rounds alternate (the busy process starts and stops between them), so each
+    ratio compares times minutes apart at most: on a shared machine the idle rate itself drifts.
+    """
+    chosen = {row.name: loops[row.name] for row in rows if row.under_load and loops.get(row.name)}
+    idle: dict[str, list[float]] = {name: [] for name in chosen}
+    loaded: dict[str, list[float]] = {name: [] for name in chosen}
+    print("Idle and under load (one busy process), rounds alternating:", flush=True)
+    for number in range(args.rounds):
+        print(f"  round {number + 1}/{args.rounds}", flush=True)
+        for name in chosen:
+            idle[name].append(rate(chosen[name], args.seconds))
+        with busy_process():
+            for name in chosen:
+                loaded[name].append(rate(chosen[name], args.seconds))
+    idle_rates, loaded_rates = medians(idle), medians(loaded)
     if args.train_steps:
-        print("  training, idle", flush=True)
-        idle[TRAINING] = training_rate(args.train_steps)
-        idle[ALPHAZERO] = alphazero_rate(args.seconds * 3)
-    print("Under load (one busy process):", flush=True)
-    with busy_process():
-        loaded = medians(measure_rounds({name: loops[name] for name in names}, args.seconds, args.rounds))
-        if args.train_steps:
-            print("  training, loaded", flush=True)
-            loaded[TRAINING] = training_rate(args.train_steps)
-            loaded[ALPHAZERO] = alphazero_rate(args.seconds * 3)
+        for name, measure in (
+            (TRAINING, lambda: training_rate(args.train_steps)),
+            (ALPHAZERO, lambda: alphazero_rate(args.seconds * 3)),
+        ):
+            print(f"  {name}: idle, then loaded", flush=True)
+            idle_rates[name] = measure()
+            with busy_process():
+                loaded_rates[name] = measure()
     specs = [
         Ratio(f"{name}: loaded / idle", name, name, LOAD_TARGET if name.startswith("crossenvs") else None)
-        for name in loaded
+        for name in loaded_rates
     ]
-    table = evaluate(specs, loaded, idle)
-    for name in [TRAINING, ALPHAZERO] if args.train_steps else []:
-        table[f"{name}: loaded / idle"]["idle"] = idle[name]
-    return loaded, table
+    table = evaluate(specs, loaded_rates, idle_rates)
+    for name in loaded_rates:
+        table[f"{name}: loaded / idle"]["idle"] = idle_rates[name]
+    return idle_rates, loaded_rates, table
 
 
 # ----------------------------------------------------------------------------- report
@@ -530,10 +544,11 @@ def main(argv: list[str] | None = None) -> dict:
     print_ratios("Ratios (medians of this run):", table)
     report = {"settings": vars(args), "rates": rates, "rounds": samples, "ratios": table}
     if args.busy:
-        loaded, load_table = measure_under_load(rows, loops, rates, args)
+        idle, loaded, load_table = measure_under_load(rows, loops, args)
+        print_rates("Steps per second, idle rounds of the load comparison:", idle, {})
         print_rates("Steps per second under load:", loaded, {})
         print_ratios("Loaded / idle:", load_table)
-        report |= {"loaded_rates": loaded, "load_ratios": load_table}
+        report |= {"load_idle_rates": idle, "loaded_rates": loaded, "load_ratios": load_table}
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2))
     return report

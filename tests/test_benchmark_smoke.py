@@ -35,14 +35,17 @@ def test_benchmark_runs_and_reports_ratios(tmp_path, capsys):
 
 
 def test_benchmark_under_load(tmp_path):
-    """--busy re-measures the marked rows beside a busy process and reports loaded / idle."""
+    """--busy measures the marked rows idle and beside a busy process, in alternating rounds: loaded / idle."""
     bench = runpy.run_path(str(BENCH))
-    argv = ["--seconds", "0.05", "--rounds", "1", "--no-pgx", "--games", "crisscross", "--sizes", "6"]
+    argv = ["--seconds", "0.05", "--rounds", "2", "--no-pgx", "--games", "crisscross", "--sizes", "6"]
     report = bench["main"]([*argv, "--batch-sizes", "4", "--busy", "--train-steps", "0"])
     load = report["load_ratios"]
     assert "crossenvs crisscross 6x6 vector B=4: loaded / idle" in load
     assert "crossenvs crisscross 6x6 engine (apply/observe): loaded / idle" in load
     assert all(entry["target"] == 0.45 for entry in load.values())
+    for name, idle in report["load_idle_rates"].items():  # the ratio's idle rate is its own rounds' median
+        entry = load[f"{name}: loaded / idle"]
+        assert entry["idle"] == idle and entry["value"] == pytest.approx(report["loaded_rates"][name] / idle)
 
 
 def test_busy_process_is_killed_on_interrupt():

@@ -1,4 +1,4 @@
-"""Core helpers: codecs, frames, square names."""
+"""Core helpers: codecs, frames, square names, bitboards."""
 
 from __future__ import annotations
 
@@ -42,3 +42,44 @@ def test_square_names():
     assert parse_square("J10", 10, 10) == (9, 9)
     with pytest.raises(ValueError, match="off the 8x8 board"):
         parse_square("a9", 8, 8)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (6, 6), (8, 8), (10, 10), (11, 11)])
+def test_cell_bits_jitted_equals_cell_by_cell(shape):
+    """The eight-cells-a-word bitboards match a plain loop, whatever the board size and the codes."""
+    from numba import njit
+
+    from crossenvs.core.bits import cell_bits
+
+    jitted = njit(lambda board, code: cell_bits(board, code))
+    rng = np.random.default_rng(sum(shape))
+    for _ in range(50):
+        board = rng.integers(-3, 4, size=shape).astype(np.int8)
+        for code in range(-3, 4):
+            expected = sum(1 << s for s, cell in enumerate(board.ravel()) if cell == code)
+            low, high = jitted(board, code)
+            assert int(low) | (int(high) << 64) == expected
+            assert tuple(cell_bits(board, code)) == (low, high)  # the Python twin (numba off)
+
+
+def test_reverse_bits_jitted_equals_python():
+    from numba import njit
+
+    from crossenvs.core.bits import reverse_bits
+
+    jitted = njit(lambda bits: reverse_bits(bits))
+    for value in (0, 1, 2**63, 0x0123456789ABCDEF, 2**64 - 1):
+        expected = int(f"{value:064b}"[::-1], 2)
+        assert jitted(np.uint64(value)) == expected == reverse_bits(np.uint64(value))
+
+
+def test_crosse_half_turn_bits_is_the_white_frame():
+    """A 100-square bitboard turned half round moves square s to 99 - s (crosse.in_frame for White)."""
+    from crossenvs.games import crosse
+
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        squares = set(rng.choice(100, size=rng.integers(0, 30), replace=False).tolist())
+        bits = sum(1 << s for s in squares)
+        low, high = crosse.half_turn_bits(np.uint64(bits & (2**64 - 1)), np.uint64(bits >> 64))
+        assert int(low) | (int(high) << 64) == sum(1 << crosse.in_frame(s, crosse.WHITE) for s in squares)

@@ -7,7 +7,8 @@ uses to check the kernels) with a numba overload that compiles to one CPU instru
 from __future__ import annotations
 
 import numpy as np
-from numba import types
+from llvmlite import ir
+from numba import njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic, overload
 
@@ -39,3 +40,91 @@ def _count_ones(typingctx, bits):
 def _popcount_jitted(bits):
     """One population-count instruction."""
     return lambda bits: np.int64(_count_ones(bits))
+
+
+def reverse_bits(bits: np.uint64) -> np.uint64:
+    """``bits`` with its 64 bits in the opposite order (bit 0 becomes bit 63)."""
+    return np.uint64(int(f"{int(bits):064b}"[::-1], 2))
+
+
+@intrinsic
+def _reverse(typingctx, bits):
+    if not isinstance(bits, types.Integer):
+        return None
+    return bits(bits), lambda context, builder, signature, args: builder.bitreverse(args[0])
+
+
+@overload(reverse_bits)
+def _reverse_bits_jitted(bits):
+    """One bit-reverse (a few instructions on x86)."""
+    return lambda bits: _reverse(np.uint64(bits))
+
+
+def cell_bits(board: np.ndarray, code: int) -> tuple[np.uint64, np.uint64]:
+    """Where a C-contiguous int8 board of 8 to 128 cells holds ``code``: bit ``s`` of (low, high) is flat cell ``s``.
+
+    Jitted, eight cells at a time (one uint64 word, compared byte-wise and packed to 8 bits, see
+    :func:`_word_matches`): a cell-by-cell loop of shifts costs about ten times as much, and
+    games build these bitboards for every mask.
+    """
+    low, high = 0, 0
+    for square, cell in enumerate(board.reshape(-1)):
+        if cell == code:
+            if square < 64:
+                low |= 1 << square
+            else:
+                high |= 1 << (square - 64)
+    return np.uint64(low), np.uint64(high)
+
+
+_LOW_7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_LOWEST_BITS = np.uint64(0x0101010101010101)
+_GATHER = np.uint64(0x0102040810204080)  # moves bit 8i to bit 56 + i, for i in 0..7
+
+
+def _word_matches(word: np.uint64, pattern: np.uint64) -> np.uint64:
+    """8 bits: bit i set iff byte i of ``word`` equals byte i of ``pattern`` (SWAR, no carries between bytes)."""
+    x = word ^ pattern  # zero bytes where equal
+    nonzero_low = (x & _LOW_7) + _LOW_7  # high bit set iff the byte's low 7 bits are not all zero
+    zero = ~(nonzero_low | x | _LOW_7)  # high bit set iff the whole byte is zero
+    return ((zero >> np.uint64(7)) * _GATHER) >> np.uint64(56)
+
+
+@intrinsic
+def _load_word(typingctx, cells, offset):
+    """The 8 bytes of the int8 array ``cells`` from ``offset`` on, as one little-endian uint64 (no bounds check)."""
+
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        start = builder.gep(array.data, [args[1]])
+        pointer = builder.bitcast(start, ir.IntType(64).as_pointer())
+        return builder.load(pointer, align=1)
+
+    return types.uint64(cells, types.intp), codegen
+
+
+@overload(cell_bits)
+def _cell_bits_jitted(board, code):
+    word_matches = njit(_word_matches, inline="always")
+
+    def impl(board, code):
+        cells = board.size
+        pattern = np.uint64(code & 0xFF) * _LOWEST_BITS
+        low, high = np.uint64(0), np.uint64(0)
+        whole = cells // 8
+        for w in range(whole):
+            matches = word_matches(_load_word(board, 8 * w), pattern)
+            if w < 8:
+                low |= matches << np.uint64(8 * w)
+            else:
+                high |= matches << np.uint64(8 * (w - 8))
+        rest = cells - 8 * whole
+        if rest:  # the last 8 bytes, of which the top ``rest`` are new
+            matches = word_matches(_load_word(board, cells - 8), pattern) >> np.uint64(8 - rest)
+            if whole < 8:
+                low |= matches << np.uint64(8 * whole)
+            else:
+                high |= matches << np.uint64(8 * (whole - 8))
+        return low, high
+
+    return impl

@@ -119,7 +119,7 @@ import numpy as np
 from numba import njit
 
 from ..core import state as st
-from ..core.bits import lowest_square, popcount
+from ..core.bits import cell_bits, lowest_square, popcount, reverse_bits
 from ..core.codec import DIRECTIONS
 from ..core.errors import IllegalActionError, PositionTextError
 from ..core.game import PASS_TEXT, Game
@@ -439,13 +439,16 @@ def most_captures_from(board: np.ndarray, start: int, stone: int, enemy: int) ->
 def most_captures(board: np.ndarray, stone: int, enemy: int) -> int:
     """The most stones any of ``stone``'s side can capture this turn (0: no jump exists)."""
     best = 0
-    for square in range(CELLS):
-        if cell(board, square) != stone:
-            continue
-        for k in range(HOP_COUNT[square]):
-            if hop_possible(board, HOPS_AT[square, k], enemy):
-                best = max(best, most_captures_from(board, square, stone, enemy))
-                break
+    stones_low, stones_high = cell_bits(board, stone)  # the searches restore the board: the bits stay true
+    for half in range(2):
+        stones = stones_low if half == 0 else stones_high
+        while stones:
+            square = lowest_square(stones) + 64 * half
+            stones &= stones - ONE
+            for k in range(HOP_COUNT[square]):
+                if hop_possible(board, HOPS_AT[square, k], enemy):
+                    best = max(best, most_captures_from(board, square, stone, enemy))
+                    break
     return best
 
 
@@ -490,18 +493,29 @@ def move_block(frame_square: int, token: int) -> tuple[int, int]:
 def frame_bits(board: np.ndarray, colour: int, stone: int) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
     """Bitboards in ``colour``'s frame (bit ``s`` of the pair is frame square ``s``): ``stone``'s squares, the empty ones.
 
-    Each as two words: squares 0-63 and 64-99.
+    Each as two words: squares 0-63 and 64-99. Built in the board's frame, eight cells at a time
+    (:func:`~crossenvs.core.bits.cell_bits`), then turned for White (:func:`half_turn_bits`).
     """
-    own_low, own_high, empty_low, empty_high = ZERO, ZERO, ZERO, ZERO
-    for square in range(64):
-        code = cell(board, in_frame(square, colour))
-        own_low |= np.uint64(code == stone) << np.uint64(square)
-        empty_low |= np.uint64(code == EMPTY) << np.uint64(square)
-    for square in range(64, CELLS):
-        code = cell(board, in_frame(square, colour))
-        own_high |= np.uint64(code == stone) << np.uint64(square - 64)
-        empty_high |= np.uint64(code == EMPTY) << np.uint64(square - 64)
+    own_low, own_high = cell_bits(board, stone)
+    empty_low, empty_high = cell_bits(board, EMPTY)
+    if colour == BLACK:
+        return own_low, own_high, empty_low, empty_high
+    own_low, own_high = half_turn_bits(own_low, own_high)
+    empty_low, empty_high = half_turn_bits(empty_low, empty_high)
     return own_low, own_high, empty_low, empty_high
+
+
+@njit(cache=True, inline="always")
+def half_turn_bits(low: np.uint64, high: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """A 100-square bitboard turned half round: bit ``s`` goes to bit ``99 - s`` (:func:`in_frame` for White).
+
+    As 128 bits: reversed, square s lands on bit 127 - s; shifted down by 28, on 99 - s.
+    """
+    reversed_low, reversed_high = reverse_bits(high), reverse_bits(low)
+    return (reversed_low >> HALF_TURN_DOWN) | (reversed_high << HALF_TURN_UP), reversed_high >> HALF_TURN_DOWN
+
+
+HALF_TURN_DOWN, HALF_TURN_UP = np.uint64(128 - CELLS), np.uint64(CELLS - 64)
 
 
 @njit(cache=True, inline="always")

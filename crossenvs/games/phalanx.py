@@ -68,7 +68,7 @@ import numpy as np
 from numba import njit
 
 from ..core import state as st
-from ..core.bits import lowest_square
+from ..core.bits import cell_bits, lowest_square
 from ..core.codec import DIRECTION_NAMES, DIRECTIONS, direction_between, move_index, move_of, opposite_direction
 from ..core.errors import IllegalActionError
 from ..core.frames import IDENTITY, ROTATE_180, frame_to_board
@@ -193,13 +193,9 @@ def ahead(bits: np.uint64, direction: int, steps: int) -> np.uint64:
 @njit(cache=True)
 def stone_bits(board: np.ndarray, colour: int) -> tuple[np.uint64, np.uint64]:
     """``(stones of colour, stones of the other colour)`` as bitboards."""
-    mine = np.uint64(0)
-    occupied = np.uint64(0)
-    for square in range(SIZE * SIZE):
-        cell = board[square >> 3, square & 7]
-        mine |= np.uint64(cell == colour) << np.uint64(square)
-        occupied |= np.uint64(cell != EMPTY) << np.uint64(square)
-    return mine, occupied & ~mine
+    mine, _ = cell_bits(board, colour)
+    empty, _ = cell_bits(board, EMPTY)
+    return mine, ~(mine | empty)
 
 
 @njit(cache=True)
