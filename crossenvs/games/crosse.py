@@ -472,13 +472,25 @@ def scan_hops(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
     colour = seat_colour(meta, seat)
     stone, enemy = stone_of(colour), stone_of(1 - colour)
     needed = meta[JUMPS_LEFT]
-    for square in range(CELLS):
-        if cell(board, square) != stone or (meta[JUMPING] >= 0 and square != meta[JUMPING]):
-            continue
-        for k in range(HOP_COUNT[square]):
-            hop = HOPS_AT[square, k]
-            if hop_possible(board, hop, enemy) and hop_is_best(board, hop, stone, enemy, needed):
-                out[HOP_BASE + (hop if colour == BLACK else HOP_TWIN[hop])] = 1
+    if meta[JUMPING] >= 0:  # the jumping stone hops on
+        if cell(board, meta[JUMPING]) == stone:
+            _mark_best_hops(board, meta[JUMPING], colour, stone, enemy, needed, out)
+        return
+    stones_low, stones_high = cell_bits(board, stone)
+    for half in range(2):
+        stones = stones_low if half == 0 else stones_high
+        while stones:
+            _mark_best_hops(board, lowest_square(stones) + 64 * half, colour, stone, enemy, needed, out)
+            stones &= stones - ONE
+
+
+@njit(cache=True, inline="always")
+def _mark_best_hops(board, square, colour, stone, enemy, needed, out) -> None:
+    """Mark the hops from ``square`` that start a sequence of the ``needed`` captures."""
+    for k in range(HOP_COUNT[square]):
+        hop = HOPS_AT[square, k]
+        if hop_possible(board, hop, enemy) and hop_is_best(board, hop, stone, enemy, needed):
+            out[HOP_BASE + (hop if colour == BLACK else HOP_TWIN[hop])] = 1
 
 
 # ----------------------------------------------------------------------------- token moves
@@ -563,23 +575,25 @@ def scan_moves(board: np.ndarray, meta: np.ndarray, tokens: int, out: np.ndarray
 def has_move(board: np.ndarray, meta: np.ndarray, tokens: int) -> bool:
     """Has the player to act any token move with ``tokens``?
 
-    Move by move, not on bitboards: the first legal move usually comes early, before building
-    the bitboards would have paid off. The destinations' board rows and columns come from
+    The own stones from their bitboard, then move by move: the first legal move usually comes
+    early, before building the empty squares' bitboards would have paid off. The destinations'
+    board rows and columns come from
     :data:`MOVE_TO_ROW` / :data:`MOVE_TO_COL` (no frame turn or division per move).
     """
     colour = seat_colour(meta, meta[st.TO_MOVE])
-    stone = stone_of(colour)
-    for square in range(CELLS):
-        if cell(board, square) != stone:
-            continue
-        frame_square = in_frame(square, colour)
-        for token in range(6):
-            if not (tokens >> token) & 1:
-                continue
-            first, end = move_block(frame_square, token)
-            for move in range(first, end):
-                if board[MOVE_TO_ROW[colour, move], MOVE_TO_COL[colour, move]] == EMPTY:
-                    return True
+    stones_low, stones_high = cell_bits(board, stone_of(colour))
+    for half in range(2):
+        stones = stones_low if half == 0 else stones_high
+        while stones:
+            frame_square = in_frame(lowest_square(stones) + 64 * half, colour)
+            stones &= stones - ONE
+            for token in range(6):
+                if not (tokens >> token) & 1:
+                    continue
+                first, end = move_block(frame_square, token)
+                for move in range(first, end):
+                    if board[MOVE_TO_ROW[colour, move], MOVE_TO_COL[colour, move]] == EMPTY:
+                        return True
     return False
 
 
