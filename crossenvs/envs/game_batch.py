@@ -26,9 +26,14 @@ def _apply_one(boards, metas, ids, actions, ok, j) -> None:
 
 
 @njit(cache=True, inline="always")
-def _view_one(boards, metas, ids, seats, observations, masks, j) -> None:
+def _observe_one(boards, metas, ids, seats, observations, j) -> None:
     i = ids[j]
     observe_kernel(boards[i], metas[i], seats[j], observations[j])
+
+
+@njit(cache=True, inline="always")
+def _mask_one(boards, metas, ids, seats, masks, j) -> None:
+    i = ids[j]
     if metas[i, st.TO_MOVE] == seats[j]:
         mask_kernel(boards[i], metas[i], masks[j])
     else:
@@ -54,14 +59,20 @@ def view_parallel(boards, metas, ids, seats, observations, masks) -> None:
     """Observations of ``seats[j]`` and the legal mask of the player to act, for games ``ids``.
 
     ``observations`` and ``masks`` are indexed like ``ids`` (row j is game ``ids[j]``); masks
-    are all zeros where ``seats[j]`` is not the player to act.
+    are all zeros where ``seats[j]`` is not the player to act. All observations first, then all
+    masks: game by game, each observation (10 KB for Crosse) pushed the move tables the mask
+    reads out of the first-level cache, and the view cost a fifth more (measured, Crosse).
     """
     for j in prange(ids.shape[0]):
-        _view_one(boards, metas, ids, seats, observations, masks, j)
+        _observe_one(boards, metas, ids, seats, observations, j)
+    for j in prange(ids.shape[0]):
+        _mask_one(boards, metas, ids, seats, masks, j)
 
 
 @njit(cache=True)
 def view_serial(boards, metas, ids, seats, observations, masks) -> None:
     """:func:`view_parallel` on the calling thread."""
     for j in range(ids.shape[0]):
-        _view_one(boards, metas, ids, seats, observations, masks, j)
+        _observe_one(boards, metas, ids, seats, observations, j)
+    for j in range(ids.shape[0]):
+        _mask_one(boards, metas, ids, seats, masks, j)
