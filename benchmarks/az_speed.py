@@ -2,6 +2,7 @@
 
     python benchmarks/az_speed.py                                  # Crisscross 6x6, make train's settings
     python benchmarks/az_speed.py --game crosse --batch 64 --simulations 32 --device auto
+    python benchmarks/az_speed.py --precision bfloat16             # the network in bfloat16
 
 One search step is what self-play does before every move of every game: the batch's trees walked
 in numba (selection, expansion, backup) and one forward pass per simulation for all leaves. The
@@ -18,14 +19,23 @@ import numpy as np
 import torch
 
 import crossenvs
-from crossenvs.az.network import AlphaZeroNet, evaluator, resolve_device
+from crossenvs.az.network import PRECISIONS, AlphaZeroNet, evaluator, resolve_device
 from crossenvs.az.search import GumbelSearch
 from crossenvs.cli import parse_options
 
 
-def measure(game, batch: int, simulations: int, channels: int, blocks: int, device: str, seconds: float) -> dict:
+def measure(
+    game,
+    batch: int,
+    simulations: int,
+    channels: int,
+    blocks: int,
+    device: str,
+    seconds: float,
+    precision: str = "float32",
+) -> dict:
     net = AlphaZeroNet(game.observation_shape, game.num_actions, channels, blocks).to(device).eval()
-    evaluate, network_seconds = evaluator(net, device), [0.0]
+    evaluate, network_seconds = evaluator(net, device, precision), [0.0]
 
     def timed_evaluate(observations):
         started = time.perf_counter()
@@ -50,6 +60,7 @@ def measure(game, batch: int, simulations: int, channels: int, blocks: int, devi
         "batch": batch,
         "simulations": simulations,
         "device": device,
+        "precision": precision,
         "positions_per_second": round(moves * batch / elapsed, 1),
         "network_evaluations_per_second": round(moves * batch * (simulations + 1) / elapsed, 1),
         "network_share": round(network_seconds[0] / elapsed, 3),
@@ -65,6 +76,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--channels", type=int, default=32)
     parser.add_argument("--blocks", type=int, default=3)
     parser.add_argument("--device", default="cpu", choices=["auto", "cpu", "cuda"])
+    parser.add_argument("--precision", default="float32", choices=PRECISIONS, help="the network's number format")
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args(argv)
@@ -74,9 +86,11 @@ def main(argv: list[str] | None = None) -> dict:
     game = crossenvs.make_game(args.game, **options)
     device = resolve_device(args.device)
     with torch.no_grad():
-        figures = measure(game, args.batch, args.simulations, args.channels, args.blocks, device, args.seconds)
+        figures = measure(
+            game, args.batch, args.simulations, args.channels, args.blocks, device, args.seconds, args.precision
+        )
     print(
-        f"{game!r} B={args.batch}, {args.simulations} simulations, {device}: {figures['positions_per_second']:,.0f} "
+        f"{game!r} B={args.batch}, {args.simulations} simulations, {device}, {args.precision}: {figures['positions_per_second']:,.0f} "
         f"positions/s, {figures['network_evaluations_per_second']:,.0f} network evaluations/s "
         f"({figures['network_share']:.0%} of the time in the network)"
     )

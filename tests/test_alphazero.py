@@ -225,6 +225,33 @@ def test_bad_configs_stop_before_any_work(tmp_path):
     (tmp_path / "bad.yaml").write_text(yaml.safe_dump({"game": "crisscross", "eval_opponent": "mcts:x"}))
     result = run_alphazero("--config", str(tmp_path / "bad.yaml"))
     assert result.returncode == 2 and "mcts:<simulations>" in result.stderr
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump({"game": "crisscross", "precision": "float16"}))
+    result = run_alphazero("--config", str(tmp_path / "bad.yaml"))
+    assert result.returncode == 2 and "'precision' must be one of float32, bfloat16, got 'float16'" in result.stderr
+
+
+def test_bfloat16_network_agrees_with_float32_and_learns():
+    """bfloat16 autocast: the same outputs to bfloat16's precision, and a learning step that lowers the loss."""
+    import torch
+
+    sys.path.insert(0, str(ROOT / "training"))
+    import alphazero
+
+    game = make_game("crisscross", size=6)
+    torch.manual_seed(0)
+    net = AlphaZeroNet(game.observation_shape, game.num_actions, channels=16, blocks=1).eval()
+    observations = np.random.default_rng(0).random((32, *game.observation_shape), dtype=np.float32)
+    logits32, values32 = evaluator(net, "cpu", "float32")(observations)
+    logits16, values16 = evaluator(net, "cpu", "bfloat16")(observations)
+    assert logits16.dtype == np.float32 and np.allclose(logits16, logits32, atol=0.05)
+    assert np.allclose(values16, values32, atol=0.05)
+    with pytest.raises(InvalidOptionError, match="precision must be one of float32, bfloat16"):
+        evaluator(net, "cpu", "float16")
+    optimizer = torch.optim.AdamW(net.parameters(), lr=0.01)
+    policies = np.full((32, game.num_actions), 1.0 / game.num_actions, dtype=np.float32)
+    batch = (observations, policies, np.ones(32, dtype=np.float32))
+    losses = [alphazero.train_step(net, optimizer, batch, "cpu", "bfloat16")["loss/value"] for _ in range(20)]
+    assert all(np.isfinite(losses)) and losses[-1] < losses[0] / 2
 
 
 def test_the_example_game_trains_too():

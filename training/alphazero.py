@@ -49,7 +49,7 @@ import numpy as np
 import torch
 
 import crossenvs
-from crossenvs.az.network import AlphaZeroNet, evaluator, resolve_device, save_checkpoint
+from crossenvs.az.network import PRECISIONS, AlphaZeroNet, autocast, evaluator, resolve_device, save_checkpoint
 from crossenvs.az.player import AlphaZeroPlayer
 from crossenvs.az.search import GumbelSearch
 from crossenvs.core.checks import check_seed
@@ -102,6 +102,7 @@ class Config:
     eval_games: int = 100
     eval_simulations: int = 64
     eval_opponent: str = "mcts:1000"
+    precision: str = "float32"
     seed: int = 0
 
     def check(self, where: str) -> None:
@@ -119,6 +120,8 @@ class Config:
                 raise ConfigError(f"{where}: '{name}' must be positive, got {getattr(self, name)}")
         if self.weight_decay < 0:
             raise ConfigError(f"{where}: 'weight_decay' must be 0 or more, got {self.weight_decay}")
+        if self.precision not in PRECISIONS:
+            raise ConfigError(f"{where}: 'precision' must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")
         make_player(self.eval_opponent, game=game)  # an unknown player spec stops the run before it starts
 
 
@@ -203,10 +206,14 @@ class SelfPlay:
         return np.stack(finished_obs), np.stack(finished_policies), results, ended
 
 
-def train_step(net: AlphaZeroNet, optimizer: torch.optim.Optimizer, batch, device: str) -> dict[str, float]:
+def train_step(
+    net: AlphaZeroNet, optimizer: torch.optim.Optimizer, batch, device: str, precision: str = "float32"
+) -> dict[str, float]:
     observations, policies, results = (torch.from_numpy(array).to(device) for array in batch)
     net.train()
-    logits, values = net(observations)
+    with autocast(device, precision):
+        logits, values = net(observations)
+    logits, values = logits.float(), values.float()  # the losses in float32
     policy_loss = -(policies * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
     value_loss = torch.mean((values - results) ** 2)
     optimizer.zero_grad()
@@ -217,9 +224,9 @@ def train_step(net: AlphaZeroNet, optimizer: torch.optim.Optimizer, batch, devic
 
 
 # ----------------------------------------------------------------------------- resuming
-def learner(net: AlphaZeroNet, optimizer: torch.optim.Optimizer, device: str):
+def learner(net: AlphaZeroNet, optimizer: torch.optim.Optimizer, device: str, precision: str = "float32"):
     """``learn(size, batch)``: one :func:`train_step`, on the CPU on torch's threads or one, whichever is faster now."""
-    step = functools.partial(train_step, net, optimizer, device=device)
+    step = functools.partial(train_step, net, optimizer, device=device, precision=precision)
     return torch_thread_choice(step) if device == "cpu" else lambda size, batch: step(batch)
 
 
@@ -327,8 +334,8 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         )
     replay = Replay(config.replay_size, game.observation_shape, game.num_actions)
     symmetries = game.symmetries()
-    evaluate = evaluator(net, device)
-    learn = learner(net, optimizer, device)
+    evaluate = evaluator(net, device, config.precision)
+    learn = learner(net, optimizer, device, config.precision)
     writer = tensorboard_writer(run_dir)
     progress = progress_bar(config.max_minutes * 60, args.no_progress)
     started, last_checkpoint = time.monotonic(), time.monotonic()

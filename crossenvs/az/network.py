@@ -62,16 +62,37 @@ class AlphaZeroNet(nn.Module):
         return self.policy_head(x), self.value_head(x).squeeze(-1)
 
 
-def evaluator(net: AlphaZeroNet, device: str = "cpu"):
+#: number formats the network can compute in (weights and the optimiser stay float32 either way)
+PRECISIONS = ("float32", "bfloat16")
+
+
+def autocast(device: str, precision: str):
+    """The context the network's forward passes run in: plain float32, or bfloat16 autocast.
+
+    bfloat16 halves the work of convolutions and matrix products where the hardware has it
+    (CUDA GPUs since Ampere, x86 CPUs with AVX-512 BF16 or AMX: on this project's Zen 4 CPU a
+    forward pass of the 8x8 network on 256 positions takes 13 ms instead of 27); elsewhere it
+    may be slower. Outputs are read back as float32.
+    """
+    if precision not in PRECISIONS:
+        raise InvalidOptionError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+    device_type = torch.device(device).type
+    return torch.autocast(device_type, dtype=torch.bfloat16, enabled=precision == "bfloat16")
+
+
+def evaluator(net: AlphaZeroNet, device: str = "cpu", precision: str = "float32"):
     """A numpy-in, numpy-out evaluation function for :class:`~crossenvs.az.search.GumbelSearch`.
 
     On the CPU, each call runs on torch's threads or on one, whichever is faster now
     (:func:`crossenvs.envs.threads.torch_thread_choice`: a busy neighbour otherwise stalls it).
+    ``precision`` is one of :data:`PRECISIONS` (see :func:`autocast`).
     """
+    autocast(device, precision)  # checks the precision now, not at the first call
 
     @torch.no_grad()
     def forward(observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        logits, values = net(torch.from_numpy(observations).to(device))
+        with autocast(device, precision):
+            logits, values = net(torch.from_numpy(observations).to(device))
         return logits.float().cpu().numpy(), values.float().cpu().numpy()
 
     if device != "cpu":
