@@ -14,7 +14,7 @@ from conftest import AZ_TINY, CROSSE_C4, EXAMPLES, position
 
 import crossenvs
 from crossenvs import InvalidOptionError, make_game
-from crossenvs.az.network import AlphaZeroNet, evaluator, load_checkpoint, save_checkpoint
+from crossenvs.az.network import AlphaZeroNet, evaluator, fastest_precision, load_checkpoint, save_checkpoint
 from crossenvs.az.search import GumbelSearch, considered_visits
 from crossenvs.core import state as st
 from crossenvs.eval.arena import match
@@ -227,7 +227,7 @@ def test_bad_configs_stop_before_any_work(tmp_path):
     assert result.returncode == 2 and "mcts:<simulations>" in result.stderr
     (tmp_path / "bad.yaml").write_text(yaml.safe_dump({"game": "crisscross", "precision": "float16"}))
     result = run_alphazero("--config", str(tmp_path / "bad.yaml"))
-    assert result.returncode == 2 and "'precision' must be one of float32, bfloat16, got 'float16'" in result.stderr
+    assert result.returncode == 2 and "'precision' must be one of auto, float32, bfloat16, got 'float16'" in result.stderr
 
 
 def test_bfloat16_network_agrees_with_float32_and_learns():
@@ -247,6 +247,7 @@ def test_bfloat16_network_agrees_with_float32_and_learns():
     assert np.allclose(values16, values32, atol=0.05)
     with pytest.raises(InvalidOptionError, match="precision must be one of float32, bfloat16"):
         evaluator(net, "cpu", "float16")
+    assert fastest_precision(net, "cpu", 32) in ("float32", "bfloat16")  # auto: whichever is measured faster
     optimizer = torch.optim.AdamW(net.parameters(), lr=0.01)
     policies = np.full((32, game.num_actions), 1.0 / game.num_actions, dtype=np.float32)
     batch = (observations, policies, np.ones(32, dtype=np.float32))

@@ -49,7 +49,15 @@ import numpy as np
 import torch
 
 import crossenvs
-from crossenvs.az.network import PRECISIONS, AlphaZeroNet, autocast, evaluator, resolve_device, save_checkpoint
+from crossenvs.az.network import (
+    PRECISION_CHOICES,
+    AlphaZeroNet,
+    autocast,
+    evaluator,
+    fastest_precision,
+    resolve_device,
+    save_checkpoint,
+)
 from crossenvs.az.player import AlphaZeroPlayer
 from crossenvs.az.search import GumbelSearch
 from crossenvs.core.checks import check_seed
@@ -102,7 +110,7 @@ class Config:
     eval_games: int = 100
     eval_simulations: int = 64
     eval_opponent: str = "mcts:1000"
-    precision: str = "float32"
+    precision: str = "auto"
     seed: int = 0
 
     def check(self, where: str) -> None:
@@ -120,8 +128,9 @@ class Config:
                 raise ConfigError(f"{where}: '{name}' must be positive, got {getattr(self, name)}")
         if self.weight_decay < 0:
             raise ConfigError(f"{where}: 'weight_decay' must be 0 or more, got {self.weight_decay}")
-        if self.precision not in PRECISIONS:
-            raise ConfigError(f"{where}: 'precision' must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")
+        if self.precision not in PRECISION_CHOICES:
+            choices = ", ".join(PRECISION_CHOICES)
+            raise ConfigError(f"{where}: 'precision' must be one of {choices}, got {self.precision!r}")
         make_player(self.eval_opponent, game=game)  # an unknown player spec stops the run before it starts
 
 
@@ -334,8 +343,9 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         )
     replay = Replay(config.replay_size, game.observation_shape, game.num_actions)
     symmetries = game.symmetries()
-    evaluate = evaluator(net, device, config.precision)
-    learn = learner(net, optimizer, device, config.precision)
+    precision = fastest_precision(net, device, config.num_envs) if config.precision == "auto" else config.precision
+    evaluate = evaluator(net, device, precision)
+    learn = learner(net, optimizer, device, precision)
     writer = tensorboard_writer(run_dir)
     progress = progress_bar(config.max_minutes * 60, args.no_progress)
     started, last_checkpoint = time.monotonic(), time.monotonic()
@@ -381,6 +391,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         "updates": counters["updates"],
         "positions_per_second": round((counters["positions"] - positions_before) / max(seconds, 1e-9), 1),
         "device": device,
+        "precision": precision,
         "checkpoint": str(final),
         "opponent": opponent.name,
         **evaluation,
@@ -389,7 +400,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     writer.close()
     print(
         f"{config.game}{config.options}: {counters['positions']:,} positions ({counters['updates']:,} updates), "
-        f"{summary['positions_per_second']:,.0f} positions/s on {device}; vs {opponent.name} "
+        f"{summary['positions_per_second']:,.0f} positions/s on {device} ({precision}); vs {opponent.name} "
         f"{evaluation['score']:.1%} score ({evaluation['win_rate']:.1%} wins) over {evaluation['games']} games, both "
         f"seats, searching {config.eval_simulations} simulations; checkpoint {final}"
     )
