@@ -6,6 +6,9 @@ in :data:`AGENTS`, copied under the name :func:`file_name` gives it::
     python training/alphazero.py --config configs/alphazero/crisscross6.yaml --run-dir runs/pretrained
     cp runs/pretrained/checkpoints/final.pt crossenvs/agents/crisscross_size6.pt
 
+(the Crisscross 8x8 agent: ``--config configs/alphazero/crisscross.yaml --max-minutes 45``, as its
+entry in :data:`AGENTS` says; ``--max-minutes`` overrides the config's cap)
+
 (a rerun gives an agent of the same strength, not the same bytes: the budget is wall-clock time).
 ``benchmarks/pretrained.py`` measures each against random, greedy, MCTS-200 and MCTS-1000.
 The player spec ``pretrained`` (or ``pretrained:<simulations>``) is the agent of the game at hand.
@@ -25,6 +28,7 @@ FOLDER = Path(__file__).resolve().parent
 #: (game, options as sorted JSON) -> the config that produced the agent
 AGENTS: dict[tuple[str, str], str] = {
     ("crisscross", '{"size": 6}'): "configs/alphazero/crisscross6.yaml",
+    ("crisscross", "{}"): "configs/alphazero/crisscross.yaml --max-minutes 45",
     ("charing_cross", "{}"): "configs/alphazero/charing_cross.yaml",  # below the 90%-vs-MCTS-1000 target
 }
 
