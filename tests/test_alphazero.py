@@ -227,7 +227,9 @@ def test_bad_configs_stop_before_any_work(tmp_path):
     assert result.returncode == 2 and "mcts:<simulations>" in result.stderr
     (tmp_path / "bad.yaml").write_text(yaml.safe_dump({"game": "crisscross", "precision": "float16"}))
     result = run_alphazero("--config", str(tmp_path / "bad.yaml"))
-    assert result.returncode == 2 and "'precision' must be one of auto, float32, bfloat16, got 'float16'" in result.stderr
+    assert (
+        result.returncode == 2 and "'precision' must be one of auto, float32, bfloat16, got 'float16'" in result.stderr
+    )
 
 
 def test_bfloat16_network_agrees_with_float32_and_learns():

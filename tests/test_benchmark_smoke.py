@@ -24,7 +24,10 @@ def test_benchmark_runs_and_reports_ratios(tmp_path, capsys):
     for api in bench["ENGINE_APIS"]:
         assert f"crossenvs crisscross 6x6 engine ({api})" in figures["rates"]
         pair = figures["ratios"][f"crisscross 8x8 engine ({api}) / OpenSpiel hex 8x8"]
-        assert pair["target"] == 1.5 and pair["met"] is (pair["value"] >= 1.5)
+        if api == bench["FAST_PATH"]:  # the target is the fast path's
+            assert pair["target"] == 1.5 and pair["met"] is (pair["value"] >= 1.5)
+        else:
+            assert pair["target"] is None and pair["met"] is None and pair["value"] > 0
     for name in ("crossenvs crisscross 6x6 AEC env", "crossenvs crisscross 6x6 vector B=4", "OpenSpiel hex 6x6"):
         assert len(figures["rounds"][name]) == 2 and figures["rates"][name] > 0
     assert "PettingZoo connect_four_v3 AEC env" in figures["rates"]
