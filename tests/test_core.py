@@ -44,7 +44,7 @@ def test_square_names():
         parse_square("a9", 8, 8)
 
 
-@pytest.mark.parametrize("shape", [(3, 3), (6, 6), (8, 8), (10, 10), (11, 11)])
+@pytest.mark.parametrize("shape", [(2, 3), (3, 3), (6, 6), (8, 8), (10, 10), (11, 11)])
 def test_cell_bits_jitted_equals_cell_by_cell(shape):
     """The eight-cells-a-word bitboards match a plain loop, whatever the board size and the codes."""
     from numba import njit

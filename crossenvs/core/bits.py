@@ -61,7 +61,7 @@ def _reverse_bits_jitted(bits):
 
 
 def cell_bits(board: np.ndarray, code: int) -> tuple[np.uint64, np.uint64]:
-    """Where a C-contiguous int8 board of 8 to 128 cells holds ``code``: bit ``s`` of (low, high) is flat cell ``s``.
+    """Where a C-contiguous int8 board of at most 128 cells holds ``code``: bit ``s`` of (low, high) is flat cell ``s``.
 
     Jitted, eight cells at a time (one uint64 word, compared byte-wise and packed to 8 bits, see
     :func:`_word_matches`): a cell-by-cell loop of shifts costs about ten times as much, and
@@ -105,12 +105,20 @@ def _load_word(typingctx, cells, offset):
 
 @overload(cell_bits)
 def _cell_bits_jitted(board, code):
+    if not (isinstance(board, types.Array) and board.dtype == types.int8 and board.layout == "C"):
+        raise TypeError(f"cell_bits needs a C-contiguous int8 board (it reads whole words), got {board}")
     word_matches = njit(_word_matches, inline="always")
 
     def impl(board, code):
         cells = board.size
-        pattern = np.uint64(code & 0xFF) * _LOWEST_BITS
         low, high = np.uint64(0), np.uint64(0)
+        if cells < 8:  # no whole word to read
+            flat = board.reshape(cells)
+            for square in range(cells):
+                if flat[square] == code:
+                    low |= np.uint64(1) << np.uint64(square)
+            return low, high
+        pattern = np.uint64(code & 0xFF) * _LOWEST_BITS
         whole = cells // 8
         for w in range(whole):
             matches = word_matches(_load_word(board, 8 * w), pattern)
