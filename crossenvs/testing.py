@@ -9,6 +9,10 @@ What a game must satisfy to work with every part of crossenvs, checked over rand
 * position text and notation round-trip;
 * observations have the declared shape, are float32 and lie in [0, 1], for both seats;
 * the egocentric twin holds where the game defines :meth:`~crossenvs.core.game.Game.egocentric_twin`;
+* each of :meth:`~crossenvs.core.game.Game.symmetries` (training's data augmentation) permutes
+  cells and ids and commutes with the rules: on positions with seat 0 to move (seat 0's frame is
+  the board's; the state's meta is kept), the transformed board has the transformed mask and
+  seat-0 observation, and the transformed move gives the transformed result;
 * values that are no action id (out of range, floats, bools, ``None``...) raise
   ``InvalidActionError``; a 0-d integer array is an id;
 * a finished game has an empty mask, no legal actions, an outcome, and refuses every action;
@@ -56,6 +60,7 @@ class CheckReport:
     ids_checked: int = 0
     games_finished: int = 0
     twins_checked: int = 0
+    symmetries_checked: int = 0
     vector_steps: int = 0
     stepper_moves: int = 0
     golden_files: int = 0
@@ -82,13 +87,14 @@ def check_game(
     report = CheckReport(game.name)
     rng = np.random.default_rng(seed)
     _check_non_ids(game, game.initial_state())
-    for before, after in _random_plies(game, rng, plies):
+    for before, action, after in _random_plies(game, rng, plies):
         full = report.states % full_check_every == 0
         assert game.legal_actions(before).size, f"a game in play has no legal action: {_where(game, before)}"
         report.ids_checked += _check_ids(game, before, rng, None if full else refusals_per_state)
         _check_text(game, before)
         _check_observations(game, before)
         report.twins_checked += _check_twin(game, before)
+        report.symmetries_checked += _check_symmetries(game, before, action, after)
         report.states += 1
         if game.is_terminal(after):
             _check_finished(game, after)
@@ -106,15 +112,16 @@ def check_game(
 
 
 # ----------------------------------------------------------------------------- positions
-def _random_plies(game: Game, rng: np.random.Generator, plies: int) -> Iterator[tuple[State, State]]:
-    """(state before, state after) over uniformly random games until ``plies`` are played."""
+def _random_plies(game: Game, rng: np.random.Generator, plies: int) -> Iterator[tuple[State, int, State]]:
+    """(state before, action, state after) over uniformly random games until ``plies`` are played."""
     played = 0
     while played < plies:
         state = game.initial_state()
         while not game.is_terminal(state) and played < plies:
             legal = game.legal_actions(state)
-            after = game.apply(state, int(legal[rng.integers(legal.size)]))
-            yield state, after
+            action = int(legal[rng.integers(legal.size)])
+            after = game.apply(state, action)
+            yield state, action, after
             state = after
             played += 1
 
@@ -196,6 +203,30 @@ def _check_twin(game: Game, state: State) -> int:
             f"twin's mask differs: {_where(game, state)}"
         )
     return 1
+
+
+def _check_symmetries(game: Game, before: State, action: int, after: State) -> int:
+    """Each declared symmetry other than the identity, on a move of seat 0; how many were compared."""
+    if game.current_player(before) != 0:
+        return 0
+    cells_count = game.height * game.width
+    compared = 0
+    for cells, actions in game.symmetries():
+        assert np.array_equal(np.sort(cells), np.arange(cells_count)), "a symmetry's cells are no permutation"
+        assert np.array_equal(np.sort(actions), np.arange(game.num_actions)), "a symmetry's ids are no permutation"
+        if np.array_equal(cells, np.arange(cells_count)):
+            continue
+        board = before.board.ravel()[cells].reshape(before.board.shape)
+        image = State(np.ascontiguousarray(board), before.meta.copy())
+        where = f"symmetry {compared + 1} of {_where(game, before)}"
+        assert np.array_equal(game.legal_mask(image), game.legal_mask(before)[actions]), f"mask differs: {where}"
+        planes = game.observe(before, 0).reshape(cells_count, -1)[cells]
+        assert np.array_equal(game.observe(image, 0).reshape(cells_count, -1), planes), f"view differs: {where}"
+        result = game.apply(image, int(np.flatnonzero(actions == action)[0]))
+        assert np.array_equal(result.board.ravel(), after.board.ravel()[cells]), f"result differs: {where}"
+        assert game.outcome(result) == game.outcome(after), f"outcome differs: {where}"
+        compared += 1
+    return compared
 
 
 def _check_finished(game: Game, state: State) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from crossenvs import game_spec, list_games
+from crossenvs import game_spec, list_games, make_game
 from crossenvs.testing import check_game
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -29,6 +29,8 @@ def test_game_keeps_the_contract(name, options):
     assert report.games_finished >= 1, "no random game finished within 600 plies"
     assert report.twins_checked == report.states, "every game defines its egocentric twin"
     assert report.vector_steps > 0 and report.numba_parity
+    if len(make_game(name, **options).symmetries()) > 1:
+        assert report.symmetries_checked > 100, "the declared symmetries were compared on too few positions"
     if golden is not None:
         assert report.golden_files >= 1, f"no golden playthrough of {name} in {GOLDEN}"
 

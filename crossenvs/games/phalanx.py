@@ -504,6 +504,18 @@ class PhalanxGame(Game):
         swapped = np.where(state.board == 0, 0, 3 - state.board).astype(np.int8)
         return State(np.ascontiguousarray(swapped[::-1, ::-1]), state.meta.copy()), (1, 0)
 
+    def symmetries(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The identity and the left-right mirror: the start, the far-rank win, captures and the
+        Neo-Crossings symmetry rule all look the same mirrored (its half turn commutes with the
+        mirror). The mirror keeps a move's distance and flips its direction's east-west part."""
+        grid = np.arange(SIZE * SIZE).reshape(SIZE, SIZE)
+        mirrored_square = grid[:, ::-1].ravel()
+        mirrored = np.arange(NUM_ACTIONS)
+        for action in range(PASS_ACTION):
+            square, direction, k = move_of(action, MAX_DISTANCE)
+            mirrored[action] = move_index(mirrored_square[square], (8 - direction) % 8, k, MAX_DISTANCE)
+        return [(grid.ravel().copy(), np.arange(NUM_ACTIONS)), (mirrored_square.copy(), mirrored)]
+
     def action_to_str(self, state: State, action: int) -> str:
         action = int(action)
         if not 0 <= action < NUM_ACTIONS:
