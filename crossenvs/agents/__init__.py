@@ -29,6 +29,7 @@ FOLDER = Path(__file__).resolve().parent
 AGENTS: dict[tuple[str, str], str] = {
     ("crisscross", '{"size": 6}'): "configs/alphazero/crisscross6.yaml",
     ("crisscross", "{}"): "configs/alphazero/crisscross.yaml --max-minutes 45",
+    ("crossings", "{}"): "configs/alphazero/crossings.yaml",
     ("charing_cross", "{}"): "configs/alphazero/charing_cross.yaml, then --resume <its run> --max-minutes 30",
 }
 
