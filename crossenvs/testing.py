@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from .core import state as st
 from .core.errors import IllegalActionError, InvalidActionError
 from .core.game import Game
 from .core.playthrough import golden_header, parse_golden_header, playthrough
@@ -304,6 +305,8 @@ def _check_vector_env(game: Game, rng: np.random.Generator, batch: int, steps: i
             expected = np.zeros(2) if outcome is None else np.array(outcome)
             assert np.array_equal(seat_rewards[i], expected), f"vector env game {i}: seat rewards"
             assert rewards[i] == expected[seat], f"vector env game {i}: the mover's reward"
+            plies = int(after.meta[st.PLY]) if outcome is not None else 0
+            assert info["final_ply"][i] == plies, f"vector env game {i}: final_ply"
             if outcome is not None:
                 assert np.array_equal(info["final_obs"][i], game.observe(after, seat)), "final observation"
                 for view in (0, 1):

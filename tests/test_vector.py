@@ -173,3 +173,34 @@ def test_recycling_buffers_reuse_only_what_nothing_refers_to():
     held = [buffers.take() for _ in range(KEEP + 2)]  # more held than kept: plain new arrays
     assert len({id(array) for array in held}) == len(held)
     assert all(array.shape == (4, 3) and array.dtype == np.float32 for array in held)
+
+
+@pytest.mark.parametrize("name, options", CASES, ids=IDS)
+def test_parallel_and_serial_batch_loops_agree(name, options):
+    """The vector env's kernels over numba's threads give what they give on one thread, game by game."""
+    env = CrossVectorEnv(name, num_envs=200, **options)  # at least SERIAL_BELOW: the env may run either way
+    _, info = env.reset(seed=0)
+    rng = np.random.default_rng(1)
+    kernels = env._batch.kernels
+    for _ in range(30):
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in info["action_mask"]], dtype=np.int64)
+        actions[rng.integers(200)] = 0  # legal or not: the illegal case is covered too
+        results = []
+        for play in (kernels.play_parallel, kernels.play_serial):
+            boards, metas = env.boards.copy(), env.metas.copy()
+            outputs = (np.empty(200, np.bool_), np.empty(200, np.int64), np.empty((200, 2), np.float32))
+            outputs += (np.empty(200, np.float32), np.empty(200, np.bool_), np.empty(200, np.int64))
+            play(boards, metas, actions, *outputs)
+            ids, seats = np.arange(200), rng.integers(2, size=200)  # either seat's view, and masks
+            views = []
+            for view in (kernels.view_parallel, kernels.view_serial):
+                observations = np.empty((200, *env.game.observation_shape), np.float32)
+                masks = np.empty((200, env.game.num_actions), np.int8)
+                view(boards, metas, ids, seats, observations, masks)
+                views.append((observations, masks))
+            np.testing.assert_array_equal(views[0][0], views[1][0])
+            np.testing.assert_array_equal(views[0][1], views[1][1])
+            results.append((boards, metas, *outputs))
+        for parallel, serial in zip(*results):
+            np.testing.assert_array_equal(parallel, serial)
+        info = env.step(actions)[4]

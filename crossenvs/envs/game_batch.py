@@ -26,6 +26,23 @@ def _apply_one(boards, metas, ids, actions, ok, j) -> None:
 
 
 @njit(cache=True, inline="always")
+def _play_one(boards, metas, actions, ok, movers, seat_rewards, rewards, ended, final_ply, j) -> None:
+    """Game j: its action applied, and what the step returns about it (see :func:`play_parallel`)."""
+    mover = metas[j, st.TO_MOVE]
+    legal = apply_kernel(boards[j], metas[j], actions[j])
+    status = metas[j, st.STATUS]
+    if legal:
+        seat_rewards[j, 0] = st.SEAT_RETURNS[status, 0]
+        seat_rewards[j, 1] = st.SEAT_RETURNS[status, 1]
+    else:  # the game is untouched and lost by its mover
+        seat_rewards[j, mover] = -1.0
+        seat_rewards[j, 1 - mover] = 0.0
+    over = not legal or status != st.STATUS_PLAYING
+    ok[j], movers[j], rewards[j], ended[j] = legal, mover, seat_rewards[j, mover], over
+    final_ply[j] = metas[j, st.PLY] if over else 0
+
+
+@njit(cache=True, inline="always")
 def _observe_one(boards, metas, ids, seats, observations, j) -> None:
     i = ids[j]
     observe_kernel(boards[i], metas[i], seats[j], observations[j])
@@ -52,6 +69,26 @@ def apply_serial(boards, metas, ids, actions, ok) -> None:
     """:func:`apply_parallel` on the calling thread."""
     for j in range(ids.shape[0]):
         _apply_one(boards, metas, ids, actions, ok, j)
+
+
+@njit(cache=True, parallel=True)
+def play_parallel(boards, metas, actions, ok, movers, seat_rewards, rewards, ended, final_ply) -> None:
+    """Every game plays ``actions[j]``; per game: ``ok`` (legal), ``movers`` (the seat that acted),
+    ``seat_rewards`` (B, 2) and ``rewards`` (the mover's), ``ended`` (over or illegal) and
+    ``final_ply`` (plies played where ended, else 0).
+
+    The vector env's step in one pass: the bookkeeping done in NumPy after :func:`apply_parallel`
+    took a tenth of a Crosse step at B=1024 (measured), and here it is a few loads per game.
+    """
+    for j in prange(boards.shape[0]):
+        _play_one(boards, metas, actions, ok, movers, seat_rewards, rewards, ended, final_ply, j)
+
+
+@njit(cache=True)
+def play_serial(boards, metas, actions, ok, movers, seat_rewards, rewards, ended, final_ply) -> None:
+    """:func:`play_parallel` on the calling thread."""
+    for j in range(boards.shape[0]):
+        _play_one(boards, metas, actions, ok, movers, seat_rewards, rewards, ended, final_ply, j)
 
 
 @njit(cache=True, parallel=True)

@@ -17,6 +17,7 @@ ends that game with -1 for the player who made it (as PettingZoo's standard wrap
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium
@@ -50,6 +51,7 @@ class _Batch:
         self.game = resolve_game(game, options)
         self.kernels = specialize("crossenvs.envs.game_batch", type(self.game))
         self._apply = BatchRunner(self.kernels.apply_parallel, self.kernels.apply_serial)
+        self._play = BatchRunner(self.kernels.play_parallel, self.kernels.play_serial)
         self._view = BatchRunner(self.kernels.view_parallel, self.kernels.view_serial)
         self.num_envs = int(num_envs)
         initial = self.game.initial_state()
@@ -69,6 +71,20 @@ class _Batch:
         args = (self.boards, self.metas, bk.as_ids(ids), np.asarray(actions, dtype=np.int64), ok)
         self._apply(len(ids), *args)
         return ok
+
+    def play(self, actions: np.ndarray) -> Outcome:
+        """One action in every game, and what it did to each (:class:`Outcome`)."""
+        n = self.num_envs
+        outcome = Outcome(
+            ok=np.empty(n, dtype=np.bool_),
+            movers=np.empty(n, dtype=np.int64),
+            seat_rewards=np.empty((n, 2), dtype=np.float32),
+            rewards=np.empty(n, dtype=np.float32),
+            ended=np.empty(n, dtype=np.bool_),
+            final_ply=np.empty(n, dtype=np.int64),
+        )
+        self._play(n, self.boards, self.metas, actions, *outcome.arrays())
+        return outcome
 
     def view(self, ids: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Observations of ``seats`` in games ``ids``, and masks (zeros where that seat is not to act)."""
@@ -92,6 +108,21 @@ class _Batch:
     def state(self, index: int):
         """Game ``index`` as a :class:`State` (a copy)."""
         return st.State(self.boards[index].copy(), self.metas[index].copy())
+
+
+@dataclass
+class Outcome:
+    """What one step did to each game of a batch (fields in the order the play kernels take them)."""
+
+    ok: np.ndarray  # (B,) bool: the action was legal (else the game is untouched, and lost by its mover)
+    movers: np.ndarray  # (B,) int64: the seat that acted
+    seat_rewards: np.ndarray  # (B, 2) float32: both seats' rewards
+    rewards: np.ndarray  # (B,) float32: the mover's reward
+    ended: np.ndarray  # (B,) bool: the game is over (or the action was illegal)
+    final_ply: np.ndarray  # (B,) int64: plies the ended games lasted, 0 elsewhere
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return self.ok, self.movers, self.seat_rewards, self.rewards, self.ended, self.final_ply
 
 
 def _seat_rewards(status: np.ndarray) -> np.ndarray:
@@ -161,28 +192,19 @@ class CrossVectorEnv(VectorEnv):
         self._check_open()
         actions = action_ids(actions, self.num_envs, self.game.num_actions)
         batch = self._batch
-        movers = batch.to_move().astype(np.int64)
         before = [self.state(i) for i in range(self.num_envs)] if self.render_mode is not None else None
-        ok = batch.apply(batch.all_ids, actions)
+        outcome = batch.play(actions)
         if before is not None:
-            self._last_moves = [self.game.action_cells(b, int(a)) if k else [] for b, a, k in zip(before, actions, ok)]
-        status = batch.status().copy()
-        seat_rewards = _seat_rewards(status)
-        illegal = ~ok
-        seat_rewards[illegal] = 0.0
-        seat_rewards[illegal, movers[illegal]] = -1.0
-        ended = illegal | (status != st.STATUS_PLAYING)
-        ended_ids = np.flatnonzero(ended)
-        final_ply = np.zeros(self.num_envs, dtype=np.int64)
-        final_ply[ended_ids] = batch.metas[ended_ids, st.PLY]
-        final = self._final_views(ended_ids, movers) if ended_ids.size else {}
+            moves = zip(before, actions, outcome.ok)
+            self._last_moves = [self.game.action_cells(b, int(a)) if k else [] for b, a, k in moves]
+        ended_ids = np.flatnonzero(outcome.ended)
+        final = self._final_views(ended_ids, outcome.movers) if ended_ids.size else {}
         batch.reset(ended_ids)
         for index in ended_ids if before is not None else ():
             self._last_moves[index] = []
         observations, info = self._observe_all()
-        info.update(final, seat_rewards=seat_rewards, final_ply=final_ply, illegal_action=illegal)
-        rewards = seat_rewards[batch.all_ids, movers]
-        return observations, rewards, ended, np.zeros(self.num_envs, dtype=bool), info
+        info.update(final, seat_rewards=outcome.seat_rewards, final_ply=outcome.final_ply, illegal_action=~outcome.ok)
+        return observations, outcome.rewards, outcome.ended, np.zeros(self.num_envs, dtype=bool), info
 
     def render(self) -> tuple[np.ndarray, ...] | tuple[str, ...] | None:
         """Every game drawn, its last move marked: RGB frames (``rgb_array``) or text boards (``ansi``)."""
@@ -233,7 +255,8 @@ class CrossVectorEnv(VectorEnv):
         """Gymnasium's same-step final-observation keys for the games ``ids`` that just ended."""
         final_obs = np.full(self.num_envs, None, dtype=object)
         by_seat = np.full(self.num_envs, None, dtype=object)
-        views = np.stack([self._batch.view(ids, np.full(len(ids), seat))[0] for seat in (0, 1)], axis=1)
+        both_seats = self._batch.view(np.repeat(ids, 2), np.tile([0, 1], len(ids)))[0]
+        views = both_seats.reshape(len(ids), 2, *self.game.observation_shape)
         for row, index in enumerate(ids):
             by_seat[index] = views[row]
             final_obs[index] = views[row, movers[index]]
