@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -170,6 +172,28 @@ class MCTSPlayer(Player):
         search = specialize("crossenvs.eval.mcts", type(game)).search
         seed = int(self.rng.integers(2**31))
         return int(search(state.board, state.meta, game.num_actions, self.simulations, self.c, seed))
+
+    def act_batch(self, positions: Positions) -> np.ndarray:
+        """The searches of a batch side by side on the CPU's cores: the same actions as :meth:`act` row by row.
+
+        The numba search releases the GIL and numba keeps a random stream per thread, seeded by
+        each search, so threads change nothing but the time: an arena match of an agent against
+        MCTS-1000 on two cores takes half as long. The seeds are drawn in row order, as the loop
+        over :meth:`act` would draw them.
+        """
+        game, count = positions.game, len(positions)
+        search = specialize("crossenvs.eval.mcts", type(game)).search
+        seeds = [int(self.rng.integers(2**31)) for _ in range(count)]
+
+        def one(row: int) -> int:
+            board, meta = positions.boards[row], positions.metas[row]
+            return int(search(board, meta, game.num_actions, self.simulations, self.c, seeds[row]))
+
+        workers = min(count, os.cpu_count() or 1)
+        if workers == 1:
+            return np.array([one(row) for row in range(count)], dtype=np.int64)
+        with ThreadPoolExecutor(workers) as pool:
+            return np.fromiter(pool.map(one, range(count)), dtype=np.int64, count=count)
 
 
 class ModelPlayer(Player):

@@ -196,3 +196,24 @@ def test_batch_capable_pairs_play_together_in_the_vector_env():
     assert all(r.score_first in (0.0, 0.5, 1.0) and 4 <= r.plies <= 16 for r in records)
     again = round_robin(game, [ModelPlayer(CountingModel(), name="first-legal"), RandomPlayer()], 10, seed=2)
     assert again == records
+
+
+@pytest.mark.parametrize("name", ["crosse", "charing_cross"])
+def test_mcts_batch_searches_in_threads_give_what_one_at_a_time_gives(name):
+    """act_batch runs the searches side by side in threads; seeded alike, act row by row picks the same."""
+    from crossenvs.envs.vector import CrossVectorEnv
+    from crossenvs.players import Positions
+
+    env = CrossVectorEnv(name, num_envs=6)
+    observations, info = env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(rng.integers(3, 9)):  # a few random moves, so the positions differ
+        actions = [rng.choice(np.flatnonzero(mask)) for mask in info["action_mask"]]
+        observations, _, _, _, info = env.step(actions)
+    ids = np.arange(6)
+    positions = Positions(env.game, env.boards.copy(), env.metas.copy(), observations, info["action_mask"], ids)
+    batched = MCTSPlayer(40, seed=5).act_batch(positions)
+    one_by_one = MCTSPlayer(40, seed=5)
+    expected = [one_by_one.act(env.game, positions.state(row)) for row in ids]
+    assert batched.tolist() == expected
+    assert all(info["action_mask"][row, action] for row, action in zip(ids, batched))
