@@ -10,8 +10,10 @@ behind, so an abandoned game can be looked at or set up again with ``from_text``
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Any, TextIO, TypeVar
 
 import numpy as np
 
@@ -25,6 +27,8 @@ INTERRUPTED = 130  # the exit status of a program stopped by Ctrl-C (128 + SIGIN
 CLEAR_LINE = "\r\x1b[K"  # back to the start of the terminal line, erasing it
 WORDS = {"quit": "quit", "exit": "quit", "help": "help", "?": "help", "": "help"}
 HELP_HINT = "type 'help' for the legal moves"
+WAIT_SLICE = 0.05  # seconds between looks at a thinking opponent: how soon Ctrl-C is noticed
+T = TypeVar("T")
 
 
 @dataclass
@@ -79,9 +83,34 @@ def opponent_turn(match: Match, opponent: Player, out: TextIO) -> None:
     show_board(match, out)
     out.write(f"{opponent.name} is thinking...")
     out.flush()
-    action = opponent.act(match.game, match.state)
+    action = interruptible(opponent.act, match.game, match.state)
     out.write(CLEAR_LINE if is_tty(out) else "\n")
     out.write(f"{opponent.name} plays {match.play(action)}\n")
+
+
+def interruptible(function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)`` in a worker thread while this thread waits in short slices.
+
+    Python delivers Ctrl-C to the main thread only between bytecodes: during one long numba
+    search (MCTS-5000 thinks for seconds) it would wait for the search to end. Waiting here
+    instead, Ctrl-C ends the game at once; the abandoned search finishes in its daemon thread.
+    Whatever the function raises is raised here.
+    """
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["value"] = function(*args)
+        except BaseException as error:  # handed to the waiting thread as it is
+            outcome["error"] = error
+
+    worker = threading.Thread(target=work, name="crossenvs-opponent", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(WAIT_SLICE)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def human_turn(match: Match, out: TextIO, source: TextIO) -> bool:

@@ -255,3 +255,33 @@ def test_an_illegal_move_names_the_legal_moves_from_that_square():
     code, text = run(["crossings", "--opponent", "random"], "a2-a4\nquit\n")
     assert code == 0
     assert "legal moves from that square: a2-a3 a2-b3" in text
+
+
+def test_a_real_ctrl_c_stops_a_long_search_at_once():
+    """SIGINT while MCTS searches for minutes: the game is abandoned within seconds, exit 130."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    argv = ["play", "crosse", "--opponent", "mcts:300000", "--seat", "second"]  # a search of a minute or more
+    process = subprocess.Popen(
+        [sys.executable, "-m", "crossenvs.cli", *argv],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        thinking = ""
+        while "is thinking..." not in thinking:  # the search starts right after this line
+            thinking += process.stdout.read(1) or pytest.fail(f"exited early: {process.stderr.read()}")
+        time.sleep(3)  # deep in the search (or still compiling it): either way the main thread waits
+        interrupted = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+        assert time.monotonic() - interrupted < 10, "Ctrl-C waited for the search"
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    assert "game abandoned (interrupted) at ply 0" in out and "Traceback" not in err
