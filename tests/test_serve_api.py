@@ -76,7 +76,8 @@ def test_the_catalog_lists_every_game_with_its_options_and_choices(client):
     assert crosse["stuck_tokens"]["choices"] == ["refresh", "keep", "pass_refresh"]
     assert crosse["move_cap"] == {"name": "move_cap", "default": 600, "kind": "int"}
     assert {option["name"]: option["kind"] for option in games["charing_cross"]["options"]}["self_jump"] == "flag"
-    assert games["charing_cross"]["pretrained"] == [{}] and games["crosse"]["pretrained"] == []
+    assert games["charing_cross"]["pretrained"] == [{}] and games["crosse"]["pretrained"] == [{}]
+    assert sorted(games["crisscross"]["pretrained"], key=len) == [{}, {"size": 6}]
     assert "mcts:200" in catalog["opponents"] and "az:charing_cross.pt" in catalog["opponents"]
     assert option_choices("crisscross", "size") is None  # an integer option has no menu
 
@@ -263,7 +264,11 @@ def test_mcts_releases_the_gil_so_a_search_never_stalls_the_server():
         ({"game": "crosse", "opponent": "alphago"}, 400, ["unknown opponent 'alphago'"]),
         ({"game": "crosse", "opponent": "mcts:lots"}, 400, ["mcts:<simulations>"]),
         ({"game": "crosse", "opponent": "mcts:99999"}, 400, ["at most 1000", "--max-simulations"]),
-        ({"game": "crosse", "opponent": "pretrained"}, 400, ["no pretrained agent for crosse"]),
+        (
+            {"game": "crosse", "options": {"move_cap": 300}, "opponent": "pretrained"},
+            400,
+            ["no pretrained agent for crosse", "move_cap"],
+        ),
         ({"game": "crosse", "position": "to_move: pink\n"}, 400, ["to_move", "pink"]),
         ({"game": "crosse", "seed": -1}, 400, ["seed must be"]),
         ({"game": "crosse", "speed": 2}, 400, ["unknown field(s) 'speed'", "game, options"]),

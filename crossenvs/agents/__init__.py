@@ -32,6 +32,7 @@ AGENTS: dict[tuple[str, str], str] = {
     ("crossings", "{}"): "configs/alphazero/crossings.yaml",
     ("neo_crossings", "{}"): "configs/alphazero/neo_crossings.yaml --max-minutes 25",
     ("charing_cross", "{}"): "configs/alphazero/charing_cross.yaml, then --resume <its run> --max-minutes 30",
+    ("crosse", "{}"): "configs/alphazero/crosse.yaml --max-minutes 85",
 }
 
 
