@@ -346,6 +346,8 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     precision = fastest_precision(net, device, config.num_envs) if config.precision == "auto" else config.precision
     evaluate = evaluator(net, device, precision)
     learn = learner(net, optimizer, device, precision)
+    where = f"{config.max_minutes:g} min of self-play on {device} ({precision})"
+    print(f"{game.name}{config.options}: {where} -> {run_dir}", flush=True)  # a log shows it at once
     writer = tensorboard_writer(run_dir)
     progress = progress_bar(config.max_minutes * 60, args.no_progress)
     started, last_checkpoint = time.monotonic(), time.monotonic()
