@@ -169,25 +169,25 @@ class MCTSPlayer(Player):
         self.name = f"mcts{self.simulations}"
 
     def act(self, game: Game, state: State) -> int:
+        return self._search(game, state.board, state.meta, int(self.rng.integers(2**31)))
+
+    def _search(self, game: Game, board: np.ndarray, meta: np.ndarray, seed: int) -> int:
         search = specialize("crossenvs.eval.mcts", type(game)).search
-        seed = int(self.rng.integers(2**31))
-        return int(search(state.board, state.meta, game.num_actions, self.simulations, self.c, seed))
+        return int(search(board, meta, game.num_actions, self.simulations, self.c, seed))
 
     def act_batch(self, positions: Positions) -> np.ndarray:
         """The searches of a batch side by side on the CPU's cores: the same actions as :meth:`act` row by row.
 
         The numba search releases the GIL and numba keeps a random stream per thread, seeded by
-        each search, so threads change nothing but the time: an arena match of an agent against
-        MCTS-1000 on two cores takes half as long. The seeds are drawn in row order, as the loop
-        over :meth:`act` would draw them.
+        each search, so threads change nothing but the time (an arena match of an agent against
+        MCTS-1000 on two cores should take about half as long). The seeds are drawn in row order,
+        as the loop over :meth:`act` would draw them.
         """
-        game, count = positions.game, len(positions)
-        search = specialize("crossenvs.eval.mcts", type(game)).search
+        count = len(positions)
         seeds = [int(self.rng.integers(2**31)) for _ in range(count)]
 
         def one(row: int) -> int:
-            board, meta = positions.boards[row], positions.metas[row]
-            return int(search(board, meta, game.num_actions, self.simulations, self.c, seeds[row]))
+            return self._search(positions.game, positions.boards[row], positions.metas[row], seeds[row])
 
         workers = min(count, os.cpu_count() or 1)
         if workers == 1:

@@ -4,6 +4,10 @@ the opponent thinking, Ctrl-C and end of input, Crosse moves without their token
 from __future__ import annotations
 
 import io
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -259,11 +263,6 @@ def test_an_illegal_move_names_the_legal_moves_from_that_square():
 
 def test_a_real_ctrl_c_stops_a_long_search_at_once():
     """SIGINT while MCTS searches for minutes: the game is abandoned within seconds, exit 130."""
-    import signal
-    import subprocess
-    import sys
-    import time
-
     argv = ["play", "crosse", "--opponent", "mcts:300000", "--seat", "second"]  # a search of a minute or more
     process = subprocess.Popen(
         [sys.executable, "-m", "crossenvs.cli", *argv],
