@@ -89,6 +89,7 @@ import numpy as np
 from numba import njit
 
 from ..core import state as st
+from ..core.bits import cell_bits, lowest_square
 from ..core.codec import DIRECTIONS, direction_between, opposite_direction
 from ..core.errors import IllegalActionError, PositionTextError
 from ..core.frames import IDENTITY, ROTATE_180, frame_to_board
@@ -175,22 +176,36 @@ def vacant_homes(board: np.ndarray, code: int) -> int:
 
 
 # ----------------------------------------------------------------------------- move rules
+@njit(cache=True, inline="always")
+def legal_steps(board, meta, code, row, col, direction) -> tuple[bool, bool]:
+    """docs/charing_cross.md, rules 3-4: ``(forward move legal, jump legal)`` for the piece ``code``
+    on ``(row, col)`` toward board ``direction``.
+
+    Both read the neighbour in that direction and at most one can hold (a move needs it empty, a
+    jump needs a piece there), so the mask asks once for both.
+    """
+    dr, dc = DIRECTIONS[direction, 0], DIRECTIONS[direction, 1]
+    over_r, over_c = row + dr, col + dc
+    if not on_board(over_r, over_c):
+        return False, False
+    over = board[over_r, over_c]
+    if over == EMPTY:
+        forward = direction == FORWARD[code, 0] or direction == FORWARD[code, 1] or direction == FORWARD[code, 2]
+        return forward and not is_edge(code, over_r, over_c), False
+    land_r, land_c = over_r + dr, over_c + dc
+    if not on_board(land_r, land_c) or board[land_r, land_c] != EMPTY:
+        return False, False
+    return False, meta[SELF_JUMP] == 1 or colour_of(over) != colour_of(code)
+
+
 @njit(cache=True)
 def is_legal_move(board, meta, row, col, direction, jump) -> bool:
-    """docs/charing_cross.md, rules 3-4, for the piece on ``(row, col)`` of the player to move (board direction)."""
+    """Whether the piece on ``(row, col)`` of the player to move may step (or ``jump``) in board ``direction``."""
     code = board[row, col]
     if code == EMPTY or colour_of(code) != seat_colour(meta, meta[st.TO_MOVE]):
         return False
-    dr, dc = DIRECTIONS[direction, 0], DIRECTIONS[direction, 1]
-    if not jump:
-        forward = direction == FORWARD[code, 0] or direction == FORWARD[code, 1] or direction == FORWARD[code, 2]
-        r, c = row + dr, col + dc
-        return forward and on_board(r, c) and board[r, c] == EMPTY and not is_edge(code, r, c)
-    over_r, over_c = row + dr, col + dc
-    land_r, land_c = row + 2 * dr, col + 2 * dc
-    if not on_board(land_r, land_c) or board[over_r, over_c] == EMPTY or board[land_r, land_c] != EMPTY:
-        return False
-    return meta[SELF_JUMP] == 1 or colour_of(board[over_r, over_c]) != colour_of(code)
+    move, jump_over = legal_steps(board, meta, code, row, col, direction)
+    return jump_over if jump else move
 
 
 @njit(cache=True)
@@ -202,22 +217,23 @@ def scan_moves(board, meta, out, first_only) -> bool:
     seat = meta[st.TO_MOVE]
     mine = seat_colour(meta, seat)
     frame = frame_of(meta, seat)
+    knight = WHITE_KNIGHT if mine == WHITE else BLACK_KNIGHT
+    pieces = cell_bits(board, knight)[0] | cell_bits(board, knight + 1)[0]  # at most four
     found = False
-    for row in range(SIZE):
-        for col in range(SIZE):
-            code = board[row, col]
-            if code == EMPTY or colour_of(code) != mine:
-                continue
-            frame_r, frame_c = frame_to_board(row, col, frame, SIZE, SIZE)
-            square = frame_r * SIZE + frame_c
-            for frame_dir in range(8):
-                direction = opposite_direction(frame_dir) if frame == ROTATE_180 else frame_dir
-                for jump in range(2):
-                    if is_legal_move(board, meta, row, col, direction, jump == 1):
-                        if first_only:
-                            return True
-                        found = True
-                        out[(square * 8 + frame_dir) * 2 + jump] = 1
+    while pieces:
+        row, col = lowest_square(pieces) >> 3, lowest_square(pieces) & 7
+        pieces &= pieces - np.uint64(1)
+        code = board[row, col]
+        frame_r, frame_c = frame_to_board(row, col, frame, SIZE, SIZE)
+        square = frame_r * SIZE + frame_c
+        for frame_dir in range(8):
+            direction = opposite_direction(frame_dir) if frame == ROTATE_180 else frame_dir
+            move, jump = legal_steps(board, meta, code, row, col, direction)
+            if move or jump:
+                if first_only:
+                    return True
+                found = True
+                out[(square * 8 + frame_dir) * 2 + (1 if jump else 0)] = 1
     return found
 
 
