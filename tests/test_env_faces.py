@@ -339,6 +339,22 @@ def test_stepper_refuses_moves_after_the_end():
         stepper.step(0)
 
 
+def test_stepper_refuses_a_state_of_another_board_size_and_keeps_its_own_arrays():
+    small, large = crossenvs.make_game(GAME, size=3), crossenvs.make_game(GAME, size=5)
+    stepper = small.stepper()
+    board, meta = stepper.board, stepper.meta
+    with pytest.raises(crossenvs.InvalidStateError, match=r"\(5, 5\).*not a position of this game.*\(3, 3\)"):
+        stepper.reset(large.initial_state())
+    with pytest.raises(crossenvs.InvalidStateError):
+        small.stepper(large.initial_state())
+    start = small.initial_state()
+    stepper.step(int(stepper.legal_actions[0]))
+    assert small.initial_state() == start  # playing never touches the start it resets to
+    stepper.reset(small.apply(start, 4))
+    assert stepper.board is board and stepper.meta is meta  # the kernel stays bound to these
+    assert stepper.state() == small.apply(start, 4) and stepper.num_legal == 8
+
+
 def test_the_stepper_docstring_example_runs():
     import doctest
 

@@ -30,6 +30,10 @@ class InvalidOptionError(CrossenvsError, ValueError):
     """An unknown game option, or a value out of range for a known one."""
 
 
+class InvalidStateError(CrossenvsError, ValueError):
+    """A :class:`~crossenvs.core.state.State` that is not a position of the game it is given to (wrong shapes)."""
+
+
 class InvalidActionError(CrossenvsError, ValueError):
     """Something that is not an action id at all: a float, a bool, a list, ``None``, out of range.
 

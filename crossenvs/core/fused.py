@@ -60,8 +60,11 @@ def _legal_ids(mask, ids) -> int:
 
 
 @njit(cache=True)
-def step(board, meta, action, mask, ids, observation) -> int:
+def step(board, meta, mask, ids, observation, action) -> int:
     """Play ``action`` in place (none if negative), then fill the next decision's buffers.
+
+    ``action`` comes last so that a caller can bind the five arrays once (see
+    :func:`crossenvs.core.stepper.bind_buffers`).
 
     Returns the number of legal ids written into ``ids`` (0 once the game is over), or -1 if
     ``action`` was illegal, in which case nothing was changed.
