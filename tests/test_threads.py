@@ -5,7 +5,17 @@ from __future__ import annotations
 import numba
 import pytest
 
-from crossenvs.envs.threads import LAST_RETRY, SERIAL_BELOW, TRIAL_BUDGET, BatchRunner, FasterOf, torch_thread_choice
+from crossenvs.envs.threads import (
+    LAST_RETRY,
+    NUMBA_WAYS,
+    SERIAL_BELOW,
+    TRIAL_BUDGET,
+    TRIAL_CALLS,
+    BatchRunner,
+    FasterOf,
+    WayChoice,
+    torch_thread_choice,
+)
 
 
 class FakeKernels:
@@ -26,8 +36,10 @@ class FakeKernels:
 
         return run
 
-    def runner(self) -> BatchRunner:
-        return BatchRunner(self.kernel("parallel"), self.kernel("serial"), clock=self.clock)
+    def runner(self, choice: WayChoice | None = None) -> BatchRunner:
+        """A runner of the two fake kernels (a fresh choice on the fake clock unless one is given)."""
+        choice = WayChoice(clock=self.clock) if choice is None else choice
+        return BatchRunner(self.kernel("parallel"), self.kernel("serial"), choice)
 
     def ways(self, since: float = 0.0) -> list[str]:
         return [way for way, start in self.calls if start >= since]
@@ -71,7 +83,9 @@ def test_cheap_trials_come_at_least_every_last_retry_seconds():
 
 
 def test_a_change_of_load_is_noticed_within_a_fraction_of_a_second():
-    fake = FakeKernels(parallel_cost=0.010, serial_cost=0.001)
+    # a losing parallel trial costs 4 ms more than serial: within budget at the LAST_RETRY gap
+    fake = FakeKernels(parallel_cost=0.005, serial_cost=0.001)
+    assert (fake.cost["parallel"] - fake.cost["serial"]) / TRIAL_BUDGET <= LAST_RETRY
     runner = fake.runner()
     for _ in range(2000):
         runner(1024)
@@ -80,12 +94,117 @@ def test_a_change_of_load_is_noticed_within_a_fraction_of_a_second():
     changed = fake.now
     while not runner.use_parallel:
         runner(1024)
-    assert fake.now - changed <= LAST_RETRY + fake.cost["parallel"] / TRIAL_BUDGET
+    trial_length = TRIAL_CALLS * fake.cost["parallel"]  # a winning trial lasts TRIAL_CALLS calls
+    assert fake.now - changed <= LAST_RETRY + fake.cost["serial"] + trial_length
     fake.cost["parallel"] = 0.010  # and came back
     changed = fake.now
     while runner.use_parallel:
         runner(1024)
     assert fake.now - changed <= 2 * LAST_RETRY
+
+
+def test_a_way_that_is_only_now_and_then_fast_does_not_take_over():
+    """Beside a busy neighbour most parallel calls wait for a time slice, a few run as fast as idle.
+
+    Their mean loses to the serial way, so the runner must stay serial: switching on one lucky call
+    and back on the next serial trial cost a tenth of the loaded throughput (measured).
+    """
+    fake = FakeKernels(parallel_cost=0.0002, serial_cost=0.001)
+    calls = 0
+
+    def bursty_parallel() -> None:  # every other call is fast (0.2 ms), the rest wait 5 ms: mean 2.6 ms
+        nonlocal calls
+        calls += 1
+        fake.calls.append(("parallel", fake.now))
+        fake.now += 0.0002 if calls % 2 else 0.005
+
+    runner = BatchRunner(bursty_parallel, fake.kernel("serial"), WayChoice(clock=fake.clock))
+    for _ in range(20_000):
+        runner(1024)
+    late = fake.ways(since=fake.now / 2)
+    assert runner.use_parallel is False
+    assert late.count("parallel") <= 0.01 * len(late)  # trials only, never a run of parallel calls
+    assert late.count("parallel") >= 1
+
+
+def test_runners_sharing_a_choice_switch_together_on_their_summed_times():
+    """Two loops of different costs, stepped in turn: parallel loses on their sum, so both go serial."""
+    fake = FakeKernels(parallel_cost=0.0009, serial_cost=0.001)  # the cheap loop: parallel a little faster
+    costly = FakeKernels(parallel_cost=0.020, serial_cost=0.004)  # the costly loop: parallel far slower
+    costly.clock = fake.clock  # one clock: both advance fake.now
+    costly.now = 0.0
+
+    def costly_way(way: str):
+        def run() -> None:
+            fake.calls.append((f"costly {way}", fake.now))
+            fake.now += costly.cost[way]
+
+        return run
+
+    choice = WayChoice(clock=fake.clock)
+    cheap = fake.runner(choice)
+    dear = BatchRunner(costly_way("parallel"), costly_way("serial"), choice)
+    for _ in range(5000):
+        cheap(1024)
+        dear(1024)
+    assert choice.use_parallel is False and cheap.use_parallel is False and dear.use_parallel is False
+    late = fake.ways(since=fake.now / 2)
+    assert late.count("parallel") <= 0.01 * late.count("serial")  # the cheap loop goes serial too
+
+
+def test_the_vector_loops_share_one_choice():
+    from crossenvs.envs import batch_kernels
+    from crossenvs.envs.vector import CrossVectorEnv
+
+    batch = CrossVectorEnv("crisscross", num_envs=2, size=4)._batch
+    runners = (batch._apply, batch._play, batch._view, batch_kernels._RANDOM_PICKS)
+    assert all(runner.choice is NUMBA_WAYS for runner in runners)
+
+
+def test_a_crowded_machine_runs_serially_without_trials_until_the_neighbour_leaves():
+    fake = FakeKernels(parallel_cost=0.0005, serial_cost=0.001)  # parallel would win on timing alone
+    neighbour = {"cores": 0.0}
+    choice = WayChoice(clock=fake.clock, neighbour_load=lambda: neighbour["cores"])
+    choice.cores = 2
+    runner = fake.runner(choice)
+    for _ in range(100):
+        runner(1024)
+    assert fake.ways(since=fake.now / 2).count("parallel") >= 40  # idle: parallel kept
+    neighbour["cores"] = 1.0  # one busy process: half a core spare is not enough for a second thread
+    busy_since = fake.now
+    for _ in range(2000):
+        runner(1024)
+    assert set(fake.ways(since=busy_since)) == {"serial"}  # not even a trial
+    neighbour["cores"] = 0.2
+    idle_since = fake.now
+    for _ in range(100):
+        runner(1024)
+    assert fake.ways(since=idle_since).count("parallel") >= 90
+
+
+def test_neighbour_load_counts_other_processes_not_this_one():
+    import subprocess
+    import sys
+    import time
+
+    from crossenvs.envs.threads import LOAD_WINDOW, NeighbourLoad
+
+    load = NeighbourLoad()
+    if load._last is None:
+        pytest.skip("/proc/stat is not readable here")
+    end = time.perf_counter() + 3 * LOAD_WINDOW
+    while time.perf_counter() < end:  # this process busy: not a neighbour
+        pass
+    assert load() < 0.5
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(1.0)  # its start-up, then a full window of it spinning
+        load()
+        time.sleep(3 * LOAD_WINDOW)
+        assert load() > 0.5
+    finally:
+        spinner.kill()
+        spinner.wait()
 
 
 def test_first_calls_are_not_timed():
@@ -101,7 +220,7 @@ def test_first_calls_are_not_timed():
 
 def test_a_runner_returns_what_its_way_returns():
     fake = FakeKernels(parallel_cost=0.001, serial_cost=0.002)
-    runner = FasterOf(lambda x: ("parallel", x), lambda x: ("serial", x), clock=fake.clock)
+    runner = FasterOf(lambda x: ("parallel", x), lambda x: ("serial", x), WayChoice(clock=fake.clock))
     answers = [runner(8, step) for step in range(20)]
     assert [x for _, x in answers] == list(range(20))
     assert {way for way, _ in answers} <= {"parallel", "serial"}
