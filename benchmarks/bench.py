@@ -16,9 +16,10 @@ rate, and every ratio comes from those medians. ``--busy`` then measures the row
 again, idle and under load (one spinning process beside them) in alternating rounds, and
 reports loaded / idle from those.
 
-    python benchmarks/bench.py                           # all rows (make bench)
+    python benchmarks/bench.py --busy                    # every row, idle and under load (make bench)
+    python benchmarks/bench.py                           # idle rows only
     python benchmarks/bench.py --seconds 1 --rounds 1    # quicker
-    python benchmarks/bench.py --busy --json out.json    # also under load; write the figures
+    python benchmarks/bench.py --busy --json out.json    # and write the figures
     python benchmarks/bench.py --games crossings --batch-sizes 1024 --no-pgx
 
 Rows of peers that are not installed are reported as skipped (``pip install -e ".[bench]"``).
@@ -507,11 +508,21 @@ def print_ratios(title: str, table: dict[str, dict]) -> None:
         print(f"  {name:<72} {value:>7}  {target:<13} {status}")
 
 
+def print_verdict(tables: list[dict[str, dict]]) -> None:
+    """One closing line: how many targets this run met, and which it missed."""
+    judged = {name: entry["met"] for table in tables for name, entry in table.items() if entry["met"] is not None}
+    missed = [name for name, met in judged.items() if not met]
+    print(
+        f"Targets met in this run: {len(judged) - len(missed)} of {len(judged)}"
+        + "".join(f"\n  missed: {m}" for m in missed)
+    )
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     games = crossenvs.list_games()
     parser.add_argument("--seconds", type=float, default=2.0, help="timed budget per row and round (default 2)")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; rates are medians (default 3)")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds; rates are medians (default 5)")
     parser.add_argument("--games", nargs="+", choices=games, default=games, help="games to time (default: all)")
     parser.add_argument(
         "--sizes", type=int, nargs="+", default=[8, 11], help="Crisscross sizes, each against hex of that size"
@@ -550,6 +561,7 @@ def main(argv: list[str] | None = None) -> dict:
         print_rates("Steps per second under load:", loaded, {})
         print_ratios("Loaded / idle:", load_table)
         report |= {"load_idle_rates": idle, "loaded_rates": loaded, "load_ratios": load_table}
+    print_verdict([table, report.get("load_ratios", {})])
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2))
     return report

@@ -91,7 +91,8 @@ def ours_as_configured(steps: int) -> float:
     model = selfplay.new_model(config, run.make_env(), "cpu")
     for _ in range(config.pool_size):  # a full pool of snapshots, as in a run past its start
         run.pool.add(model.policy)
-    return _timed_learn(model, steps)
+    with selfplay.numba_on_one_thread():
+        return _timed_learn(model, steps)
 
 
 def _timed_learn(model, steps: int) -> float:

@@ -19,6 +19,10 @@ def test_benchmark_runs_and_reports_ratios(tmp_path, capsys):
     report = bench["main"]([*argv, "--batch-sizes", "4", "--json", str(out)])
     printed = capsys.readouterr().out
     assert "Ratios (medians of this run):" in printed and "target >= 1.5" in printed
+    judged = [entry["met"] for entry in report["ratios"].values() if entry["met"] is not None]
+    missed = [name for name, entry in report["ratios"].items() if entry["met"] is False]
+    assert f"Targets met in this run: {len(judged) - len(missed)} of {len(judged)}" in printed
+    assert all(f"missed: {name}" in printed for name in missed)
     figures = json.loads(out.read_text())
     assert figures == json.loads(json.dumps(report))
     for api in bench["ENGINE_APIS"]:

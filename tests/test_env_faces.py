@@ -355,6 +355,18 @@ def test_stepper_refuses_a_state_of_another_board_size_and_keeps_its_own_arrays(
     assert stepper.state() == small.apply(start, 4) and stepper.num_legal == 8
 
 
+def test_the_stepper_calls_the_compiled_kernel_without_numbas_dispatcher():
+    """bind_buffers found the machine code's entry point (a numba upgrade that moved it would fall back, slower)."""
+    from numba.core import config
+    from numba.core.registry import CPUDispatcher
+
+    if config.DISABLE_JIT:
+        pytest.skip("numba is off")
+    stepper = crossenvs.make_game(GAME, **OPTIONS).stepper()
+    assert not isinstance(stepper._step.func, CPUDispatcher) and callable(stepper._step.func)
+    assert stepper.step(int(stepper.legal_actions[0])) and stepper.num_legal == NUM_ACTIONS - 1
+
+
 def test_the_stepper_docstring_example_runs():
     import doctest
 

@@ -24,25 +24,20 @@ How it works, in one file:
 
 from __future__ import annotations
 
-import os
-
-# Before numba loads: PPO trains with numba on one thread and torch on the cores. With both
-# thread pools, one busy process beside it on 2 cores cut training to a fifth of its idle speed
-# (457 against 2,540 steps/s); with numba on one thread it kept it (about 1,780 loaded against
-# 1,680 idle), and idle speed stayed within this machine's noise (benchmarks/bench.py --busy,
-# whose training row runs this setting). Set NUMBA_NUM_THREADS yourself to override.
-os.environ.setdefault("NUMBA_NUM_THREADS", "1")
-
 import argparse
+import contextlib
 import copy
 import dataclasses
 import json
+import os
 import re
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
@@ -419,7 +414,35 @@ def resolve_device(device: str) -> str:
     return device
 
 
+@contextlib.contextmanager
+def numba_on_one_thread() -> Iterator[None]:
+    """PPO trains with numba on one thread and torch on the cores, unless ``NUMBA_NUM_THREADS`` is set.
+
+    With both thread pools, one busy process beside it on 2 cores cut training to a fifth of its
+    idle speed (457 against 2,540 steps/s); with numba on one thread it kept it (about 1,780
+    loaded against 1,680 idle), and idle speed stayed within this machine's noise
+    (``benchmarks/bench.py --busy``). The setting is numba's per-thread one, restored on exit:
+    setting the environment variable on import instead made any later numba compilation in the
+    importing process (a test session, the arena loading a PPO player) fail once numba's threads
+    had started with another count.
+    """
+    if "NUMBA_NUM_THREADS" in os.environ:
+        yield
+        return
+    previous = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
 def train(args: argparse.Namespace) -> dict[str, Any]:
+    with numba_on_one_thread():
+        return _train(args)
+
+
+def _train(args: argparse.Namespace) -> dict[str, Any]:
     device = resolve_device(args.device)
     if args.resume:
         run, model, _ = resume(args, device)
