@@ -197,8 +197,10 @@ class FasterOf:
         self.seconds_per_game[parallel] = per_game if previous == 0.0 else 0.7 * previous + 0.3 * per_game
 
 
+#: what other processes use of the CPU, for every choice of this process
+NEIGHBOURS = NeighbourLoad()
 #: the one choice of every :class:`BatchRunner` of this process (see the module docstring)
-NUMBA_WAYS = WayChoice(neighbour_load=NeighbourLoad())
+NUMBA_WAYS = WayChoice(neighbour_load=NEIGHBOURS)
 
 
 class BatchRunner(FasterOf):
@@ -245,4 +247,4 @@ def torch_thread_choice(function: Callable[..., Any]) -> Callable[..., Any]:
 
     if many == 1:
         return lambda size, *args: function(*args)
-    return FasterOf(on(many), on(1))
+    return FasterOf(on(many), on(1), WayChoice(neighbour_load=NEIGHBOURS))
