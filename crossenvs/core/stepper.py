@@ -65,8 +65,8 @@ class Stepper:
         self.game = game
         self._num_actions = game.num_actions
         self._initial = game.initial_state()  # reset copies it: building a start can cost 25 us (Crosse)
-        self.board = np.empty_like(self._initial.board)
-        self.meta = np.empty_like(self._initial.meta)
+        self.board = np.empty_like(self._initial.board, order="C")  # C order: kernels read whole words
+        self.meta = np.empty_like(self._initial.meta, order="C")
         self.mask = np.zeros(game.num_actions, dtype=np.int8)
         #: the legal ids of the decision now due are ``ids[:num_legal]`` (a fixed buffer: index it
         #: directly in a hot loop; :attr:`legal_actions` slices it for you)

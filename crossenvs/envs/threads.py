@@ -17,19 +17,19 @@ serial, and a :class:`BatchRunner` picks one per call:
   machine, not of a loop, and mixing the ways is the worst of both. Beside a busy neighbour, one
   loop's parallel call leaves numba's worker thread awake, which then takes a core from the next
   loop's serial call: with a choice per loop, a step of three loops ran at 0.47 of its idle
-  speed where serial throughout ran at 0.65 (measured, Crossings B=1024).
+  speed where serial throughout ran at about 0.63 (measured, Crossings B=1024).
 * **A busy neighbour seen directly**: where Linux's ``/proc/stat`` is readable, the choice also
   looks at how much CPU other processes used in the last :data:`LOAD_WINDOW` seconds
   (:class:`NeighbourLoad`). When they leave less than :data:`SPARE_CORES_FOR_PARALLEL` cores
   spare, every loop runs serially, without trials: timing alone, a neighbour's time slices made
   parallel calls now and then fast, and the trials and false switches they caused cost a
-  quarter of the loaded speed (measured, Crossings B=1024: 0.47 of idle against 0.62 serial
-  throughout). OpenMP's own ``OMP_DYNAMIC`` uses the load average the same way.
+  quarter of the loaded speed (measured, Crossings B=1024: 0.47 of idle against about 0.63
+  serial throughout). OpenMP's own ``OMP_DYNAMIC`` uses the load average the same way.
 * **A trial must win on its mean, over up to** :data:`TRIAL_CALLS` **calls**: beside a busy
   neighbour a parallel call is now and then as fast as idle, so one call decides nothing. The
   trial ends at the first call that leaves its mean losing, so a losing trial costs about a call.
-* PPO training sets ``NUMBA_NUM_THREADS=1`` (``training/selfplay.py`` says why): there
-  torch's threads and numba's must not compete.
+* PPO training runs numba on one thread (``training/selfplay.py``, ``numba_on_one_thread``, says
+  why): there torch's threads and numba's must not compete.
 * **Chunks, not shares**: a parallel loop hands out :data:`CHUNK` games at a time rather than
   one equal share per thread, so a thread slowed by a neighbour takes fewer games.
 """
