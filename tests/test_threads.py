@@ -165,7 +165,7 @@ def test_a_crowded_machine_runs_serially_without_trials_until_the_neighbour_leav
     fake = FakeKernels(parallel_cost=0.0005, serial_cost=0.001)  # parallel would win on timing alone
     neighbour = {"cores": 0.0}
     choice = WayChoice(clock=fake.clock, neighbour_load=lambda: neighbour["cores"])
-    choice.cores = 2
+    choice.cpu_count = 2
     runner = fake.runner(choice)
     for _ in range(100):
         runner(1024)

@@ -1,7 +1,8 @@
 """Bitboard helpers: single-instruction bit counts in numba, plain Python with numba off.
 
 Each is a Python function (what runs under ``NUMBA_DISABLE_JIT=1``, which the contract suite
-uses to check the kernels) with a numba overload that compiles to one CPU instruction.
+uses to check the kernels) with a numba overload that compiles to one CPU instruction; the
+byte-wise (SWAR) helpers are plain arithmetic, the same with numba on or off.
 """
 
 from __future__ import annotations
@@ -88,6 +89,12 @@ def _word_matches(word: np.uint64, pattern: np.uint64) -> np.uint64:
     nonzero_low = (x & _LOW_7) + _LOW_7  # high bit set iff the byte's low 7 bits are not all zero
     zero = ~(nonzero_low | x | _LOW_7)  # high bit set iff the whole byte is zero
     return ((zero >> np.uint64(7)) * _GATHER) >> np.uint64(56)
+
+
+@njit(cache=True, inline="always")
+def nonzero_byte_bits(word: np.uint64) -> np.uint64:
+    """The top bit of each nonzero byte of ``word`` (SWAR, as :func:`_word_matches`: no carry crosses a byte)."""
+    return (((word & _LOW_7) + _LOW_7) | word) & ~_LOW_7
 
 
 @intrinsic

@@ -12,20 +12,13 @@ import numpy as np
 from numba import njit
 
 from crossenvs.core import state as st
-from crossenvs.core.bits import lowest_square
+from crossenvs.core.bits import lowest_square, nonzero_byte_bits
 from crossenvs.core.specialize import game_kernels
 
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
 
 
-_LOW_7 = np.uint64(0x7F7F7F7F7F7F7F7F)
 _WORDS_PER_BLOCK = 8  # 64 mask bytes: most blocks of a large mask are all zeros and skipped at once
-
-
-@njit(cache=True, inline="always")
-def _nonzero_byte_bits(word: np.uint64) -> np.uint64:
-    """The top bit of each nonzero byte of ``word`` (SWAR: no carry crosses a byte)."""
-    return (((word & _LOW_7) + _LOW_7) | word) & ~_LOW_7
 
 
 @njit(cache=True, inline="always")
@@ -47,7 +40,7 @@ def _legal_ids(mask, ids) -> int:
         if not any_set:
             continue
         for w in range(block, block + _WORDS_PER_BLOCK):
-            ones = _nonzero_byte_bits(packed[w])
+            ones = nonzero_byte_bits(packed[w])
             while ones:
                 ids[count] = w * 8 + (lowest_square(ones) >> 3)
                 ones &= ones - np.uint64(1)

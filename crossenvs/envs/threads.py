@@ -104,7 +104,7 @@ class WayChoice:
         self.clock = clock
         #: cores' worth other processes use now (a :class:`NeighbourLoad`), or None to go by timing alone
         self.neighbour_load = neighbour_load
-        self.cores = os.cpu_count() or 1
+        self.cpu_count = os.cpu_count() or 1
         self.use_parallel = True
         self.retry_after = FIRST_RETRY  # seconds from one trial of the other way to the next
         self.next_trial = math.inf  # clock time of the next trial: due once the kept way has a figure
@@ -121,7 +121,7 @@ class WayChoice:
 
     def crowded(self) -> bool:
         """Whether other processes leave too few cores spare for a parallel loop to gain."""
-        return self.neighbour_load is not None and self.cores - self.neighbour_load() < SPARE_CORES_FOR_PARALLEL
+        return self.neighbour_load is not None and self.cpu_count - self.neighbour_load() < SPARE_CORES_FOR_PARALLEL
 
     def kept_way_timed(self, start: float) -> None:
         """A call of the kept way was timed: the first one makes the first trial due."""

@@ -221,7 +221,8 @@ def scan_moves(board, meta, out, first_only) -> bool:
     pieces = cell_bits(board, knight)[0] | cell_bits(board, knight + 1)[0]  # at most four
     found = False
     while pieces:
-        row, col = lowest_square(pieces) >> 3, lowest_square(pieces) & 7
+        board_square = lowest_square(pieces)
+        row, col = board_square >> 3, board_square & 7
         pieces &= pieces - np.uint64(1)
         code = board[row, col]
         frame_r, frame_c = frame_to_board(row, col, frame, SIZE, SIZE)
