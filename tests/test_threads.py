@@ -5,7 +5,7 @@ from __future__ import annotations
 import numba
 import pytest
 
-from crossenvs.envs.threads import (
+from crossenvs.core.threads import (
     LAST_RETRY,
     NUMBA_WAYS,
     SERIAL_BELOW,
@@ -187,7 +187,7 @@ def test_neighbour_load_counts_other_processes_not_this_one():
     import sys
     import time
 
-    from crossenvs.envs.threads import LOAD_WINDOW, NeighbourLoad
+    from crossenvs.core.threads import LOAD_WINDOW, NeighbourLoad
 
     load = NeighbourLoad()
     if load._last is None:

@@ -62,7 +62,7 @@ from crossenvs.az.player import AlphaZeroPlayer
 from crossenvs.az.search import GumbelSearch
 from crossenvs.core.checks import check_seed
 from crossenvs.core.errors import CheckpointError
-from crossenvs.envs.threads import torch_thread_choice
+from crossenvs.core.threads import torch_thread_choice
 from crossenvs.envs.vector import CrossVectorEnv
 from crossenvs.eval.arena import match
 from crossenvs.players import make_player

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .threads import BatchRunner
+from ..core.threads import BatchRunner
 
 
 @njit(cache=True)
@@ -23,7 +23,7 @@ def reset_batch(boards, metas, ids, initial_board, initial_meta) -> None:
 def random_legal_actions(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
     """``out[j]``: the legal action of ``masks[j]`` at quantile ``uniforms[j]`` (a uniform random pick); -1 if none.
 
-    Serially or across threads, whichever is faster now (:mod:`crossenvs.envs.threads`).
+    Serially or across threads, whichever is faster now (:mod:`crossenvs.core.threads`).
     """
     _RANDOM_PICKS(masks.shape[0], masks, uniforms, out)
 

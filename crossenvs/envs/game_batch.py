@@ -5,7 +5,7 @@ gives the copy bound to one game's kernels. Every game's rules are three kernels
 signature (:mod:`crossenvs.core.game`), so this one file drives any game.
 
 Each loop comes twice, ``*_parallel`` over numba's threads and ``*_serial`` on the calling
-thread; a :class:`crossenvs.envs.threads.BatchRunner` chooses between them and sets how the
+thread; a :class:`crossenvs.core.threads.BatchRunner` chooses between them and sets how the
 games are shared out among the threads.
 """
 

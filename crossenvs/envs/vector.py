@@ -37,7 +37,7 @@ from ..core.specialize import specialize
 from . import batch_kernels as bk
 from .aec import render_state, resolve_game
 from .buffers import RecyclingBuffers
-from .threads import BatchRunner
+from ..core.threads import BatchRunner
 
 VECTOR_RENDER_MODES = ["rgb_array", "ansi"]  # "human" would print every game of the batch
 
