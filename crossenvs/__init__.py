@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from . import games  # noqa: F401 - registers the built-in games (their modules load on first use)
+from . import games  # noqa: F401
 from .core import (
     CallOrderError,
     CheckpointError,
@@ -35,6 +35,10 @@ from .core import (
     make_game,
     register_game,
 )
+
+# The composition root: the env layer subscribes to the registry first, then the built-in games
+# register (their modules load on first use), so every game gets its gymnasium id and entry module.
+from .envs import registration as _env_registration  # noqa: F401
 
 try:
     __version__ = version("crossenvs")

@@ -18,10 +18,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from .core.checks import MAX_SEED, check_int_range, check_output_file, check_seed
+from .core.checks import MAX_SEED, check_seed
 from .core.errors import CrossenvsError, InvalidOptionError, UsageError
 from .core.game import Game
 from .core.registry import game_class, game_spec, list_games, make_game
+from .flag_checks import check_int_range, check_output_file
 from .players import Player, player_specs
 
 
@@ -49,8 +50,32 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
 def cmd_list(args: argparse.Namespace, out: TextIO) -> None:
     for name in list_games():
         spec = game_spec(name)
-        options = ", ".join(f"{k}={v!r}" for k, v in game_class(name).OPTIONS.items()) or "none"
-        out.write(f"{name:<14} {spec.gym_id}\n    {spec.summary}\n    options: {options}\n")
+        out.write(f"{name:<14} {spec.gym_id}\n    {spec.summary}\n")
+        out.write(options_text(name, indent="    "))
+
+
+def options_text(name: str, indent: str = "  ") -> str:
+    """A game's options from its schema, one line each: ``size=8  an integer from 3 to 19: the board...``."""
+    schema = game_class(name).OPTION_SCHEMA
+    if not len(schema):
+        return f"{indent}options: none\n"
+    lines = [f"{indent}options:"]
+    lines += [f"{indent}  {o.name}={o.default!r}  ({o.values_text()}) {o.help}" for o in schema]
+    return "\n".join(lines) + "\n"
+
+
+class _GameCommandParser(argparse.ArgumentParser):
+    """A subcommand's parser whose help ends with every game's options (read from the schemas only
+    when help is shown: it loads each game's module)."""
+
+    lists_game_options = False
+
+    def format_help(self) -> str:
+        text = super().format_help()
+        if self.lists_game_options:
+            text += "\ngame options (--option KEY=VALUE):\n"
+            text += "".join(f"  {name}\n{options_text(name, indent='    ')}" for name in list_games())
+        return text
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO) -> None:
@@ -291,11 +316,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MODULE",
         help="a module name or .py file to import first (it may register games of its own)",
     )
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_GameCommandParser)
     commands.add_parser("list", help="the games, their gymnasium ids and options")
 
     def game_command(name: str, help_text: str) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_text)
+        sub.lists_game_options = True
         sub.add_argument("game", choices=list_games())
         sub.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option")
         sub.add_argument("--seed", type=int, default=0)

@@ -18,12 +18,11 @@ from conftest import CROSSE_C4, position, position_from_squares
 from starlette.requests import Request
 from starlette.testclient import TestClient  # the web extra; a missing one fails here, loudly
 
-from crossenvs import list_games, make_game
+from crossenvs import game_class, list_games, make_game
 from crossenvs.cli import main as cli
 from crossenvs.core.specialize import specialize
 from crossenvs.players import Player, RandomPlayer
 from crossenvs.web.app import LOOPBACK_HOSTS, MAX_BODY, create_app, read_json
-from crossenvs.web.board import option_choices
 from crossenvs.web.browser import served
 from crossenvs.web.errors import PayloadTooLargeError, TurnError, UnknownSessionError
 from crossenvs.web.sessions import Session, SessionStore
@@ -74,12 +73,19 @@ def test_the_catalog_lists_every_game_with_its_options_and_choices(client):
     assert set(games) == set(list_games())
     crosse = {option["name"]: option for option in games["crosse"]["options"]}
     assert crosse["stuck_tokens"]["choices"] == ["refresh", "keep", "pass_refresh"]
-    assert crosse["move_cap"] == {"name": "move_cap", "default": 600, "kind": "int"}
+    assert crosse["move_cap"] == {
+        "name": "move_cap",
+        "kind": "integer",
+        "default": 600,
+        "low": 1,
+        "high": 1_000_000,
+        "help": game_class("crosse").OPTION_SCHEMA["move_cap"].help,
+    }
     assert {option["name"]: option["kind"] for option in games["charing_cross"]["options"]}["self_jump"] == "flag"
     assert games["charing_cross"]["pretrained"] == [{}] and games["crosse"]["pretrained"] == [{}]
     assert sorted(games["crisscross"]["pretrained"], key=len) == [{}, {"size": 6}]
     assert "mcts:200" in catalog["opponents"] and "az:charing_cross.pt" in catalog["opponents"]
-    assert option_choices("crisscross", "size") is None  # an integer option has no menu
+    assert "choices" not in games["crisscross"]["options"][0]  # an integer option has no menu
 
 
 # --------------------------------------------------------------------------- full games

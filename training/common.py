@@ -22,9 +22,9 @@ from typing import Any, TypeVar
 import yaml
 
 import crossenvs
-from crossenvs.core import checks
-from crossenvs.core.checks import check_folder_creatable, check_int_range, check_minutes
+from crossenvs import flag_checks as checks
 from crossenvs.core.errors import CheckpointError, OutputPathError, UsageError
+from crossenvs.flag_checks import check_folder_creatable, check_int_range, check_minutes
 
 ConfigType = TypeVar("ConfigType")
 

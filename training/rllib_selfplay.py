@@ -42,9 +42,10 @@ from typing import Any
 
 import crossenvs
 from crossenvs.cli import parse_options
-from crossenvs.core.checks import check_folder_creatable, check_int_range, check_seed
+from crossenvs.core.checks import check_seed
 from crossenvs.core.errors import CrossenvsError, OutputPathError, UsageError
 from crossenvs.core.game import Game
+from crossenvs.flag_checks import check_folder_creatable, check_int_range
 from crossenvs.players import make_player
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -27,6 +27,7 @@ from . import state as st
 from .actions import action_id
 from .errors import IllegalActionError, InvalidOptionError, PositionTextError
 from .geometry import squares_named
+from .options import OptionSchema
 from .state import State
 from .text import ParsedPosition, format_position_text, parse_int_header, parse_position_text, shorten
 
@@ -52,7 +53,9 @@ class Game(ABC):
 
     #: registry name, e.g. ``"crisscross"``
     name: ClassVar[str]
-    #: option name -> default (docs/README.md, options at a glance); anything else is refused
+    #: the game's options as data (:mod:`crossenvs.core.options`); anything else is refused
+    OPTION_SCHEMA: ClassVar[OptionSchema] = OptionSchema()
+    #: option name -> default, derived from :attr:`OPTION_SCHEMA` when a subclass is defined
     OPTIONS: ClassVar[dict[str, Any]] = {}
     #: the common header keys plus the game's own
     BASE_HEADER_KEYS: ClassVar[tuple[str, ...]] = ("to_move", "ply", "passes")
@@ -73,12 +76,22 @@ class Game(ABC):
     #: cell code -> colour name of the side the piece belongs to (baselines count captures with it)
     owner_colour: ClassVar[dict[int, str]] = {}
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Read the subclass's option declaration: a tuple of options becomes its schema and defaults."""
+        super().__init_subclass__(**kwargs)
+        declared = cls.__dict__.get("OPTION_SCHEMA")
+        if declared is not None and not isinstance(declared, OptionSchema):
+            cls.OPTION_SCHEMA = OptionSchema(declared)
+        if "OPTIONS" in cls.__dict__ and cls.__dict__["OPTIONS"] != cls.OPTION_SCHEMA.defaults:
+            raise InvalidOptionError(
+                f"{cls.__name__}: declare options in OPTION_SCHEMA (crossenvs.core.options: choice, integer, flag), "
+                "not as an OPTIONS dict; OPTIONS is derived from it"
+            )
+        cls.OPTIONS = cls.OPTION_SCHEMA.defaults
+
     def __init__(self, **options: Any) -> None:
-        unknown = sorted(set(options) - set(self.OPTIONS))
-        if unknown:
-            known = ", ".join(f"{k}={v!r}" for k, v in self.OPTIONS.items()) or "none"
-            raise InvalidOptionError(f"{self.name}: unknown option(s) {', '.join(unknown)}; known options: {known}")
-        self.options: dict[str, Any] = {**self.OPTIONS, **options}
+        #: every option's value in normal form (a choice in lower case, an int, a bool)
+        self.options: dict[str, Any] = self.OPTION_SCHEMA.check(self.name, options)
 
     # ----------------------------------------------------------------- the rules (per game)
     @abstractmethod

@@ -1,12 +1,29 @@
-"""Checks for game options (docs/README.md, options at a glance): one clear error per bad value.
+"""Game options declared as data: what each option is, its default, the values it takes, one line of help.
 
-Games call these from ``__init__`` after :class:`~crossenvs.core.game.Game` has refused unknown
-option names, so that a wrong value fails at construction and never deep inside a kernel.
+A game lists its options once, as :class:`Option` values in ``Game.OPTION_SCHEMA``::
+
+    OPTION_SCHEMA = (
+        integer("size", 8, 3, 19, "the board is size x size"),
+        choice("stalemate", "pass", ("pass", "loss"), "what a player with no move does"),
+        flag("self_jump", True, "a piece may jump its own pieces"),
+    )
+
+and everything that shows or checks options reads that declaration: the base class's option check
+(:meth:`OptionSchema.check`, one :class:`InvalidOptionError` per bad value, with "did you mean"
+for a misspelt name), ``crossenvs list`` and the CLI help, the web page's form, gymnasium's
+registration and the docs' option tables (a test holds each table to the schema).
+
+Option names share the keyword space of the functions that take ``**options`` (``make_game``,
+the envs' constructors), so a name those functions use for themselves can never be an option:
+:data:`RESERVED_NAMES` is checked when a game declares its schema.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import difflib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 
@@ -15,25 +32,157 @@ from .errors import InvalidOptionError
 _ON = ("on", "true", "yes")
 _OFF = ("off", "false", "no")
 
+#: keyword parameters of the functions and classes that also take a game's ``**options``
+#: (``tests/test_options.py`` checks every such signature against this set)
+RESERVED_NAMES = frozenset(
+    {
+        "game",
+        "name",
+        "options",
+        "render_mode",
+        "opponent",
+        "opponent_seat",
+        "seat",
+        "seed",
+        "num_envs",
+        "autoreset_mode",
+        "illegal_action",
+        "state",
+        "self",
+    }
+)
 
-def choice_option(game: str, name: str, value: Any, allowed: tuple[str, ...]) -> str:
-    """A string option that must be one of ``allowed`` (case-insensitive)."""
-    if isinstance(value, str) and value.strip().lower() in allowed:
-        return value.strip().lower()
-    raise InvalidOptionError(f"{game}: {name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+OptionKind = Literal["choice", "integer", "flag"]
 
 
-def int_option(game: str, name: str, value: Any, low: int, high: int) -> int:
-    """An integer option in ``low..high`` (bools are refused: ``True`` is not a size)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
-        raise InvalidOptionError(f"{game}: {name} must be an integer from {low} to {high}, got {value!r}")
-    return int(value)
+@dataclass(frozen=True)
+class Option:
+    """One house rule of a game: its kind, default, allowed values and a line of help."""
+
+    name: str
+    kind: OptionKind
+    default: Any
+    help: str
+    choices: tuple[str, ...] = ()  # kind "choice": the accepted words, lower case
+    low: int = 0  # kind "integer": the inclusive range
+    high: int = 0
+
+    def check(self, game: str, value: Any) -> Any:
+        """``value`` in its normal form (a choice lower case, an int, a bool), or one clear error."""
+        if self.kind == "choice":
+            if isinstance(value, str) and value.strip().lower() in self.choices:
+                return value.strip().lower()
+        elif self.kind == "integer":
+            if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+                if self.low <= value <= self.high:
+                    return int(value)
+        else:
+            if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and value in (0, 1)):
+                return bool(value)
+            if isinstance(value, str) and value.strip().lower() in _ON + _OFF:
+                return value.strip().lower() in _ON
+        raise InvalidOptionError(f"{game}: {self.name} must be {self.values_text()}, got {value!r}")
+
+    def values_text(self) -> str:
+        """The values the option takes, in words (error messages and the docs' tables use it)."""
+        if self.kind == "choice":
+            return f"one of {', '.join(map(repr, self.choices))}"
+        if self.kind == "integer":
+            return f"an integer from {self.low} to {self.high}"
+        return "on or off (True/False, 1/0, 'on'/'off')"
+
+    def describe(self) -> dict[str, Any]:
+        """The option as plain JSON-ready data (the web page's form is built from it)."""
+        entry: dict[str, Any] = {"name": self.name, "kind": self.kind, "default": self.default, "help": self.help}
+        if self.kind == "choice":
+            entry["choices"] = list(self.choices)
+        elif self.kind == "integer":
+            entry["low"], entry["high"] = self.low, self.high
+        return entry
 
 
-def flag_option(game: str, name: str, value: Any) -> bool:
-    """An on/off option: a bool, 0 or 1, or one of the words on/off, true/false, yes/no."""
-    if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and value in (0, 1)):
-        return bool(value)
-    if isinstance(value, str) and value.strip().lower() in _ON + _OFF:
-        return value.strip().lower() in _ON
-    raise InvalidOptionError(f"{game}: {name} must be on or off (True/False, 1/0, 'on'/'off'), got {value!r}")
+def choice(name: str, default: str, choices: Iterable[str], help: str) -> Option:
+    """A word from a fixed list (case-insensitive)."""
+    words = tuple(word.lower() for word in choices)
+    return _declared(Option(name, "choice", default, help, choices=words))
+
+
+def integer(name: str, default: int, low: int, high: int, help: str) -> Option:
+    """A whole number in ``low..high`` (bools are refused: ``True`` is not a size)."""
+    return _declared(Option(name, "integer", default, help, low=int(low), high=int(high)))
+
+
+def flag(name: str, default: bool, help: str) -> Option:
+    """On or off: a bool, 0 or 1, or one of the words on/off, true/false, yes/no."""
+    return _declared(Option(name, "flag", bool(default), help))
+
+
+#: the largest move cap any game accepts (the ply counter stays far from overflow)
+MAX_MOVE_CAP = 1_000_000
+
+
+def move_cap(default: int) -> Option:
+    """The draw-by-length rule games with a move cap share: the game is drawn after this many plies."""
+    return integer(
+        "move_cap", default, 1, MAX_MOVE_CAP, "the game is drawn once this many plies are played without a result"
+    )
+
+
+def _declared(option: Option) -> Option:
+    """The option, once its own default passes its check (a wrong declaration fails at import)."""
+    if not option.name.isidentifier() or option.name in RESERVED_NAMES:
+        raise InvalidOptionError(
+            f"option name {option.name!r} cannot be used: it must be a Python identifier and not one of the "
+            f"parameter names that take options beside it ({', '.join(sorted(RESERVED_NAMES))})"
+        )
+    if not option.help:
+        raise InvalidOptionError(f"option {option.name!r}: give one line of help")
+    option.check("option declaration", option.default)
+    return option
+
+
+class OptionSchema:
+    """A game's options, in declaration order."""
+
+    def __init__(self, options: Iterable[Option] = ()) -> None:
+        self.options: tuple[Option, ...] = tuple(options)
+        names = [option.name for option in self.options]
+        if len(set(names)) != len(names):
+            raise InvalidOptionError(f"options declared twice: {sorted({n for n in names if names.count(n) > 1})}")
+        self._by_name = dict(zip(names, self.options))
+
+    def __iter__(self):
+        return iter(self.options)
+
+    def __len__(self) -> int:
+        return len(self.options)
+
+    def __getitem__(self, name: str) -> Option:
+        return self._by_name[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """Option name -> default."""
+        return {option.name: option.default for option in self.options}
+
+    def check(self, game: str, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Every option's value in normal form, defaults filled in; an error for an unknown name or a bad value."""
+        unknown = sorted(set(given) - set(self._by_name))
+        if unknown:
+            raise InvalidOptionError(f"{game}: unknown option(s) {', '.join(unknown)}; {self._hint(unknown[0])}")
+        return {option.name: option.check(game, given.get(option.name, option.default)) for option in self.options}
+
+    def summary(self) -> str:
+        """``size=8 (an integer from 3 to 19)``, one per option, for listings; ``none`` without options."""
+        parts = [f"{option.name}={option.default!r} ({option.values_text()})" for option in self.options]
+        return "; ".join(parts) or "none"
+
+    def _hint(self, name: str) -> str:
+        if not self.options:
+            return "known options: none (this game has no options)"
+        close = difflib.get_close_matches(name, list(self._by_name), n=1)
+        known = "known options: " + ", ".join(f"{o.name}={o.default!r}" for o in self.options)
+        return f"did you mean {close[0]!r}? {known}" if close else known

@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +59,20 @@ class GameSpec:
 
 
 _GAMES: dict[str, GameSpec] = {}
+#: what else learns of each registration (the env layer adds its gymnasium ids and entry modules)
+_LISTENERS: list[Callable[[GameSpec], None]] = []
+
+
+def on_register(listener: Callable[[GameSpec], None]) -> None:
+    """Call ``listener(spec)`` for every game registered so far and every one registered later.
+
+    Layers above the core subscribe here (:mod:`crossenvs.envs.registration` does, on import), so
+    the registry never imports them. A listener may refuse a game by raising: the registration
+    then leaves the registry as it was.
+    """
+    _LISTENERS.append(listener)
+    for spec in list(_GAMES.values()):
+        listener(spec)
 
 
 def camel_case(name: str) -> str:
@@ -110,9 +125,8 @@ def register_game(
                 f"{game.__name__}.name is {game.name!r}; register it under that name, not {name!r}"
             )
         game.name = name
-    from ..envs.registration import register_envs  # the env layer builds on the core, not the reverse
-
-    register_envs(spec)  # first: a clash of gymnasium ids leaves the registry as it was
+    for listener in _LISTENERS:  # first: a clash (of gymnasium ids, say) leaves the registry as it was
+        listener(spec)
     _GAMES[name] = spec
     return spec
 
@@ -138,8 +152,8 @@ def game_class(name: str) -> type[Game]:
     return game_spec(name).load()
 
 
-def make_game(name: str, **options: Any) -> Game:
-    """The engine of game ``name`` with house-rule ``options``.
+def make_game(name: str, /, **options: Any) -> Game:
+    """The engine of game ``name`` with house-rule ``options`` (declared in its ``OPTION_SCHEMA``).
 
     >>> game = make_game("crisscross", size=6)
     >>> game.num_actions

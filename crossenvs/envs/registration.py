@@ -1,5 +1,8 @@
 """What registering a game adds on the env side: its gymnasium id and its PettingZoo entry module.
 
+This module subscribes to the registry on import (:func:`crossenvs.core.registry.on_register`),
+so the core never imports the envs; ``import crossenvs`` imports it before any game registers.
+
 The entry module ``crossenvs.<name>_v0`` follows PettingZoo's naming (``connect_four_v3``):
 ``env(**options)`` is the wrapped AEC env, ``raw_env(**options)`` the bare one. It is built here
 for every registered game rather than written by hand, so ``from crossenvs import crosse_v0``
@@ -10,12 +13,13 @@ from __future__ import annotations
 
 import sys
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import gymnasium
 
-if TYPE_CHECKING:
-    from ..core.registry import GameSpec
+from ..core.errors import InvalidOptionError
+from ..core.registry import GameSpec, make_game, on_register
+from .aec import CrossAECEnv, make_env, make_raw_env
 
 ENTRY_POINT = "crossenvs.envs.single_agent:CrossSingleAgentEnv"
 
@@ -24,8 +28,6 @@ def register_envs(spec: GameSpec) -> None:
     """The gymnasium id and the entry module of one game (registering twice is harmless)."""
     known = gymnasium.registry.get(spec.gym_id)
     if known is not None and known.kwargs.get("game") != spec.name:
-        from ..core.errors import InvalidOptionError
-
         raise InvalidOptionError(
             f"the gymnasium id {spec.gym_id} belongs to another environment; choose another env_name"
         )
@@ -39,8 +41,6 @@ def register_envs(spec: GameSpec) -> None:
 
 def entry_module(spec: GameSpec) -> ModuleType:
     """A module with ``env``, ``raw_env`` and ``GAME`` for one game, in PettingZoo's style."""
-    from .aec import CrossAECEnv, make_env, make_raw_env
-
     module = ModuleType(
         spec.entry_module,
         f"{spec.summary}\n\nThe PettingZoo AEC env of game {spec.name!r}: ``env(**options)`` (illegal move: -1 for "
@@ -50,11 +50,11 @@ def entry_module(spec: GameSpec) -> ModuleType:
 
     def env(render_mode: str | None = None, **options: Any):
         """The wrapped AEC env: an illegal move ends the game with -1 for the mover."""
-        return make_env(spec.name, render_mode=render_mode, **options)
+        return make_env(make_game(spec.name, **options), render_mode=render_mode)
 
     def raw_env(render_mode: str | None = None, **options: Any) -> CrossAECEnv:
         """The bare AEC env: an illegal move raises ``IllegalActionError``."""
-        return make_raw_env(spec.name, render_mode=render_mode, **options)
+        return make_raw_env(make_game(spec.name, **options), render_mode=render_mode)
 
     for function in (env, raw_env):  # picklable by reference, like a module-level function
         function.__module__ = spec.entry_module
@@ -63,3 +63,6 @@ def entry_module(spec: GameSpec) -> ModuleType:
     module.env = env
     module.raw_env = raw_env
     return module
+
+
+on_register(register_envs)

@@ -96,7 +96,7 @@ from ..core.frames import IDENTITY, ROTATE_180, frame_to_board
 from ..core.game import PASS_TEXT, Game, is_raw_id_text, raw_id_text
 from ..core.geometry import parse_square, square_name
 from ..core.observation import pass_and_cap_values
-from ..core.options import choice_option, flag_option, int_option
+from ..core.options import choice, flag, move_cap
 from ..core.state import State
 from ..core.text import ParsedPosition, shorten
 
@@ -417,7 +417,11 @@ class CharingCross(Game):
     """Charing Cross (see the module docstring)."""
 
     name = "charing_cross"
-    OPTIONS = {"first_player": "white", "self_jump": True, "move_cap": 200}
+    OPTION_SCHEMA = (
+        choice("first_player", "white", ("white", "black"), "the colour of seat 0, which moves first"),
+        flag("self_jump", True, "a piece may jump its own side's pieces (off: enemy pieces only)"),
+        move_cap(200),
+    )
     EXTRA_HEADER_KEYS = ("pending", "jumper")
     cell_letters = {EMPTY: ".", WHITE_KNIGHT: "N", WHITE_ROOK: "R", BLACK_KNIGHT: "n", BLACK_ROOK: "r"}
     owner_colour = {WHITE_KNIGHT: "white", WHITE_ROOK: "white", BLACK_KNIGHT: "black", BLACK_ROOK: "black"}
@@ -433,10 +437,9 @@ class CharingCross(Game):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        first = choice_option(self.name, "first_player", self.options["first_player"], ("white", "black"))
-        self.self_jump = flag_option(self.name, "self_jump", self.options["self_jump"])
-        self.move_cap = int_option(self.name, "move_cap", self.options["move_cap"], 1, 1_000_000)
-        self.options.update(first_player=first, self_jump=self.self_jump, move_cap=self.move_cap)
+        first = self.options["first_player"]
+        self.self_jump = self.options["self_jump"]
+        self.move_cap = self.options["move_cap"]
         self.colours = (first, "black" if first == "white" else "white")
         self.height = self.width = SIZE
         self.num_actions = NUM_ACTIONS

@@ -70,7 +70,7 @@ from ..core.frames import IDENTITY, TRANSPOSE, frame_to_board
 from ..core.game import Game
 from ..core.geometry import parse_square, square_name
 from ..core.observation import fill_piece_planes
-from ..core.options import int_option
+from ..core.options import integer
 from ..core.state import State
 from ..core.text import ParsedPosition
 
@@ -206,7 +206,7 @@ class Crisscross(Game):
     """Crisscross on an N x N board (see the module docstring)."""
 
     name = "crisscross"
-    OPTIONS = {"size": 8}
+    OPTION_SCHEMA = (integer("size", 8, MIN_SIZE, MAX_SIZE, "the board is size x size (size² actions)"),)
     colours = ("red", "blue")
     cell_letters = {EMPTY: ".", RED: "R", BLUE: "B"}
     owner_colour = {RED: "red", BLUE: "blue"}
@@ -218,7 +218,7 @@ class Crisscross(Game):
 
     def __init__(self, **options) -> None:
         super().__init__(**options)
-        self.size = int_option(self.name, "size", self.options["size"], MIN_SIZE, MAX_SIZE)
+        self.size = self.options["size"]
         self.height = self.width = self.size
         self.num_actions = self.size * self.size
         self.observation_shape = (self.size, self.size, 2)

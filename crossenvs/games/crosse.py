@@ -125,7 +125,7 @@ from ..core.errors import IllegalActionError, PositionTextError
 from ..core.game import PASS_TEXT, Game
 from ..core.geometry import parse_square, square_name
 from ..core.observation import float32_copier, pass_and_cap_values
-from ..core.options import choice_option, int_option
+from ..core.options import choice, move_cap
 from ..core.state import State
 from ..core.text import ParsedPosition, shorten
 
@@ -866,7 +866,12 @@ class Crosse(Game):
     """Crosse, abstract no-dice version (see the module docstring)."""
 
     name = "crosse"
-    OPTIONS = {"first_player": "black", "stuck_tokens": "refresh", "cover_removal": "auto", "move_cap": 600}
+    OPTION_SCHEMA = (
+        choice("first_player", "black", COLOUR_NAMES, "the colour of seat 0, which moves first"),
+        choice("stuck_tokens", "refresh", STUCK_RULES, "what a player with no move for his remaining tokens does"),
+        choice("cover_removal", "auto", COVER_RULES, "completing the cover removes the first-row stones, or asks"),
+        move_cap(600),
+    )
     EXTRA_HEADER_KEYS = ("tokens_black", "tokens_white", "jumping", "cover_before", "removal")
     cell_letters = {EMPTY: ".", BLACK_STONE: "B", WHITE_STONE: "W"}
     owner_colour = {BLACK_STONE: "black", WHITE_STONE: "white"}
@@ -877,11 +882,8 @@ class Crosse(Game):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        first = choice_option(self.name, "first_player", self.options["first_player"], COLOUR_NAMES)
-        stuck = choice_option(self.name, "stuck_tokens", self.options["stuck_tokens"], STUCK_RULES)
-        cover = choice_option(self.name, "cover_removal", self.options["cover_removal"], COVER_RULES)
-        self.move_cap = int_option(self.name, "move_cap", self.options["move_cap"], 1, 1_000_000)
-        self.options.update(first_player=first, stuck_tokens=stuck, cover_removal=cover, move_cap=self.move_cap)
+        first = self.options["first_player"]
+        self.move_cap = self.options["move_cap"]
         self.colours = (first, "white" if first == "black" else "black")
         self.height = self.width = SIZE
         self.num_actions = NUM_ACTIONS

@@ -59,6 +59,7 @@ import sys
 import numpy as np
 from numba import njit
 
+from ..core.options import move_cap
 from . import phalanx as ph
 
 # Hooks are handed to numba functions as ``rules.<hook>`` (this module by name): numba binds
@@ -117,7 +118,7 @@ class Crossings(ph.PhalanxGame):
     """Crossings (see the module docstring)."""
 
     name = "crossings"
-    OPTIONS = {"stalemate": "pass", "move_cap": 400}
+    OPTION_SCHEMA = (ph.STALEMATE, move_cap(400))
     num_planes = ph.SHARED_PLANES + 2
     apply_kernel = staticmethod(apply_kernel)
     mask_kernel = staticmethod(mask_kernel)

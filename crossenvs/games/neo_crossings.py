@@ -58,7 +58,7 @@ import sys
 import numpy as np
 from numba import njit
 
-from ..core.options import flag_option
+from ..core.options import flag, move_cap
 from . import phalanx as ph
 
 # Hooks are handed to numba functions as ``rules.<hook>`` (this module by name): numba binds
@@ -127,7 +127,11 @@ class NeoCrossings(ph.PhalanxGame):
     """Neo-Crossings (see the module docstring)."""
 
     name = "neo_crossings"
-    OPTIONS = {"stalemate": "pass", "symmetry_rule": True, "move_cap": 400}
+    OPTION_SCHEMA = (
+        ph.STALEMATE,
+        flag("symmetry_rule", True, "refuse a crossing whose result is its own 180° turn with colours swapped"),
+        move_cap(400),
+    )
     apply_kernel = staticmethod(apply_kernel)
     mask_kernel = staticmethod(mask_kernel)
     actions_kernel = staticmethod(actions_kernel)
@@ -136,8 +140,7 @@ class NeoCrossings(ph.PhalanxGame):
 
     def __init__(self, **options) -> None:
         super().__init__(**options)
-        self.symmetry_rule = flag_option(self.name, "symmetry_rule", self.options["symmetry_rule"])
-        self.options["symmetry_rule"] = self.symmetry_rule
+        self.symmetry_rule = self.options["symmetry_rule"]
 
     def initial_state(self) -> ph.State:
         state = super().initial_state()

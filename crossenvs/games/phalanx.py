@@ -75,7 +75,7 @@ from ..core.frames import IDENTITY, ROTATE_180, frame_to_board
 from ..core.game import PASS_TEXT, Game, is_raw_id_text, raw_id_text
 from ..core.geometry import parse_square, square_name
 from ..core.observation import pass_and_cap_values
-from ..core.options import choice_option, int_option
+from ..core.options import choice
 from ..core.state import State
 from ..core.text import ParsedPosition
 
@@ -462,10 +462,16 @@ def mark_frozen(board, frame, colour, squares, plane) -> None:
 
 
 # ----------------------------------------------------------------------------- the game class
+#: the stalemate rule both phalanx games take as an option
+STALEMATE = choice(
+    "stalemate", "pass", ("pass", "loss"), "a player without a legal move passes (two in a row draw), or loses"
+)
+
+
 class PhalanxGame(Game):
     """What Crossings and Neo-Crossings share: setup, options, notation, position text.
 
-    A subclass names the game, sets its ``OPTIONS`` and its three kernels (thin numba wrappers
+    A subclass names the game, sets its ``OPTION_SCHEMA`` (:data:`STALEMATE` and a move cap, plus its own) and its three kernels (thin numba wrappers
     that pass its rule hooks to the generic kernels above) and ``start_turn_kernel``.
     """
 
@@ -482,9 +488,8 @@ class PhalanxGame(Game):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        self.stalemate = choice_option(self.name, "stalemate", self.options["stalemate"], ("pass", "loss"))
-        self.move_cap = int_option(self.name, "move_cap", self.options["move_cap"], 1, 1_000_000)
-        self.options.update(stalemate=self.stalemate, move_cap=self.move_cap)
+        self.stalemate = self.options["stalemate"]
+        self.move_cap = self.options["move_cap"]
         self.height = self.width = SIZE
         self.num_actions = NUM_ACTIONS
         self.observation_shape = (SIZE, SIZE, self.num_planes)

@@ -11,21 +11,13 @@ the page shows as a button (``pass``, Crosse's ``remove`` and ``keep``).
 
 from __future__ import annotations
 
-import re
-from functools import cache
 from typing import Any
 
-from ..core.errors import InvalidOptionError
 from ..core.game import Game
 from ..core.geometry import FILE_LETTERS, square_name
 from ..core.registry import game_class, game_spec, list_games, make_game
 from ..core.render import BACKGROUND, LAST_MOVE
 from ..core.state import State
-
-#: what :func:`crossenvs.core.options.choice_option` says of a bad value: "must be one of 'a', 'b', got"
-_CHOICES_RE = re.compile(r"must be one of ((?:'[^']*'(?:, )?)+), got")
-#: a value no option accepts, to make a game's option check name the values it does accept
-_PROBE = "\x00?"
 
 
 def hex_colour(rgb: tuple[int, int, int] | None) -> str | None:
@@ -92,37 +84,13 @@ def legal_moves(game: Game, state: State) -> dict[str, Any]:
     return {"moves": moves, "placements": placements, "choices": choices}
 
 
-@cache
-def option_choices(name: str, option: str) -> tuple[str, ...] | None:
-    """The values a string option accepts, as the game's own option check names them; None for free text.
-
-    Games declare only defaults (``OPTIONS``); their checks (``choice_option``) list the accepted
-    words when refusing a value, so the page can offer a menu without a second list to keep in step.
-    """
-    try:
-        make_game(name, **{option: _PROBE})
-    except InvalidOptionError as exc:
-        match = _CHOICES_RE.search(str(exc))
-        if match:
-            return tuple(re.findall(r"'([^']*)'", match.group(1)))
-    return None
-
-
 def describe_game(name: str) -> dict[str, Any]:
-    """One game of the catalog: its options (default, kind, choices), colours and summary."""
-    cls = game_class(name)
-    options = []
-    for option, default in cls.OPTIONS.items():
-        kind = "flag" if isinstance(default, bool) else "int" if isinstance(default, int) else "text"
-        entry: dict[str, Any] = {"name": option, "default": default, "kind": kind}
-        if kind == "text":
-            entry["choices"] = option_choices(name, option)
-        options.append(entry)
+    """One game of the catalog: its options as its schema declares them, colours and summary."""
     return {
         "name": name,
         "summary": game_spec(name).summary,
         "colours": list(make_game(name).colours),
-        "options": options,
+        "options": [option.describe() for option in game_class(name).OPTION_SCHEMA],
         "pretrained": [opts for game, opts in _pretrained() if game == name],
     }
 

@@ -415,9 +415,11 @@ function buildOptions() {
       for (const choice of option.choices) input.add(new Option(choice, choice, false, choice === option.default));
     } else {
       input = document.createElement("input");
-      input.type = option.kind === "int" ? "number" : "text";
+      input.type = option.kind === "integer" ? "number" : "text";
+      if (option.kind === "integer") Object.assign(input, { min: option.low, max: option.high });
       input.value = String(option.default);
     }
+    label.title = option.help;
     input.id = `option-${option.name}`;
     input.dataset.option = option.name;
     label.appendChild(input);
@@ -439,7 +441,7 @@ function readOptions(name) {
   for (const option of describe(name).options) {
     const input = $(`option-${option.name}`);
     if (option.kind === "flag") options[option.name] = input.checked;
-    else if (option.kind === "int" && /^-?\d+$/.test(input.value.trim())) options[option.name] = Number(input.value);
+    else if (option.kind === "integer" && /^-?\d+$/.test(input.value.trim())) options[option.name] = Number(input.value);
     else options[option.name] = input.value; // the server says what is wrong with it
   }
   return options;
