@@ -25,6 +25,7 @@ import numpy as np
 
 from . import state as st
 from .actions import action_id
+from .conventions import PASSES_TO_DRAW, passes_draw
 from .errors import IllegalActionError, InvalidOptionError, PositionTextError
 from .geometry import squares_named
 from .options import OptionSchema
@@ -62,7 +63,7 @@ class Game(ABC):
     EXTRA_HEADER_KEYS: ClassVar[tuple[str, ...]] = ()
     #: the largest ``passes`` header: two passes in a row draw (docs/README.md, conventions); 0 in
     #: a game without a pass, which then refuses any other value
-    MAX_PASSES: ClassVar[int] = 2
+    MAX_PASSES: ClassVar[int] = PASSES_TO_DRAW
 
     # Set by each game's __init__:
     height: int
@@ -404,7 +405,7 @@ class Game(ABC):
 
         The default knows the shared convention only: two passes in a row draw.
         """
-        if int(state.meta[st.STATUS]) == st.STATUS_DRAW and int(state.meta[st.PASSES]) >= 2:
+        if int(state.meta[st.STATUS]) == st.STATUS_DRAW and passes_draw(state.meta):
             return "two passes in a row"
         return ""
 

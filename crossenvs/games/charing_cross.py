@@ -91,6 +91,7 @@ from numba import njit
 from ..core import state as st
 from ..core.bits import cell_bits, lowest_square
 from ..core.codec import DIRECTIONS, direction_between, opposite_direction
+from ..core.conventions import count_pass, passes_draw, seat_colour
 from ..core.errors import IllegalActionError, PositionTextError
 from ..core.frames import IDENTITY, ROTATE_180, frame_to_board
 from ..core.game import PASS_TEXT, Game, is_raw_id_text, raw_id_text
@@ -138,14 +139,9 @@ def is_knight(code: int) -> bool:
 
 
 @njit(cache=True, inline="always")
-def seat_colour(meta: np.ndarray, seat: int) -> int:
-    return meta[SEAT0_COLOUR] if seat == 0 else 1 - meta[SEAT0_COLOUR]
-
-
-@njit(cache=True, inline="always")
 def frame_of(meta: np.ndarray, seat: int) -> int:
     """White plays in the board's frame, Black in the half-turned one."""
-    return ROTATE_180 if seat_colour(meta, seat) == BLACK else IDENTITY
+    return ROTATE_180 if seat_colour(meta[SEAT0_COLOUR], seat) == BLACK else IDENTITY
 
 
 @njit(cache=True, inline="always")
@@ -202,7 +198,7 @@ def legal_steps(board, meta, code, row, col, direction) -> tuple[bool, bool]:
 def is_legal_move(board, meta, row, col, direction, jump) -> bool:
     """Whether the piece on ``(row, col)`` of the player to move may step (or ``jump``) in board ``direction``."""
     code = board[row, col]
-    if code == EMPTY or colour_of(code) != seat_colour(meta, meta[st.TO_MOVE]):
+    if code == EMPTY or colour_of(code) != seat_colour(meta[SEAT0_COLOUR], meta[st.TO_MOVE]):
         return False
     move, jump_over = legal_steps(board, meta, code, row, col, direction)
     return jump_over if jump else move
@@ -215,7 +211,7 @@ def scan_moves(board, meta, out, first_only) -> bool:
     With ``first_only``, stop at the first and write nothing.
     """
     seat = meta[st.TO_MOVE]
-    mine = seat_colour(meta, seat)
+    mine = seat_colour(meta[SEAT0_COLOUR], seat)
     frame = frame_of(meta, seat)
     knight = WHITE_KNIGHT if mine == WHITE else BLACK_KNIGHT
     pieces = cell_bits(board, knight)[0] | cell_bits(board, knight + 1)[0]  # at most four
@@ -249,7 +245,7 @@ def _end_turn(meta: np.ndarray, next_seat: int) -> None:
 @njit(cache=True)
 def _replace_jumped(board, meta, code, jumper) -> None:
     """docs/charing_cross.md, rule 6: the owner's choice when both homes are vacant, else forced or removed."""
-    owner = 0 if seat_colour(meta, 0) == colour_of(code) else 1
+    owner = 0 if seat_colour(meta[SEAT0_COLOUR], 0) == colour_of(code) else 1
     vacant = vacant_homes(board, code)
     if vacant == 2 and meta[st.PLY] < meta[MOVE_CAP]:  # (at the cap the game is drawn: nothing to ask)
         meta[PENDING] = code
@@ -295,10 +291,8 @@ def apply_kernel(board: np.ndarray, meta: np.ndarray, action: int) -> bool:
     if action == PASS_ACTION:
         if scan_moves(board, meta, board[0, :0], True):
             return False
-        meta[st.PASSES] += 1
         meta[st.PLY] += 1
-        if meta[st.PASSES] >= 2:
-            meta[st.STATUS] = st.STATUS_DRAW
+        count_pass(meta)
         _end_turn(meta, 1 - seat)
         return True
     if action >= NUM_MOVE_ACTIONS:
@@ -352,7 +346,7 @@ def mask_kernel(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
 @njit(cache=True)
 def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.ndarray) -> None:
     """The 17 planes of the module docstring, in ``player``'s frame."""
-    mine = seat_colour(meta, player)
+    mine = seat_colour(meta[SEAT0_COLOUR], player)
     own_knight = WHITE_KNIGHT if mine == WHITE else BLACK_KNIGHT
     own_rook = own_knight + 1
     their_knight = BLACK_KNIGHT if mine == WHITE else WHITE_KNIGHT
@@ -534,7 +528,7 @@ class CharingCross(Game):
         if winners:
             colour = "white" if winners.pop() == WHITE else "black"
             meta[st.STATUS] = st.STATUS_WIN_0 + self.colours.index(colour)
-        elif meta[st.PASSES] >= 2 or meta[st.PLY] >= meta[MOVE_CAP]:
+        elif passes_draw(meta) or meta[st.PLY] >= meta[MOVE_CAP]:
             meta[st.STATUS] = st.STATUS_DRAW
         self._check_pending_fits(state, parsed)
 

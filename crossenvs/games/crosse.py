@@ -121,6 +121,7 @@ from numba import njit
 from ..core import state as st
 from ..core.bits import cell_bits, lowest_square, popcount, reverse_bits
 from ..core.codec import DIRECTIONS
+from ..core.conventions import count_pass, passes_draw, seat_colour
 from ..core.errors import IllegalActionError, PositionTextError
 from ..core.game import PASS_TEXT, Game
 from ..core.geometry import parse_square, square_name
@@ -326,11 +327,6 @@ MAX_JUMP_DEPTH = 64  # more than the stones that can ever be captured in one seq
 
 # ----------------------------------------------------------------------------- small kernels
 @njit(cache=True, inline="always")
-def seat_colour(meta: np.ndarray, seat: int) -> int:
-    return meta[SEAT0_COLOUR] if seat == 0 else 1 - meta[SEAT0_COLOUR]
-
-
-@njit(cache=True, inline="always")
 def stone_of(colour: int) -> int:
     return BLACK_STONE if colour == BLACK else WHITE_STONE
 
@@ -469,7 +465,7 @@ def hop_is_best(board: np.ndarray, hop: int, stone: int, enemy: int, needed: int
 def scan_hops(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
     """Mark the hops the mask allows: from the jumping stone, or from any stone at a turn's start."""
     seat = meta[st.TO_MOVE]
-    colour = seat_colour(meta, seat)
+    colour = seat_colour(meta[SEAT0_COLOUR], seat)
     stone, enemy = stone_of(colour), stone_of(1 - colour)
     needed = meta[JUMPS_LEFT]
     if meta[JUMPING] >= 0:  # the jumping stone hops on
@@ -548,7 +544,7 @@ def scan_moves(board: np.ndarray, meta: np.ndarray, tokens: int, out: np.ndarray
     since a block's ids ascend with their destination, the k-th destination bit is move
     ``first + k``.
     """
-    colour = seat_colour(meta, meta[st.TO_MOVE])
+    colour = seat_colour(meta[SEAT0_COLOUR], meta[st.TO_MOVE])
     own_low, own_high, empty_low, empty_high = frame_bits(board, colour, stone_of(colour))
     found = False
     for half in range(2):
@@ -580,7 +576,7 @@ def has_move(board: np.ndarray, meta: np.ndarray, tokens: int) -> bool:
     board rows and columns come from
     :data:`MOVE_TO_ROW` / :data:`MOVE_TO_COL` (no frame turn or division per move).
     """
-    colour = seat_colour(meta, meta[st.TO_MOVE])
+    colour = seat_colour(meta[SEAT0_COLOUR], meta[st.TO_MOVE])
     stones_low, stones_high = cell_bits(board, stone_of(colour))
     for half in range(2):
         stones = stones_low if half == 0 else stones_high
@@ -607,7 +603,7 @@ def start_turn(board: np.ndarray, meta: np.ndarray) -> None:
     the full set at once (it persists even if he must then pass).
     """
     seat = meta[st.TO_MOVE]
-    colour = seat_colour(meta, seat)
+    colour = seat_colour(meta[SEAT0_COLOUR], seat)
     meta[JUMPING] = -1
     meta[COVER_BEFORE] = 0
     meta[JUMPS_LEFT] = most_captures(board, stone_of(colour), stone_of(1 - colour))
@@ -630,7 +626,7 @@ def hand_turn(board: np.ndarray, meta: np.ndarray, next_seat: int) -> None:
 @njit(cache=True)
 def declare_win(board: np.ndarray, meta: np.ndarray, seat: int, winner: int) -> bool:
     """End the game if ``winner`` qualifies (docs/crosse.md, rule 9); True if it did. ``seat`` moved last."""
-    if not has_won(board, stone_of(seat_colour(meta, winner))):
+    if not has_won(board, stone_of(seat_colour(meta[SEAT0_COLOUR], winner))):
         return False
     meta[st.STATUS] = st.STATUS_WIN_0 + winner
     meta[st.TO_MOVE] = 1 - seat  # a finished game shows the mover's opponent to move
@@ -667,7 +663,7 @@ def finish_action(board: np.ndarray, meta: np.ndarray, seat: int, final: int, co
     """After a token move or the last hop: the ply, the corner cover (docs/crosse.md, rules 7-8), wins, next turn."""
     meta[st.PLY] += 1
     meta[st.PASSES] = 0
-    colour = seat_colour(meta, seat)
+    colour = seat_colour(meta[SEAT0_COLOUR], seat)
     stone = stone_of(colour)
     extra_turn = False
     if holds_cover(board, stone):
@@ -689,7 +685,7 @@ def finish_action(board: np.ndarray, meta: np.ndarray, seat: int, final: int, co
 
 @njit(cache=True)
 def _move(board: np.ndarray, meta: np.ndarray, seat: int, action: int) -> bool:
-    colour = seat_colour(meta, seat)
+    colour = seat_colour(meta[SEAT0_COLOUR], seat)
     stone = stone_of(colour)
     tokens = meta[TOKENS + seat]
     token = MOVE_TOKEN[action]
@@ -709,7 +705,7 @@ def _move(board: np.ndarray, meta: np.ndarray, seat: int, action: int) -> bool:
 
 @njit(cache=True)
 def _hop(board: np.ndarray, meta: np.ndarray, seat: int, action: int) -> bool:
-    colour = seat_colour(meta, seat)
+    colour = seat_colour(meta[SEAT0_COLOUR], seat)
     stone, enemy = stone_of(colour), stone_of(1 - colour)
     hop = action - HOP_BASE
     if colour == WHITE:
@@ -740,12 +736,10 @@ def _hop(board: np.ndarray, meta: np.ndarray, seat: int, action: int) -> bool:
 def _pass(board: np.ndarray, meta: np.ndarray, seat: int) -> bool:
     if meta[JUMPS_LEFT] != 0 or has_move(board, meta, meta[TOKENS + seat]):
         return False
-    meta[st.PASSES] += 1
     meta[st.PLY] += 1
     if meta[STUCK_RULE] == PASS_REFRESH:
         meta[TOKENS + seat] = FULL_TOKENS
-    if meta[st.PASSES] >= 2:
-        meta[st.STATUS] = st.STATUS_DRAW
+    if count_pass(meta):
         meta[st.TO_MOVE] = 1 - seat
         return True
     hand_turn(board, meta, 1 - seat)
@@ -757,7 +751,7 @@ def _decide_removal(board: np.ndarray, meta: np.ndarray, seat: int, remove: bool
     """The answer to the cover's removal question (not a ply); the extra turn follows either way."""
     meta[REMOVAL_PENDING] = 0
     if remove:
-        remove_first_row(board, seat_colour(meta, seat))
+        remove_first_row(board, seat_colour(meta[SEAT0_COLOUR], seat))
     settle(board, meta, seat, True)
 
 
@@ -804,7 +798,7 @@ def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.nda
     each cell, then each cell's first seven (its stone and the geometry, from
     :data:`CELL_PREFIXES`) are copied over them, and the jumping stone's plane-21 one is set.
     """
-    colour = seat_colour(meta, player)
+    colour = seat_colour(meta[SEAT0_COLOUR], player)
     mine, theirs = stone_of(colour), stone_of(1 - colour)
     row = np.zeros(NUM_PLANES, dtype=np.float32)
     my_tokens, their_tokens = meta[TOKENS + player], meta[TOKENS + 1 - player]
@@ -1040,10 +1034,10 @@ class Crosse(Game):
             if key in parsed.headers:
                 meta[TOKENS + self.player_of_colour(colour)] = _parse_tokens(parsed, key)
         seat = self.current_player(state)
-        winners = [s for s in (0, 1) if has_won(board, stone_of(int(seat_colour(meta, s))))]
+        winners = [s for s in (0, 1) if has_won(board, stone_of(int(seat_colour(meta[SEAT0_COLOUR], s))))]
         if winners:  # both only after a cover completed: the mover's opponent, who is to move (docs/crosse.md, rule 9)
             meta[st.STATUS] = st.STATUS_WIN_0 + (winners[0] if len(winners) == 1 else seat)
-        elif meta[st.PASSES] >= 2 or (meta[st.PLY] >= meta[MOVE_CAP] and "removal" not in parsed.headers):
+        elif passes_draw(meta) or (meta[st.PLY] >= meta[MOVE_CAP] and "removal" not in parsed.headers):
             meta[st.STATUS] = st.STATUS_DRAW  # (a pending removal answer comes before the cap's draw)
         turn_keys = [k for k in ("jumping", "cover_before", "removal") if k in parsed.headers]
         if meta[st.STATUS] != st.STATUS_PLAYING:

@@ -70,6 +70,7 @@ from numba import njit
 from ..core import state as st
 from ..core.bits import cell_bits, lowest_square
 from ..core.codec import DIRECTION_NAMES, DIRECTIONS, direction_between, move_index, move_of, opposite_direction
+from ..core.conventions import passes_draw
 from ..core.errors import IllegalActionError
 from ..core.frames import IDENTITY, ROTATE_180, frame_to_board
 from ..core.game import PASS_TEXT, Game, is_raw_id_text, raw_id_text
@@ -376,7 +377,7 @@ def decode(player: int, action: int) -> tuple[int, int, int, int]:
 def start_turn(board, meta, frozen_squares, allowed) -> None:
     """The tests at the start of a turn, then the cap (turn order in docs/crossings.md, docs/neo_crossings.md)."""
     player = meta[st.TO_MOVE]
-    if meta[st.PASSES] >= 2:
+    if passes_draw(meta):
         meta[st.STATUS] = st.STATUS_DRAW
     elif far_rank_count(board, player + 1) > far_rank_count(board, 2 - player):
         meta[st.STATUS] = st.STATUS_WIN_0 + player
