@@ -216,7 +216,7 @@ def cmd_gif(args: argparse.Namespace, out: TextIO) -> None:
     """One game between two players as an animated GIF of rgb_array frames."""
     from PIL import Image
 
-    from .play import play_frames
+    from .match import play_frames
     from .players import make_player
 
     game = make_game(args.game, **parse_options(args.option))

@@ -29,6 +29,7 @@ import crossenvs
 from crossenvs import Game, IllegalActionError, PositionTextError, State
 from crossenvs.core import state as st
 from crossenvs.core.geometry import parse_square, square_name
+from crossenvs.core.view import GameView
 
 SIZE = 3
 EMPTY, CROSS, NOUGHT = 0, 1, 2
@@ -83,17 +84,22 @@ def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.nda
             out[r, c, 1] = 1.0 if board[r, c] != EMPTY and board[r, c] != mine else 0.0
 
 
+class TicTacToeView(GameView):
+    """How the board looks (the rules do not need it): red crosses, blue noughts."""
+
+    piece_colours = {CROSS: (200, 40, 40), NOUGHT: (40, 80, 200)}
+
+
 class TicTacToe(Game):
     """Three in a row on a 3x3 board; X moves first."""
 
     name = "tictactoe"
-    OPTIONS = {}
+    view_class = TicTacToeView
     MAX_PASSES = 0  # no pass in this game: a ``passes`` header is refused
     apply_kernel = staticmethod(apply_kernel)
     mask_kernel = staticmethod(mask_kernel)
     observe_kernel = staticmethod(observe_kernel)
     owner_colour = {CROSS: "x", NOUGHT: "o"}
-    piece_colours = {CROSS: (200, 40, 40), NOUGHT: (40, 80, 200)}
 
     def __init__(self, **options) -> None:
         super().__init__(**options)

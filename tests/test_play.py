@@ -15,8 +15,8 @@ from conftest import CROSSE_C4, play, position
 
 from crossenvs import list_games, make_game
 from crossenvs.cli import main as cli
-from crossenvs.core.render import LAST_MOVE, marked_board
-from crossenvs.play import Match, play_frames
+from crossenvs.core.view import LAST_MOVE, marked_board
+from crossenvs.match import Match, play_frames, shorthand_actions
 from crossenvs.play import play as play_game
 from crossenvs.players import Player, RandomPlayer
 
@@ -60,7 +60,7 @@ class Interrupted(Player):
 @pytest.mark.parametrize("name", list_games())
 def test_the_legend_explains_every_letter_the_board_shows(name):
     game = make_game(name)
-    legend = dict(game.legend())
+    legend = dict(game.view.legend())
     state, rng = game.initial_state(), np.random.default_rng(0)
     for _ in range(20):  # a few positions, so captures and moved pieces show too
         letters = {letter for row in game.text_rows(state) for letter in row}
@@ -72,13 +72,13 @@ def test_the_legend_explains_every_letter_the_board_shows(name):
 
 
 def test_the_legend_comes_from_the_games_own_letters_and_colours():
-    assert make_game("charing_cross").legend()[:2] == [
+    assert make_game("charing_cross").view.legend()[:2] == [
         ("N", "white knight (races to file h)"),
         ("R", "white rook (races to rank 1)"),
     ]
-    assert ("+", "empty ring corner") in make_game("crosse").legend()
-    assert ("W", "white stone (frozen on rank 8)") in make_game("crossings").legend()
-    assert make_game("tictactoe").legend() == [("X", "x piece"), ("O", "o piece"), (".", "empty")]  # defaults
+    assert ("+", "empty ring corner") in make_game("crosse").view.legend()
+    assert ("W", "white stone (frozen on rank 8)") in make_game("crossings").view.legend()
+    assert make_game("tictactoe").view.legend() == [("X", "x piece"), ("O", "o piece"), (".", "empty")]  # defaults
 
 
 def test_play_prints_the_legend_beside_the_board():
@@ -241,8 +241,8 @@ def test_crosse_moves_that_several_tokens_fit_list_the_alternatives():
 def test_a_jump_may_be_typed_as_its_squares():
     game = make_game("crosse")
     state = game.from_text(position(CROSSE_C4, "white"))
-    assert game.shorthand_actions(state, "h6-f8") == [game.str_to_action(state, "h6xf8")]
-    assert game.shorthand_actions(state, "f10-h8") == []  # not the maximum capture: not legal
+    assert shorthand_actions(game, state, "h6-f8") == [game.str_to_action(state, "h6xf8")]
+    assert shorthand_actions(game, state, "f10-h8") == []  # not the maximum capture: not legal
 
 
 # --------------------------------------------------------------------------- input errors

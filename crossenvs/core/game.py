@@ -16,10 +16,10 @@ plus its notation and how its own state slots read and write as text.
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from functools import cached_property
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -27,17 +27,15 @@ from . import state as st
 from .actions import action_id
 from .conventions import PASSES_TO_DRAW, passes_draw
 from .errors import IllegalActionError, InvalidOptionError, PositionTextError
-from .geometry import squares_named
+from .geometry import Cell, squares_named
 from .options import OptionSchema
 from .state import State
+from .stepper import Stepper
 from .text import ParsedPosition, format_position_text, parse_int_header, parse_position_text, shorten
-
-if TYPE_CHECKING:
-    from .stepper import Stepper
+from .view import GameView
 
 PASS_TEXT = "pass"  # the notation of the pass action in every game that has one
-Cell = tuple[int, int]  # (row, col) of the board: row 0 is rank 1
-_SQUARE_TEXT_RE = re.compile(r"[a-z][0-9]+")  # what shorthand_actions strips before checking the rest
+__all__ = ["PASS_TEXT", "Cell", "Game", "is_raw_id_text", "raw_id_text"]
 
 
 def raw_id_text(action: int) -> str:
@@ -47,6 +45,21 @@ def raw_id_text(action: int) -> str:
 
 def is_raw_id_text(text: str) -> bool:
     return text.strip().startswith("#")
+
+
+#: what a game's :class:`~crossenvs.core.view.GameView` defines, never its rules class
+VIEW_HOOKS = frozenset(
+    {
+        "piece_colours",
+        "piece_kind",
+        "piece_label",
+        "empty_markers",
+        "edge_colours",
+        "cell_fill",
+        "status_note",
+        "legend",
+    }
+)
 
 
 class Game(ABC):
@@ -76,6 +89,8 @@ class Game(ABC):
     cell_letters: dict[int, str]
     #: cell code -> colour name of the side the piece belongs to (baselines count captures with it)
     owner_colour: ClassVar[dict[int, str]] = {}
+    #: how the game looks (colours, legend, labels): a view beside the rules, not part of them
+    view_class: ClassVar[type[GameView]] = GameView
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Read the subclass's option declaration: a tuple of options becomes its schema and defaults."""
@@ -89,6 +104,12 @@ class Game(ABC):
                 "not as an OPTIONS dict; OPTIONS is derived from it"
             )
         cls.OPTIONS = cls.OPTION_SCHEMA.defaults
+        looks = sorted(VIEW_HOOKS.intersection(cls.__dict__))
+        if looks:
+            raise InvalidOptionError(
+                f"{cls.__name__} defines {', '.join(looks)}: how a game looks belongs in a view, not in its rules; "
+                "move them to a crossenvs.core.view.GameView subclass and set view_class to it"
+            )
 
     def __init__(self, **options: Any) -> None:
         #: every option's value in normal form (a choice in lower case, an int, a bool)
@@ -141,8 +162,6 @@ class Game(ABC):
         One numba call per move applies it and writes the next legal mask, legal ids and
         observation into buffers the :class:`~crossenvs.core.stepper.Stepper` owns.
         """
-        from .stepper import Stepper
-
         return Stepper(self, state)
 
     def legal_mask(self, state: State) -> np.ndarray:
@@ -296,6 +315,11 @@ class Game(ABC):
         return []
 
     # ----------------------------------------------------------------- rendering
+    @cached_property
+    def view(self) -> GameView:
+        """The game's :class:`~crossenvs.core.view.GameView` (its ``view_class``), for rendering."""
+        return self.view_class(self)
+
     def render_ansi(
         self, state: State, last_move: Sequence[Cell] = (), *, legend: bool = False, colour: bool = False
     ) -> str:
@@ -306,15 +330,11 @@ class Game(ABC):
         board. ``colour``: also show the marked cells in reverse video (only for a real
         terminal: without it the text stays plain, as files and tests want it).
         """
-        from .render import render_ansi
-
-        return render_ansi(self, state, last_move, legend=legend, colour=colour)
+        return self.view.render_ansi(state, last_move, legend=legend, colour=colour)
 
     def render_rgb(self, state: State, cell_pixels: int = 48, last_move: Sequence[Cell] = ()) -> np.ndarray:
         """The board as an RGB image (H, W, 3) uint8, drawn with Pillow; ``last_move`` cells are outlined."""
-        from .render import render_rgb
-
-        return render_rgb(self, state, cell_pixels, last_move)
+        return self.view.render_rgb(state, cell_pixels, last_move)
 
     def action_cells(self, state: State, action: int) -> list[Cell]:
         """The board cells ``(row, col)`` that ``action``, decided in ``state``, moves from and to.
@@ -328,66 +348,7 @@ class Game(ABC):
         squares = squares_named(self.action_to_str(state, int(action)), self.height, self.width)
         return list(dict.fromkeys(squares[:1] + squares[-1:]))
 
-    def legend(self) -> list[tuple[str, str]]:
-        """``(letter, meaning)`` for every letter the text board shows: pieces, then empty cells.
-
-        Derived from ``cell_letters``, ``owner_colour`` and :meth:`piece_kind`, so the one place
-        to explain a game's board is the game itself; :meth:`empty_markers` adds marked cells.
-        """
-        pieces = [
-            (letter, f"{self.owner_colour.get(code, '')} {self.piece_kind(code)}".strip())
-            for code, letter in sorted(self.cell_letters.items())
-            if code != 0
-        ]
-        return pieces + self.empty_markers()
-
-    # Rendering hooks, overridden where a game has more to show.
-    #: cell code -> RGB fill of the piece drawn there
-    piece_colours: ClassVar[dict[int, tuple[int, int, int]]] = {}
-
-    def piece_kind(self, code: int) -> str:
-        """What the piece of a cell code is, for the legend (``stone``, ``knight (races to file h)``)."""
-        return "piece"
-
-    def empty_markers(self) -> list[tuple[str, str]]:
-        """``(letter, meaning)`` of the empty-cell letters (a game that marks cells by kind lists each)."""
-        return [(self.cell_letters[0], "empty")]
-
-    def edge_colours(self) -> dict[str, tuple[int, int, int]]:
-        """Colour bars to draw along edges (``top``, ``bottom``, ``left``, ``right``)."""
-        return {}
-
-    def cell_fill(self, row: int, col: int) -> tuple[int, int, int] | None:
-        """Background of a cell (light squares, rings, goals); None for the plain board colour."""
-        return None
-
-    def status_note(self, state: State) -> str:
-        """Text added to the status line, e.g. a decision in progress ('' for none)."""
-        return ""
-
-    def piece_label(self, code: int) -> str:
-        """A letter drawn on the piece of this cell code (to tell piece kinds apart); '' for none."""
-        return ""
-
-    # ----------------------------------------------------------------- play: reading moves, ends
-    def shorthand_actions(self, state: State, text: str) -> list[int]:
-        """The legal actions a bare list of squares may stand for, e.g. Crosse's ``f4-i5`` for ``3F:f4-i5``.
-
-        For input that :meth:`str_to_action` refuses (terminal play asks this only then): text
-        made of square names joined by ``-``, ``x`` or spaces matches each legal action whose
-        notation names the same squares, so a player may leave out what only one move fits
-        (one match is played, several are listed). Anything else in the text matches nothing,
-        so a typo such as ``4F:f4-i5`` is never read as some other move.
-        """
-        squares = squares_named(text, self.height, self.width)
-        if not squares or _SQUARE_TEXT_RE.sub("", text.lower()).strip(" -x"):
-            return []
-        return [
-            int(action)
-            for action in self.legal_actions(state)
-            if squares_named(self.action_to_str(state, int(action)), self.height, self.width) == squares
-        ]
-
+    # ----------------------------------------------------------------- how a game ended
     def end_reason(self, state: State) -> str:
         """Why the game ended, one line: ``White wins: Black has no legal move``; '' while it goes on."""
         status = int(state.meta[st.STATUS])

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+Cell = tuple[int, int]  # (row, col) of the board: row 0 is rank 1
+
 FILE_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _SQUARE_RE = re.compile(r"^([a-z])([1-9][0-9]?)$")
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 from numba import typeof, types
@@ -31,8 +31,17 @@ from .errors import IllegalActionError, InvalidStateError
 from .specialize import specialize
 from .state import State
 
-if TYPE_CHECKING:
-    from .game import Game
+
+class SteppedGame(Protocol):
+    """What a :class:`Stepper` reads of its game (a :class:`~crossenvs.core.game.Game` has all of it)."""
+
+    name: str
+    num_actions: int
+    observation_shape: tuple[int, int, int]
+
+    def initial_state(self) -> State: ...
+
+    def outcome(self, state: State) -> tuple[float, float] | None: ...
 
 
 def bind_buffers(kernel: Callable[..., int], *buffers: np.ndarray) -> Callable[[int], int]:
@@ -61,7 +70,7 @@ class Stepper:
     also rewritten in place (:meth:`state` copies them).
     """
 
-    def __init__(self, game: Game, state: State | None = None) -> None:
+    def __init__(self, game: SteppedGame, state: State | None = None) -> None:
         self.game = game
         self._num_actions = game.num_actions
         self._initial = game.initial_state()  # reset copies it: building a start can cost 25 us (Crosse)

@@ -100,6 +100,7 @@ from ..core.observation import pass_and_cap_values
 from ..core.options import choice, flag, move_cap
 from ..core.state import State
 from ..core.text import ParsedPosition, shorten
+from ..core.view import GameView
 
 SIZE = 8
 EMPTY, WHITE_KNIGHT, WHITE_ROOK, BLACK_KNIGHT, BLACK_ROOK = 0, 1, 2, 3, 4
@@ -407,10 +408,41 @@ def goal_name(code: int) -> str:
     return f"file {'abcdefgh'[line]}" if GOAL_IS_COL[code] else f"rank {line + 1}"
 
 
+class CharingCrossView(GameView):
+    """How CharingCross looks: colours, labels and the legend (the rules are in :class:`CharingCross`)."""
+
+    piece_colours = {
+        WHITE_KNIGHT: (238, 236, 228),
+        WHITE_ROOK: (238, 236, 228),
+        BLACK_KNIGHT: (40, 40, 40),
+        BLACK_ROOK: (40, 40, 40),
+    }
+
+    def status_note(self, state: State) -> str:
+        code = int(state.meta[PENDING])
+        if code == EMPTY or self.game.is_terminal(state):
+            return ""
+        choices = " or ".join(self.game.action_to_str(state, int(a)) for a in self.game.legal_actions(state))
+        return f": re-place the jumped {self.game.cell_letters[code]} ({choices})"
+
+    def piece_label(self, code: int) -> str:
+        return "N" if is_knight(code) else "R"
+
+    def cell_fill(self, row: int, col: int) -> tuple[int, int, int] | None:
+        for code in (WHITE_KNIGHT, WHITE_ROOK, BLACK_KNIGHT, BLACK_ROOK):
+            if any(row == HOME_ROWS[code, i] and col == HOME_COLS[code, i] for i in range(2)):
+                return (214, 200, 170)
+        return None
+
+    def piece_kind(self, code: int) -> str:
+        return f"{'knight' if is_knight(code) else 'rook'} (races to {goal_name(code)})"
+
+
 class CharingCross(Game):
     """Charing Cross (see the module docstring)."""
 
     name = "charing_cross"
+    view_class = CharingCrossView
     OPTION_SCHEMA = (
         choice("first_player", "white", ("white", "black"), "the colour of seat 0, which moves first"),
         flag("self_jump", True, "a piece may jump its own side's pieces (off: enemy pieces only)"),
@@ -419,12 +451,6 @@ class CharingCross(Game):
     EXTRA_HEADER_KEYS = ("pending", "jumper")
     cell_letters = {EMPTY: ".", WHITE_KNIGHT: "N", WHITE_ROOK: "R", BLACK_KNIGHT: "n", BLACK_ROOK: "r"}
     owner_colour = {WHITE_KNIGHT: "white", WHITE_ROOK: "white", BLACK_KNIGHT: "black", BLACK_ROOK: "black"}
-    piece_colours = {
-        WHITE_KNIGHT: (238, 236, 228),
-        WHITE_ROOK: (238, 236, 228),
-        BLACK_KNIGHT: (40, 40, 40),
-        BLACK_ROOK: (40, 40, 40),
-    }
     apply_kernel = staticmethod(apply_kernel)
     mask_kernel = staticmethod(mask_kernel)
     observe_kernel = staticmethod(observe_kernel)
@@ -564,25 +590,6 @@ class CharingCross(Game):
             raise parsed.error(
                 "jumper", f"with self_jump off no piece jumps its own side, so the jumper is {self.colours[1 - seat]}"
             )
-
-    def status_note(self, state: State) -> str:
-        code = int(state.meta[PENDING])
-        if code == EMPTY or self.is_terminal(state):
-            return ""
-        choices = " or ".join(self.action_to_str(state, int(a)) for a in self.legal_actions(state))
-        return f": re-place the jumped {self.cell_letters[code]} ({choices})"
-
-    def piece_label(self, code: int) -> str:
-        return "N" if is_knight(code) else "R"
-
-    def cell_fill(self, row: int, col: int) -> tuple[int, int, int] | None:
-        for code in (WHITE_KNIGHT, WHITE_ROOK, BLACK_KNIGHT, BLACK_ROOK):
-            if any(row == HOME_ROWS[code, i] and col == HOME_COLS[code, i] for i in range(2)):
-                return (214, 200, 170)
-        return None
-
-    def piece_kind(self, code: int) -> str:
-        return f"{'knight' if is_knight(code) else 'rook'} (races to {goal_name(code)})"
 
     def end_cause(self, state: State) -> str:
         """docs/charing_cross.md: a piece reached its goal line; else two passes or the move cap."""

@@ -73,6 +73,7 @@ from ..core.observation import fill_piece_planes
 from ..core.options import integer
 from ..core.state import State
 from ..core.text import ParsedPosition
+from ..core.view import GameView
 
 EMPTY, RED, BLUE = 0, 1, 2
 EDGES = {RED: "the top and bottom edges", BLUE: "the left and right edges"}  # what each side connects
@@ -202,15 +203,28 @@ def observe_into(board: np.ndarray, meta: np.ndarray, player: int, out: np.ndarr
     fill_piece_planes(board, _frame_of(player), codes, out)
 
 
+class CrisscrossView(GameView):
+    """How Crisscross looks: colours, labels and the legend (the rules are in :class:`Crisscross`)."""
+
+    piece_colours = {RED: (205, 45, 45), BLUE: (45, 85, 205)}
+
+    def edge_colours(self) -> dict[str, tuple[int, int, int]]:
+        red, blue = self.piece_colours[RED], self.piece_colours[BLUE]
+        return {"top": red, "bottom": red, "left": blue, "right": blue}
+
+    def piece_kind(self, code: int) -> str:
+        return f"checker (joins {EDGES[code]})"
+
+
 class Crisscross(Game):
     """Crisscross on an N x N board (see the module docstring)."""
 
     name = "crisscross"
+    view_class = CrisscrossView
     OPTION_SCHEMA = (integer("size", 8, MIN_SIZE, MAX_SIZE, "the board is size x size (size² actions)"),)
     colours = ("red", "blue")
     cell_letters = {EMPTY: ".", RED: "R", BLUE: "B"}
     owner_colour = {RED: "red", BLUE: "blue"}
-    piece_colours = {RED: (205, 45, 45), BLUE: (45, 85, 205)}
     MAX_PASSES = 0  # no pass in Crisscross: a 'passes' header is refused
     apply_kernel = staticmethod(place)
     mask_kernel = staticmethod(legal_mask_into)
@@ -284,13 +298,6 @@ class Crisscross(Game):
                 f"{ply} is too large: the {empty} empty squares could take the game past ply {st.MAX_PLY}, "
                 f"the most a position may have played (give at most {st.MAX_PLY - empty})",
             )
-
-    def edge_colours(self) -> dict[str, tuple[int, int, int]]:
-        red, blue = self.piece_colours[RED], self.piece_colours[BLUE]
-        return {"top": red, "bottom": red, "left": blue, "right": blue}
-
-    def piece_kind(self, code: int) -> str:
-        return f"checker (joins {EDGES[code]})"
 
     def end_cause(self, state: State) -> str:
         """docs/crisscross.md, rules 6-7: the mover connected his two edges, or the board is full."""

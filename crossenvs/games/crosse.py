@@ -129,6 +129,7 @@ from ..core.observation import float32_copier, pass_and_cap_values
 from ..core.options import choice, move_cap
 from ..core.state import State
 from ..core.text import ParsedPosition, shorten
+from ..core.view import GameView
 
 SIZE = 10
 CELLS = SIZE * SIZE
@@ -856,10 +857,54 @@ SETUP = {
 
 
 # ----------------------------------------------------------------------------- the game
+class CrosseView(GameView):
+    """How Crosse looks: colours, labels and the legend (the rules are in :class:`Crosse`)."""
+
+    piece_colours = {BLACK_STONE: (40, 40, 40), WHITE_STONE: (238, 236, 228)}
+
+    def status_note(self, state: State) -> str:
+        if self.game.is_terminal(state):
+            return ""
+        meta = state.meta
+        note = f" [tokens {tokens_text(int(meta[TOKENS + self.game.current_player(state)]))}]"
+        if meta[REMOVAL_PENDING]:
+            return note + ": cover complete: remove the first-row stones? (remove or keep)"
+        if meta[JUMPING] >= 0:
+            left = int(meta[JUMPS_LEFT])
+            return note + f": the stone on {square_name(*divmod(int(meta[JUMPING]), SIZE))} jumps on ({left} more)"
+        if meta[JUMPS_LEFT] > 0:
+            return note + f": must jump, capturing {int(meta[JUMPS_LEFT])}"
+        return note
+
+    def cell_fill(self, row: int, col: int) -> tuple[int, int, int] | None:
+        square = row * SIZE + col
+        if IS_CORNER[square]:
+            return (214, 120, 100)
+        if IS_RING[square]:
+            return (222, 190, 130)
+        if square in CENTRE:
+            return (120, 110, 95)
+        return (176, 140, 100) if USABLE[square] else None
+
+    def piece_kind(self, code: int) -> str:
+        return "stone"
+
+    def empty_markers(self) -> list[tuple[str, str]]:
+        """The diagram markers :meth:`cell_text` writes for empty cells (docs/crosse.md, board and setup)."""
+        return [
+            (".", "empty dark square"),
+            ("-", "light square (never used)"),
+            ("o", "empty ring cell"),
+            ("+", "empty ring corner"),
+            ("#", "centre (never used)"),
+        ]
+
+
 class Crosse(Game):
     """Crosse, abstract no-dice version (see the module docstring)."""
 
     name = "crosse"
+    view_class = CrosseView
     OPTION_SCHEMA = (
         choice("first_player", "black", COLOUR_NAMES, "the colour of seat 0, which moves first"),
         choice("stuck_tokens", "refresh", STUCK_RULES, "what a player with no move for his remaining tokens does"),
@@ -869,7 +914,6 @@ class Crosse(Game):
     EXTRA_HEADER_KEYS = ("tokens_black", "tokens_white", "jumping", "cover_before", "removal")
     cell_letters = {EMPTY: ".", BLACK_STONE: "B", WHITE_STONE: "W"}
     owner_colour = {BLACK_STONE: "black", WHITE_STONE: "white"}
-    piece_colours = {BLACK_STONE: (40, 40, 40), WHITE_STONE: (238, 236, 228)}
     apply_kernel = staticmethod(apply_kernel)
     mask_kernel = staticmethod(mask_kernel)
     observe_kernel = staticmethod(observe_kernel)
@@ -1104,43 +1148,6 @@ class Crosse(Game):
         meta[REMOVAL_PENDING] = 1
 
     # ----------------------------------------------------------------- rendering
-    def status_note(self, state: State) -> str:
-        if self.is_terminal(state):
-            return ""
-        meta = state.meta
-        note = f" [tokens {tokens_text(int(meta[TOKENS + self.current_player(state)]))}]"
-        if meta[REMOVAL_PENDING]:
-            return note + ": cover complete: remove the first-row stones? (remove or keep)"
-        if meta[JUMPING] >= 0:
-            left = int(meta[JUMPS_LEFT])
-            return note + f": the stone on {square_name(*divmod(int(meta[JUMPING]), SIZE))} jumps on ({left} more)"
-        if meta[JUMPS_LEFT] > 0:
-            return note + f": must jump, capturing {int(meta[JUMPS_LEFT])}"
-        return note
-
-    def cell_fill(self, row: int, col: int) -> tuple[int, int, int] | None:
-        square = row * SIZE + col
-        if IS_CORNER[square]:
-            return (214, 120, 100)
-        if IS_RING[square]:
-            return (222, 190, 130)
-        if square in CENTRE:
-            return (120, 110, 95)
-        return (176, 140, 100) if USABLE[square] else None
-
-    def piece_kind(self, code: int) -> str:
-        return "stone"
-
-    def empty_markers(self) -> list[tuple[str, str]]:
-        """The diagram markers :meth:`cell_text` writes for empty cells (docs/crosse.md, board and setup)."""
-        return [
-            (".", "empty dark square"),
-            ("-", "light square (never used)"),
-            ("o", "empty ring cell"),
-            ("+", "empty ring corner"),
-            ("#", "centre (never used)"),
-        ]
-
     def end_cause(self, state: State) -> str:
         """docs/crosse.md, rules 9-11: a winner has shed his stones, or kept only the four corners."""
         status = int(state.meta[st.STATUS])

@@ -114,10 +114,19 @@ def start_turn_kernel(board: np.ndarray, meta: np.ndarray) -> None:
     ph.start_turn(board, meta, rules.frozen_squares, rules.any_crossing)
 
 
+class CrossingsView(ph.PhalanxView):
+    """How Crossings looks: colours, labels and the legend (the rules are in :class:`Crossings`)."""
+
+    def piece_kind(self, code: int) -> str:
+        """A stone on its far rank is frozen: the board shows it by where it stands."""
+        return f"stone (frozen on rank {ph.SIZE if code == ph.WHITE else 1})"
+
+
 class Crossings(ph.PhalanxGame):
     """Crossings (see the module docstring)."""
 
     name = "crossings"
+    view_class = CrossingsView
     OPTION_SCHEMA = (ph.STALEMATE, move_cap(400))
     num_planes = ph.SHARED_PLANES + 2
     apply_kernel = staticmethod(apply_kernel)
@@ -126,7 +135,3 @@ class Crossings(ph.PhalanxGame):
     observe_kernel = staticmethod(observe_kernel)
     start_turn_kernel = staticmethod(start_turn_kernel)
     crossed_stones = "frozen stones on his far rank"
-
-    def piece_kind(self, code: int) -> str:
-        """A stone on its far rank is frozen: the board shows it by where it stands."""
-        return f"stone (frozen on rank {ph.SIZE if code == ph.WHITE else 1})"

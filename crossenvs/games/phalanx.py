@@ -79,6 +79,7 @@ from ..core.observation import pass_and_cap_values
 from ..core.options import choice
 from ..core.state import State
 from ..core.text import ParsedPosition
+from ..core.view import GameView
 
 SIZE = 8
 MAX_DISTANCE = SIZE - 1
@@ -469,6 +470,18 @@ STALEMATE = choice(
 )
 
 
+class PhalanxView(GameView):
+    """How Crossings and Neo-Crossings look: a checkered board of white and black stones."""
+
+    piece_colours = {WHITE: (238, 236, 228), BLACK: (40, 40, 40)}
+
+    def cell_fill(self, row: int, col: int) -> tuple[int, int, int] | None:
+        return (214, 190, 150) if (row + col) % 2 == 0 else (240, 222, 186)
+
+    def piece_kind(self, code: int) -> str:
+        return "stone"
+
+
 class PhalanxGame(Game):
     """What Crossings and Neo-Crossings share: setup, options, notation, position text.
 
@@ -477,9 +490,9 @@ class PhalanxGame(Game):
     """
 
     colours = ("white", "black")
+    view_class = PhalanxView
     cell_letters = {EMPTY: ".", WHITE: "W", BLACK: "B"}
     owner_colour = {WHITE: "white", BLACK: "black"}
-    piece_colours = {WHITE: (238, 236, 228), BLACK: (40, 40, 40)}
     #: the generic start-of-turn tests bound to the game's hooks (used on positions read from text)
     start_turn_kernel: Callable[[np.ndarray, np.ndarray], None]
     #: observation planes of the game (the shared six plus its own)
@@ -576,12 +589,6 @@ class PhalanxGame(Game):
     def _finish_loaded_state(self, state: State, parsed: ParsedPosition) -> None:
         """The start-of-turn tests (``passes`` is 0..2 already, see ``Game.MAX_PASSES``)."""
         type(self).start_turn_kernel(state.board, state.meta)
-
-    def cell_fill(self, row: int, col: int) -> tuple[int, int, int] | None:
-        return (214, 190, 150) if (row + col) % 2 == 0 else (240, 222, 186)
-
-    def piece_kind(self, code: int) -> str:
-        return "stone"
 
     def end_cause(self, state: State) -> str:
         """The start-of-turn tests (docs/crossings.md, docs/neo_crossings.md): far ranks, stalemate, cap."""

@@ -2,7 +2,7 @@
 
 Everything comes from the engine's own hooks, so a game of one's own (``register_game``) gets a
 board in the browser with no web code: cell fills, piece colours and letters from the PNG renderer
-(:mod:`crossenvs.core.render`, so the SVG looks the same), the legend, and the cells of each legal
+(the game's :class:`~crossenvs.core.view.GameView`, which the PNG renderer draws from too, so the SVG looks the same), the legend, and the cells of each legal
 action from :meth:`~crossenvs.core.game.Game.action_cells`. An action with two cells is a move
 from the first to the second (a Crosse hop ``h6xf8``, a phalanx ``c2-c4-c6`` from its tail); with
 one, a placement on it (Crisscross, Charing Cross's re-placement ``@a4``); with none, a choice
@@ -16,8 +16,8 @@ from typing import Any
 from ..core.game import Game
 from ..core.geometry import FILE_LETTERS, square_name
 from ..core.registry import game_class, game_spec, list_games, make_game
-from ..core.render import BACKGROUND, LAST_MOVE
 from ..core.state import State
+from ..core.view import BACKGROUND, LAST_MOVE
 
 
 def hex_colour(rgb: tuple[int, int, int] | None) -> str | None:
@@ -27,22 +27,23 @@ def hex_colour(rgb: tuple[int, int, int] | None) -> str | None:
 
 def layout(game: Game) -> dict[str, Any]:
     """The parts of the board that never change in a game: size, cell fills, pieces, edges, legend."""
+    view = game.view
     pieces = {
         str(code): {
             "letter": letter,
-            "colour": hex_colour(game.piece_colours.get(code, (128, 128, 128))),
-            "label": game.piece_label(code),
-            "name": f"{game.owner_colour.get(code, '')} {game.piece_kind(code)}".strip(),
+            "colour": hex_colour(view.piece_colours.get(code, (128, 128, 128))),
+            "label": view.piece_label(code),
+            "name": f"{game.owner_colour.get(code, '')} {view.piece_kind(code)}".strip(),
         }
         for code, letter in game.cell_letters.items()
         if code != 0
     }
-    markers = dict(game.empty_markers())
+    markers = dict(view.empty_markers())
     cells = [
         [
             {
                 "square": square_name(row, col),
-                "fill": hex_colour(game.cell_fill(row, col)) or hex_colour(BACKGROUND),
+                "fill": hex_colour(view.cell_fill(row, col)) or hex_colour(BACKGROUND),
                 "kind": markers.get(game.cell_text(row, col, 0), "empty"),
             }
             for col in range(game.width)
@@ -55,8 +56,8 @@ def layout(game: Game) -> dict[str, Any]:
         "files": FILE_LETTERS[: game.width],
         "cells": cells,
         "pieces": pieces,
-        "edges": {side: hex_colour(rgb) for side, rgb in game.edge_colours().items()},
-        "legend": [list(entry) for entry in game.legend()],
+        "edges": {side: hex_colour(rgb) for side, rgb in view.edge_colours().items()},
+        "legend": [list(entry) for entry in view.legend()],
         "last_move_colour": hex_colour(LAST_MOVE),
     }
 

@@ -22,9 +22,9 @@ from typing import Any
 from ..core.errors import IllegalActionError
 from ..core.game import Cell, Game
 from ..core.geometry import square_name
-from ..core.render import status_line
 from ..core.state import State
-from ..play import Match, end_line, legal_notations, read_move, verdict
+from ..core.view import status_line
+from ..match import Match, end_line, legal_notations, read_move, verdict
 from ..players import Player
 from .board import layout, legal_moves
 from .errors import ServerFullError, TurnError, UnknownSessionError
@@ -151,7 +151,7 @@ class Session:
                 "to_move": game.colours[game.current_player(state)],
                 "your_turn": yours,
                 "thinking": self.thinking,
-                "status": status_line(game, state),
+                "status": status_line(game.view, state),
                 "tokens": self._tokens_now(state),
                 "legal": legal_moves(game, state) if yours else {"moves": {}, "placements": [], "choices": []},
                 "last_move": [square_name(row, col) for row, col in self.match.last_move],

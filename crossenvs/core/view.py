@@ -1,20 +1,101 @@
-"""Rendering shared by every game: ``ansi`` text and ``rgb_array`` images (Pillow)."""
+"""How a game looks, apart from its rules: a :class:`GameView` per game, and the rendering every game shares.
+
+A game's rules module holds the rules; its view (a :class:`GameView` subclass beside them, named
+by the game's ``view_class``) holds what only a person needs: piece colours and labels, cell
+fills, edge bars, the legend, a note on the status line. The renderers here draw any game from
+its view: ``ansi`` text for terminals and ``rgb_array`` images (Pillow), and the web page
+(:mod:`crossenvs.web.board`) reads the same view, so the browser's board looks like the PNG.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import ClassVar, Protocol
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from . import state as st
-from .geometry import FILE_LETTERS
+from .geometry import FILE_LETTERS, Cell
+from .state import State
 from .text import format_position_text
 
-if TYPE_CHECKING:
-    from .game import Cell, Game
-    from .state import State
+RGB = tuple[int, int, int]
+
+
+class BoardRules(Protocol):
+    """What a view reads of its game's rules (a :class:`~crossenvs.core.game.Game` has all of it)."""
+
+    height: int
+    width: int
+    colours: tuple[str, str]
+    cell_letters: dict[int, str]
+    owner_colour: dict[int, str]
+
+    def text_rows(self, state: State) -> list[list[str]]: ...
+
+    def cell_text(self, row: int, col: int, code: int) -> str: ...
+
+
+class GameView:
+    """The look of one game: subclass it beside the rules and override what the game shows.
+
+    The defaults draw any game: grey pieces named "piece", a plain board, no edges or labels.
+    """
+
+    #: cell code -> RGB fill of the piece drawn there
+    piece_colours: ClassVar[dict[int, RGB]] = {}
+
+    def __init__(self, game: BoardRules) -> None:
+        self.game = game
+
+    def piece_kind(self, code: int) -> str:
+        """What the piece of a cell code is, for the legend (``stone``, ``knight (races to file h)``)."""
+        return "piece"
+
+    def piece_label(self, code: int) -> str:
+        """A letter drawn on the piece of this cell code (to tell piece kinds apart); '' for none."""
+        return ""
+
+    def empty_markers(self) -> list[tuple[str, str]]:
+        """``(letter, meaning)`` of the empty-cell letters (a game that marks cells by kind lists each)."""
+        return [(self.game.cell_letters[0], "empty")]
+
+    def edge_colours(self) -> dict[str, RGB]:
+        """Colour bars to draw along edges (``top``, ``bottom``, ``left``, ``right``)."""
+        return {}
+
+    def cell_fill(self, row: int, col: int) -> RGB | None:
+        """Background of a cell (light squares, rings, goals); None for the plain board colour."""
+        return None
+
+    def status_note(self, state: State) -> str:
+        """Text added to the status line, e.g. a decision in progress ('' for none)."""
+        return ""
+
+    def legend(self) -> list[tuple[str, str]]:
+        """``(letter, meaning)`` for every letter the text board shows: pieces, then empty cells."""
+        game = self.game
+        pieces = [
+            (letter, f"{game.owner_colour.get(code, '')} {self.piece_kind(code)}".strip())
+            for code, letter in sorted(game.cell_letters.items())
+            if code != 0
+        ]
+        return pieces + self.empty_markers()
+
+    def render_ansi(
+        self, state: State, last_move: Sequence[Cell] = (), *, legend: bool = False, colour: bool = False
+    ) -> str:
+        """Status line and board as text; see :meth:`crossenvs.core.game.Game.render_ansi`."""
+        return render_ansi(self, state, last_move, legend=legend, colour=colour)
+
+    def render_rgb(self, state: State, cell_pixels: int = 48, last_move: Sequence[Cell] = ()) -> np.ndarray:
+        """The board as an RGB image; see :meth:`crossenvs.core.game.Game.render_rgb`."""
+        return render_rgb(self, state, cell_pixels, last_move)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.game!r})"
+
 
 BACKGROUND = (245, 240, 228)
 GRID = (120, 110, 95)
@@ -24,12 +105,13 @@ LAST_MOVE_KEY = "[ ]"
 REVERSE, PLAIN = "\x1b[7m", "\x1b[0m"  # ANSI reverse video on and off (only for a terminal)
 
 
-def status_line(game: Game, state: State) -> str:
+def status_line(view: GameView, state: State) -> str:
     """``Red to move (ply 3)``, ``Red wins (ply 40)`` or ``Draw (ply 64)``."""
+    game = view.game
     ply = int(state.meta[st.PLY])
     status = int(state.meta[st.STATUS])
     if status == st.STATUS_PLAYING:
-        return f"{game.colours[int(state.meta[st.TO_MOVE])].capitalize()} to move (ply {ply}){game.status_note(state)}"
+        return f"{game.colours[int(state.meta[st.TO_MOVE])].capitalize()} to move (ply {ply}){view.status_note(state)}"
     if status == st.STATUS_DRAW:
         return f"Draw (ply {ply})"
     winner = 0 if status == st.STATUS_WIN_0 else 1
@@ -37,17 +119,17 @@ def status_line(game: Game, state: State) -> str:
 
 
 def render_ansi(
-    game: Game, state: State, last_move: Sequence[Cell] = (), *, legend: bool = False, colour: bool = False
+    view: GameView, state: State, last_move: Sequence[Cell] = (), *, legend: bool = False, colour: bool = False
 ) -> str:
     """Status line and board; ``last_move`` cells bracketed, the legend beside the board on request."""
-    rows = game.text_rows(state)
+    rows = view.game.text_rows(state)
     if last_move:
         board = marked_board(rows, set(last_move), colour)
     else:
         board = format_position_text([], rows).splitlines()
     if legend:
-        board = beside(board, legend_lines(game))
-    return "\n".join([status_line(game, state), *board]) + "\n"
+        board = beside(board, legend_lines(view))
+    return "\n".join([status_line(view, state), *board]) + "\n"
 
 
 def marked_board(rows: list[list[str]], marked: set[Cell], colour: bool) -> list[str]:
@@ -71,9 +153,9 @@ def marked_board(rows: list[list[str]], marked: set[Cell], colour: bool) -> list
     return lines
 
 
-def legend_lines(game: Game) -> list[str]:
+def legend_lines(view: GameView) -> list[str]:
     """The game's legend, one ``letter  meaning`` a line, and the last-move brackets."""
-    entries = [*game.legend(), (LAST_MOVE_KEY, "last move")]
+    entries = [*view.legend(), (LAST_MOVE_KEY, "last move")]
     return [f"{key:<{len(LAST_MOVE_KEY)}} {meaning}" for key, meaning in entries]
 
 
@@ -90,7 +172,7 @@ def _visible(text: str) -> str:
     return text.replace(REVERSE, "").replace(PLAIN, "")
 
 
-def render_rgb(game: Game, state: State, cell_pixels: int = 48, last_move: Sequence[Cell] = ()) -> np.ndarray:
+def render_rgb(view: GameView, state: State, cell_pixels: int = 48, last_move: Sequence[Cell] = ()) -> np.ndarray:
     """Draw the board: grid, pieces, edge bars, file and rank labels, status line, last move."""
     height, width = state.board.shape
     margin = cell_pixels // 2 + 8
@@ -101,7 +183,7 @@ def render_rgb(game: Game, state: State, cell_pixels: int = 48, last_move: Seque
     left, top = margin, margin
     right, bottom = left + width * cell_pixels, top + height * cell_pixels
 
-    edges = game.edge_colours()
+    edges = view.edge_colours()
     if "top" in edges:
         draw.rectangle([left, top - bar, right, top - 1], fill=edges["top"])
     if "bottom" in edges:
@@ -116,9 +198,9 @@ def render_rgb(game: Game, state: State, cell_pixels: int = 48, last_move: Seque
         y0 = top + (height - 1 - row) * cell_pixels  # rank 1 at the bottom
         for col in range(width):
             x0 = left + col * cell_pixels
-            draw.rectangle([x0, y0, x0 + cell_pixels, y0 + cell_pixels], fill=game.cell_fill(row, col), outline=GRID)
+            draw.rectangle([x0, y0, x0 + cell_pixels, y0 + cell_pixels], fill=view.cell_fill(row, col), outline=GRID)
             code = int(state.board[row, col])
-            colour = game.piece_colours.get(code)
+            colour = view.piece_colours.get(code)
             if colour is not None:
                 draw.ellipse(
                     [x0 + pad, y0 + pad, x0 + cell_pixels - pad, y0 + cell_pixels - pad],
@@ -126,7 +208,7 @@ def render_rgb(game: Game, state: State, cell_pixels: int = 48, last_move: Seque
                     outline=(30, 30, 30),
                     width=2,
                 )
-                label = game.piece_label(code)
+                label = view.piece_label(code)
                 if label:
                     centre = (x0 + cell_pixels // 2, y0 + cell_pixels // 2)
                     ink = "black" if sum(colour) > 384 else "white"  # readable on light and dark pieces
@@ -138,7 +220,7 @@ def render_rgb(game: Game, state: State, cell_pixels: int = 48, last_move: Seque
     for row in range(height):
         y = top + (height - 1 - row) * cell_pixels + cell_pixels // 2 - 6
         draw.text((4, y), str(row + 1), fill=LABEL, font=font)
-    draw.text((left, bottom + bar + 16), status_line(game, state), fill=LABEL, font=font)
+    draw.text((left, bottom + bar + 16), status_line(view, state), fill=LABEL, font=font)
     return np.asarray(image, dtype=np.uint8)
 
 
