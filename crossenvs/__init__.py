@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from . import games  # noqa: F401
+from . import games  # noqa: F401 - registers the built-in games (their modules load on first use)
 from .core import (
     CallOrderError,
     CheckpointError,
@@ -35,10 +35,8 @@ from .core import (
     make_game,
     register_game,
 )
-
-# The composition root: the env layer subscribes to the registry first, then the built-in games
-# register (their modules load on first use), so every game gets its gymnasium id and entry module.
-from .envs import registration as _env_registration  # noqa: F401
+from .envs import registration as _env_registration  # noqa: F401 - gymnasium ids and entry modules
+from .players import register_player_kind
 
 try:
     __version__ = version("crossenvs")
@@ -67,3 +65,11 @@ __all__ = [
     "make_game",
     "register_game",
 ]
+
+# The package root is the composition root: it wires the layers that must not import each other.
+# The env layer subscribed to the registry above (on import; it is told of games registered
+# before it too), and the kinds of player that live above the players layer are named here,
+# imported when a spec first asks for them.
+register_player_kind("az", "crossenvs.az.player:from_spec", "az:<checkpoint>[:<simulations>]", extra="agents")
+register_player_kind("pretrained", "crossenvs.agents:from_spec", "pretrained[:<simulations>]", extra="agents")
+register_player_kind("rllib", "crossenvs.integrations.rllib:from_spec", "rllib:<checkpoint>", extra="rllib")

@@ -128,11 +128,11 @@ class RandomPlayer(Player):
         return int(legal[self.rng.integers(legal.size)])
 
     def act_batch(self, positions: Positions) -> np.ndarray:
-        from .envs import batch_kernels  # numba loads on first use, not on import crossenvs
+        from . import player_kernels  # numba loads on first use, not on import crossenvs
 
         uniforms = positions.uniforms if positions.uniforms is not None else self.rng.random(len(positions))
         actions = np.empty(len(positions), dtype=np.int64)
-        batch_kernels.random_legal_actions(positions.masks, uniforms, actions)
+        player_kernels.random_legal_actions(positions.masks, uniforms, actions)
         return actions
 
 
@@ -295,18 +295,44 @@ def load_checkpoint(path: str | Path, game: Game | None = None, env: Any = None,
 
 
 # ----------------------------------------------------------------------------- specs
-#: spec prefix -> factory(argument after "prefix:", game, seed) -> Player
-_KINDS: dict[str, Callable[[str, Game | None, int | None], Player]] = {}
+#: a factory reads the argument after "prefix:" for a game (or None) and a seed
+PlayerFactory = Callable[[str, Game | None, int | None], "Player"]
+#: spec prefix -> its factory, or "module:function" imported on first use
+_KINDS: dict[str, PlayerFactory | str] = {}
 #: spec prefix -> how its specs are written, for help texts and errors
 _USAGE: dict[str, str] = {}
+#: spec prefix -> the extra that a lazily imported kind needs
+_EXTRAS: dict[str, str] = {}
 
 
 def register_player_kind(
-    prefix: str, factory: Callable[[str, Game | None, int | None], Player], usage: str | None = None
+    prefix: str, factory: PlayerFactory | str, usage: str | None = None, *, extra: str | None = None
 ) -> None:
-    """Let ``make_player`` read ``<prefix>`` and ``<prefix>:<argument>`` specs (e.g. ``az:run/best.pt``)."""
+    """Let ``make_player`` read ``<prefix>`` and ``<prefix>:<argument>`` specs (e.g. ``az:run/best.pt``).
+
+    ``factory`` is a function, or ``"module:function"`` imported when a spec first asks for it:
+    kinds that live above the players (AlphaZero, the pretrained agents, RLlib) register that
+    way from the package root, so this module never imports them. ``extra`` names the
+    installation extra such a module needs, for the error when it is missing.
+    """
     _KINDS[prefix] = factory
     _USAGE[prefix] = usage or f"{prefix}[:...]"
+    if extra:
+        _EXTRAS[prefix] = extra
+
+
+def _factory(prefix: str) -> PlayerFactory:
+    """The factory of a kind, importing its module now if it was registered by name."""
+    factory = _KINDS[prefix]
+    if not isinstance(factory, str):
+        return factory
+    module, _, function = factory.partition(":")
+    try:
+        return getattr(importlib.import_module(module), function)
+    except ImportError as exc:
+        extra = _EXTRAS.get(prefix, "")
+        hint = f': pip install "crossenvs[{extra}]"' if extra else ""
+        raise InvalidOptionError(f"{prefix} players need the {extra or 'optional'} extra{hint} ({exc})") from None
 
 
 def _mcts(argument: str, game: Game | None, seed: int | None) -> Player:
@@ -316,41 +342,9 @@ def _mcts(argument: str, game: Game | None, seed: int | None) -> Player:
     return MCTSPlayer(int(count), seed=seed)
 
 
-def _kind_in_extra(kind: str, module: str, needs: str, extra: str) -> Callable[[str, Game | None, int | None], Player]:
-    """A player kind whose module needs an extra: imported on first use, one clear error without it."""
-
-    def make(argument: str, game: Game | None, seed: int | None) -> Player:
-        try:
-            from_spec = importlib.import_module(module, __package__).from_spec
-        except ImportError as exc:
-            raise InvalidOptionError(
-                f'{kind} players need {needs} (the {extra} extra): pip install -e ".[{extra}]" ({exc})'
-            ) from None
-        return from_spec(argument, game, seed)
-
-    return make
-
-
-_alphazero = _kind_in_extra("az", ".az.player", "torch", "train")
-_rllib = _kind_in_extra("rllib", ".integrations.rllib", "Ray RLlib", "rllib")
-
-
-def _pretrained(argument: str, game: Game | None, seed: int | None) -> Player:
-    if game is None:
-        raise InvalidOptionError("player 'pretrained' needs a game: its agent is the one trained for that game")
-    if argument and not argument.isdigit():
-        raise InvalidOptionError(f"player 'pretrained:{argument}': write pretrained or pretrained:<simulations>")
-    from .agents import load
-
-    return load(game.name, int(argument or 64), seed=seed, **game.options)
-
-
 register_player_kind("random", lambda argument, game, seed: RandomPlayer(seed), "random")
 register_player_kind("greedy", lambda argument, game, seed: GreedyPlayer(seed), "greedy")
 register_player_kind("mcts", _mcts, "mcts[:<simulations>]")
-register_player_kind("az", _alphazero, "az:<checkpoint>[:<simulations>]")
-register_player_kind("pretrained", _pretrained, "pretrained[:<simulations>]")
-register_player_kind("rllib", _rllib, "rllib:<checkpoint>")
 
 
 def player_specs() -> str:
@@ -384,7 +378,7 @@ def make_player(spec: Any, game: Game | None = None, seed: int | None = None, *,
     text = str(spec).strip()
     prefix, _, argument = text.partition(":")
     if prefix in _KINDS and not (paths and Path(text).is_file()):
-        return _KINDS[prefix](argument, game, seed)
+        return _factory(prefix)(argument, game, seed)
     if paths and (text.endswith(".zip") or Path(text).is_file()):
         return ModelPlayer(load_checkpoint(text, game), name=Path(text).stem, seed=seed)
     raise InvalidOptionError(f"unknown player {text!r}: use {player_specs()}")
