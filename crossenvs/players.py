@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from .core.checks import check_seed
-from .core.errors import InvalidOptionError
+from .core.errors import CheckpointError, InvalidOptionError
 from .core.game import Game
 from .core.specialize import specialize
 from .core.state import State
@@ -275,7 +275,8 @@ def load_checkpoint(path: str | Path, game: Game | None = None, env: Any = None,
     """
     path = Path(path)
     if not path.is_file():
-        raise InvalidOptionError(f"checkpoint {path} does not exist")
+        hint = "; an AlphaZero checkpoint is written az:<file>.pt" if path.suffix == ".pt" else ""
+        raise CheckpointError(f"checkpoint {path} does not exist{hint}")
     try:
         from sb3_contrib import MaskablePPO
     except ImportError:
@@ -283,11 +284,14 @@ def load_checkpoint(path: str | Path, game: Game | None = None, env: Any = None,
     try:
         model = MaskablePPO.load(path, env=env, device=device)
     except Exception as exc:  # zip, pickle and torch errors all mean "unreadable"
-        raise InvalidOptionError(f"checkpoint {path} is corrupt or unreadable: {type(exc).__name__}: {exc}") from None
+        hint = " (an AlphaZero checkpoint? write az:<file>.pt)" if path.suffix == ".pt" else ""
+        raise CheckpointError(
+            f"checkpoint {path} is not a readable MaskablePPO .zip{hint}: {type(exc).__name__}: {exc}"
+        ) from None
     if game is not None:
         shape, actions = tuple(model.observation_space.shape), int(model.action_space.n)
         if shape != game.observation_shape or actions != game.num_actions:
-            raise InvalidOptionError(
+            raise CheckpointError(
                 f"checkpoint {path} was trained on observations {shape} with {actions} actions; {game!r} has "
                 f"{game.observation_shape} and {game.num_actions}: another game or board size"
             )

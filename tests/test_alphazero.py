@@ -9,11 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 import yaml
 from conftest import AZ_TINY, CROSSE_C4, EXAMPLES, position
 
 import crossenvs
-from crossenvs import InvalidOptionError, make_game
+from crossenvs import CheckpointError, InvalidOptionError, make_game
 from crossenvs.az.network import AlphaZeroNet, evaluator, fastest_precision, load_checkpoint, save_checkpoint
 from crossenvs.az.search import GumbelSearch, considered_visits
 from crossenvs.core import state as st
@@ -147,16 +148,16 @@ def test_checkpoints_round_trip_and_refuse_another_game(tmp_path):
     observations = np.random.default_rng(0).random((3, 3, 3, 2), dtype=np.float32)
     assert np.allclose(evaluator(net.eval())(observations)[0], evaluator(loaded)(observations)[0])
     assert document["game"] == "tictactoe"
-    with pytest.raises(InvalidOptionError, match="not crisscross"):
+    with pytest.raises(CheckpointError, match="not crisscross"):
         load_checkpoint(path, make_game("crisscross", size=3))
     player = make_player(f"az:{path}:2")  # made without a game: checked when it meets one
     crisscross = make_game("crisscross", size=3)
-    with pytest.raises(InvalidOptionError, match="not crisscross"):
+    with pytest.raises(CheckpointError, match="not crisscross"):
         player.act(crisscross, crisscross.initial_state())
     (tmp_path / "bad.pt").write_bytes(b"not a checkpoint")
-    with pytest.raises(InvalidOptionError, match="not a usable AlphaZero checkpoint"):
+    with pytest.raises(CheckpointError, match="not a usable AlphaZero checkpoint"):
         make_player(f"az:{tmp_path / 'bad.pt'}")
-    with pytest.raises(InvalidOptionError, match="does not exist"):
+    with pytest.raises(CheckpointError, match="does not exist"):
         make_player("az:missing.pt:8")
 
 
@@ -266,3 +267,26 @@ def test_the_example_game_trains_too():
     actions, policies, _, _ = search.run(*states, fixed_evaluator(9), np.random.default_rng(0))
     assert actions.shape == (4,) and np.allclose(policies.sum(axis=1), 1.0)
     assert crossenvs.game_spec("tictactoe").gym_id == "crossenvs/TicTacToe-v0"
+
+
+def test_a_checkpoint_declaring_a_huge_network_is_refused_before_it_is_built(tmp_path, monkeypatch):
+    """A small file that declares 6,000 channels must fail on its tensors' shapes, not build the network first."""
+    game = make_game("crisscross", size=3)
+    net = AlphaZeroNet(game.observation_shape, game.num_actions, channels=8, blocks=1)
+    path = save_checkpoint(tmp_path / "small.pt", net, game)
+    document = torch.load(path, weights_only=True)
+    document["sizes"]["channels"] = 6000
+    torch.save(document, path)
+    built = []
+    monkeypatch.setattr(AlphaZeroNet, "__init__", _recording_init(AlphaZeroNet.__init__, built))
+    with pytest.raises(CheckpointError, match="do not match the sizes it declares"):
+        load_checkpoint(path)
+    assert not [device for device in built if device != "meta"]  # only the meta-device model was made
+
+
+def _recording_init(init, built):
+    def record(self, *args, **kwargs):
+        built.append(torch.empty(0).device.type)  # the default device at construction
+        init(self, *args, **kwargs)
+
+    return record

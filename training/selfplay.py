@@ -46,6 +46,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 import crossenvs
+from crossenvs.az.network import resolve_device
 from crossenvs.core.checks import check_seed
 from crossenvs.core.errors import CheckpointError
 from crossenvs.envs.vector import CrossSB3VecEnv
@@ -408,12 +409,6 @@ def win_rate_vs_random(model: MaskablePPO, config: Config, games: int, seed: int
 
 
 # ----------------------------------------------------------------------------- main
-def resolve_device(device: str) -> str:
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return device
-
-
 @contextlib.contextmanager
 def numba_on_one_thread() -> Iterator[None]:
     """PPO trains with numba on one thread and torch on the cores, unless ``NUMBA_NUM_THREADS`` is set.

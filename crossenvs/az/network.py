@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..core.errors import InvalidOptionError
+from ..core.errors import CheckpointError, InvalidOptionError
 from ..core.game import Game
 from ..core.threads import torch_thread_choice
 
@@ -153,21 +153,48 @@ def save_checkpoint(path: str | Path, net: AlphaZeroNet, game: Game, extra: dict
 
 
 def load_checkpoint(path: str | Path, game: Game | None = None, device: str = "cpu") -> tuple[AlphaZeroNet, dict]:
-    """The network of an AlphaZero checkpoint (in eval mode) and its document; clear errors when it does not fit."""
+    """The network of an AlphaZero checkpoint (in eval mode) and its document; ``CheckpointError`` when it does not fit.
+
+    The file is read weights-only (nothing in it runs), and the sizes it declares are checked
+    against its tensors on torch's ``meta`` device, which allocates nothing, before the network
+    is built: a small file that declares a huge network is refused at once, not after the
+    network's memory was taken.
+    """
     path = Path(path)
     if not path.is_file():
-        raise InvalidOptionError(f"AlphaZero checkpoint {path} does not exist")
+        raise CheckpointError(f"AlphaZero checkpoint {path} does not exist")
     try:
         document = torch.load(path, map_location="cpu", weights_only=True)
         sizes = document["sizes"]
-        net = AlphaZeroNet(tuple(sizes["observation_shape"]), sizes["num_actions"], sizes["channels"], sizes["blocks"])
+        shape, actions = tuple(int(n) for n in sizes["observation_shape"]), int(sizes["num_actions"])
+        channels, blocks = int(sizes["channels"]), int(sizes["blocks"])
+        _check_tensor_shapes(document["state_dict"], shape, actions, channels, blocks)
+        net = AlphaZeroNet(shape, actions, channels, blocks)
         net.load_state_dict(document["state_dict"])
         trained_on = (document["game"], dict(document["options"]))
     except Exception as exc:  # zip, pickle, key and shape errors all mean "not a usable checkpoint"
-        raise InvalidOptionError(f"{path} is not a usable AlphaZero checkpoint: {type(exc).__name__}: {exc}") from None
+        raise CheckpointError(f"{path} is not a usable AlphaZero checkpoint: {type(exc).__name__}: {exc}") from None
     if game is not None:
         check_fits(path, trained_on, game)
     return net.to(device).eval(), document
+
+
+def _check_tensor_shapes(
+    state_dict: dict[str, torch.Tensor], shape: tuple[int, ...], actions: int, channels: int, blocks: int
+) -> None:
+    """The tensors must be exactly those of a network of the declared sizes (compared on the meta device)."""
+    if len(shape) != 3 or min(*shape, actions, channels) < 1 or blocks < 0:
+        raise ValueError(
+            f"impossible sizes: observation {shape}, {actions} actions, {channels} channels, {blocks} blocks"
+        )
+    with torch.device("meta"):
+        expected = {
+            name: tuple(t.shape) for name, t in AlphaZeroNet(shape, actions, channels, blocks).state_dict().items()
+        }
+    found = {name: tuple(t.shape) for name, t in state_dict.items()}
+    if found != expected:
+        wrong = sorted(set(found) ^ set(expected)) or [n for n in expected if found[n] != expected[n]]
+        raise ValueError(f"its tensors do not match the sizes it declares ({', '.join(wrong[:3])} ...)")
 
 
 def check_fits(path: str | Path, trained_on: tuple[str, dict], game: Game) -> None:
@@ -178,4 +205,4 @@ def check_fits(path: str | Path, trained_on: tuple[str, dict], game: Game) -> No
 
     name, options = trained_on
     if name != game.name or chosen(options, game.OPTIONS) != chosen(dict(game.options), game.OPTIONS):
-        raise InvalidOptionError(f"{path} was trained on {name} {options}, not {game.name} {dict(game.options)}")
+        raise CheckpointError(f"{path} was trained on {name} {options}, not {game.name} {dict(game.options)}")
