@@ -326,6 +326,37 @@ BLOCK_DESTINATIONS = _block_destinations()
 MAX_JUMP_DEPTH = 64  # more than the stones that can ever be captured in one sequence
 
 
+# ----------------------------------------------------------------------------- observation tables
+def _geometry_planes() -> np.ndarray:
+    """Planes 2-6 (usable, ring, corners, own and opponent first rows), the same in both frames."""
+    planes = np.zeros((SIZE, SIZE, 5), dtype=np.float32)
+    planes[..., 0] = USABLE.reshape(SIZE, SIZE)
+    planes[..., 1] = IS_RING.reshape(SIZE, SIZE)
+    planes[..., 2] = IS_CORNER.reshape(SIZE, SIZE)
+    planes[0, :, 3] = 1.0
+    planes[SIZE - 1, :, 4] = 1.0
+    return planes
+
+
+GEOMETRY_PLANES = _geometry_planes()
+PREFIX_PLANES = 7  # planes 0-6: whose stone is on the cell (0, 1), and the cell's geometry (2-6)
+PREFIX_EMPTY, PREFIX_MINE, PREFIX_THEIRS = 0, 1, 2
+
+
+def _cell_prefixes() -> np.ndarray:
+    """(3, CELLS, 7): planes 0-6 of a cell, by what holds it (empty, mine, theirs) and its square."""
+    prefixes = np.zeros((3, CELLS, PREFIX_PLANES), dtype=np.float32)
+    prefixes[:, :, 2:] = GEOMETRY_PLANES.reshape(CELLS, 5)
+    prefixes[PREFIX_MINE, :, 0] = 1.0
+    prefixes[PREFIX_THEIRS, :, 1] = 1.0
+    return prefixes
+
+
+CELL_PREFIXES = _cell_prefixes()
+_copy_row = float32_copier(NUM_PLANES)
+_copy_prefix = float32_copier(PREFIX_PLANES)
+
+
 # ----------------------------------------------------------------------------- small kernels
 @njit(cache=True, inline="always")
 def stone_of(colour: int) -> int:
@@ -514,6 +545,10 @@ def frame_bits(board: np.ndarray, colour: int, stone: int) -> tuple[np.uint64, n
     return own_low, own_high, empty_low, empty_high
 
 
+#: the shifts that turn a 100-square bitboard, held in 128 bits, half round
+HALF_TURN_DOWN, HALF_TURN_UP = np.uint64(128 - CELLS), np.uint64(CELLS - 64)
+
+
 @njit(cache=True, inline="always")
 def half_turn_bits(low: np.uint64, high: np.uint64) -> tuple[np.uint64, np.uint64]:
     """A 100-square bitboard turned half round: bit ``s`` goes to bit ``99 - s`` (:func:`in_frame` for White).
@@ -522,9 +557,6 @@ def half_turn_bits(low: np.uint64, high: np.uint64) -> tuple[np.uint64, np.uint6
     """
     reversed_low, reversed_high = reverse_bits(high), reverse_bits(low)
     return (reversed_low >> HALF_TURN_DOWN) | (reversed_high << HALF_TURN_UP), reversed_high >> HALF_TURN_DOWN
-
-
-HALF_TURN_DOWN, HALF_TURN_UP = np.uint64(128 - CELLS), np.uint64(CELLS - 64)
 
 
 @njit(cache=True, inline="always")
@@ -822,38 +854,50 @@ def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.nda
         flat[in_frame(meta[JUMPING], colour) * NUM_PLANES + 21] = 1.0
 
 
-def _geometry_planes() -> np.ndarray:
-    """Planes 2-6 (usable, ring, corners, own and opponent first rows), the same in both frames."""
-    planes = np.zeros((SIZE, SIZE, 5), dtype=np.float32)
-    planes[..., 0] = USABLE.reshape(SIZE, SIZE)
-    planes[..., 1] = IS_RING.reshape(SIZE, SIZE)
-    planes[..., 2] = IS_CORNER.reshape(SIZE, SIZE)
-    planes[0, :, 3] = 1.0
-    planes[SIZE - 1, :, 4] = 1.0
-    return planes
-
-
-GEOMETRY_PLANES = _geometry_planes()
-PREFIX_PLANES = 7  # planes 0-6: whose stone is on the cell (0, 1), and the cell's geometry (2-6)
-PREFIX_EMPTY, PREFIX_MINE, PREFIX_THEIRS = 0, 1, 2
-
-
-def _cell_prefixes() -> np.ndarray:
-    """(3, CELLS, 7): planes 0-6 of a cell, by what holds it (empty, mine, theirs) and its square."""
-    prefixes = np.zeros((3, CELLS, PREFIX_PLANES), dtype=np.float32)
-    prefixes[:, :, 2:] = GEOMETRY_PLANES.reshape(CELLS, 5)
-    prefixes[PREFIX_MINE, :, 0] = 1.0
-    prefixes[PREFIX_THEIRS, :, 1] = 1.0
-    return prefixes
-
-
-CELL_PREFIXES = _cell_prefixes()
-_copy_row = float32_copier(NUM_PLANES)
-_copy_prefix = float32_copier(PREFIX_PLANES)
 SETUP = {
     BLACK_STONE: "a1 c1 e1 g1 i1 b2 d2 f2 h2 j2 a3 c3 e3 g3 i3 f4",
     WHITE_STONE: "b10 d10 f10 h10 j10 a9 c9 e9 g9 i9 b8 d8 f8 h8 j8 e7",
 }
+
+
+# ----------------------------------------------------------------------------- position text helpers
+def tokens_text(tokens: int) -> str:
+    """A token set as text in canonical order, e.g. ``1F 2F 3B``."""
+    return " ".join(name for i, name in enumerate(TOKEN_NAMES) if (tokens >> i) & 1)
+
+
+def _token_index(text: str) -> int:
+    name = text.strip().upper()
+    if name not in TOKEN_NAMES:
+        raise ValueError(f"{shorten(text.strip())} is not a token ({', '.join(TOKEN_NAMES)})")
+    return TOKEN_NAMES.index(name)
+
+
+def _header_square(parsed: ParsedPosition, key: str) -> tuple[int, int]:
+    """``(row, col)`` of the square a header names; the error quotes a long value only in part."""
+    value = parsed.headers[key]
+    try:
+        return parse_square(value, SIZE, SIZE)
+    except ValueError as exc:
+        why = str(exc) if len(value) <= 8 else f"{shorten(value)} is not a square name (e.g. 'f4')"
+        raise parsed.error(key, why) from None
+
+
+def _parse_tokens(parsed: ParsedPosition, key: str) -> int:
+    """A ``tokens_<colour>`` header: unused tokens separated by spaces or commas, at least one."""
+    names = parsed.headers[key].replace(",", " ").split()
+    if not names:
+        raise parsed.error(key, "give at least one token (a used-up set is refreshed at once); omit it for all six")
+    tokens = 0
+    for name in names:
+        try:
+            index = _token_index(name)
+        except ValueError as exc:
+            raise parsed.error(key, str(exc)) from None
+        if (tokens >> index) & 1:
+            raise parsed.error(key, f"token {TOKEN_NAMES[index]} is listed twice")
+        tokens |= 1 << index
+    return tokens
 
 
 # ----------------------------------------------------------------------------- the game
@@ -1157,42 +1201,3 @@ class Crosse(Game):
         if not (state.board == stone_of(COLOUR_NAMES.index(colour))).any():
             return f"{colour.capitalize()} has no stones left"
         return f"{colour.capitalize()}'s only stones are the four ring corners"
-
-
-def tokens_text(tokens: int) -> str:
-    """A token set as text in canonical order, e.g. ``1F 2F 3B``."""
-    return " ".join(name for i, name in enumerate(TOKEN_NAMES) if (tokens >> i) & 1)
-
-
-def _token_index(text: str) -> int:
-    name = text.strip().upper()
-    if name not in TOKEN_NAMES:
-        raise ValueError(f"{shorten(text.strip())} is not a token ({', '.join(TOKEN_NAMES)})")
-    return TOKEN_NAMES.index(name)
-
-
-def _header_square(parsed: ParsedPosition, key: str) -> tuple[int, int]:
-    """``(row, col)`` of the square a header names; the error quotes a long value only in part."""
-    value = parsed.headers[key]
-    try:
-        return parse_square(value, SIZE, SIZE)
-    except ValueError as exc:
-        why = str(exc) if len(value) <= 8 else f"{shorten(value)} is not a square name (e.g. 'f4')"
-        raise parsed.error(key, why) from None
-
-
-def _parse_tokens(parsed: ParsedPosition, key: str) -> int:
-    """A ``tokens_<colour>`` header: unused tokens separated by spaces or commas, at least one."""
-    names = parsed.headers[key].replace(",", " ").split()
-    if not names:
-        raise parsed.error(key, "give at least one token (a used-up set is refreshed at once); omit it for all six")
-    tokens = 0
-    for name in names:
-        try:
-            index = _token_index(name)
-        except ValueError as exc:
-            raise parsed.error(key, str(exc)) from None
-        if (tokens >> index) & 1:
-            raise parsed.error(key, f"token {TOKEN_NAMES[index]} is listed twice")
-        tokens |= 1 << index
-    return tokens
