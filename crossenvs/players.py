@@ -180,7 +180,7 @@ class MCTSPlayer(Player):
 
         The numba search releases the GIL and numba keeps a random stream per thread, seeded by
         each search, so threads change nothing but the time (an arena match of an agent against
-        MCTS-1000 on two cores should take about half as long). The seeds are drawn in row order,
+        MCTS-1000 should take about 1/cores as long). The seeds are drawn in row order,
         as the loop over :meth:`act` would draw them.
         """
         count = len(positions)

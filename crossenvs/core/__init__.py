@@ -5,7 +5,8 @@ from .specialize import use_versioned_cache
 
 use_versioned_cache()
 
-# ruff: noqa: E402 - the imports below define numba kernels, so they come after the cache is set
+# ruff: noqa: E402 - modules imported below decorate numba kernels (core/conventions.py through
+# core/game.py), and numba fixes a kernel's cache folder when it is decorated
 
 from .errors import (
     CallOrderError,

@@ -50,8 +50,7 @@ def bind_buffers(kernel: Callable[..., int], *buffers: np.ndarray) -> Callable[[
     Numba's dispatcher works out the types of all six arguments on every call, a third of a
     microsecond, as much as a small game's whole move. The buffers never change, so they are
     typed once: the call goes straight to the machine code compiled for them (its
-    ``entry_point``), which still converts the arrays but skips the type search (200 ns instead
-    of 330, measured). Safe only because the caller never rebinds the buffers and passes a
+    ``entry_point``), which still converts the arrays but skips the type search. Safe only because the caller never rebinds the buffers and passes a
     checked Python int. Without numba (``NUMBA_DISABLE_JIT=1``) the plain function is bound.
     """
     kernel(*buffers, -1)  # compiles, or loads from the cache, the version for these types
@@ -73,7 +72,7 @@ class Stepper:
     def __init__(self, game: SteppedGame, state: State | None = None) -> None:
         self.game = game
         self._num_actions = game.num_actions
-        self._initial = game.initial_state()  # reset copies it: building a start can cost 25 us (Crosse)
+        self._initial = game.initial_state()  # reset copies it: building a start (Crosse's) costs more
         self.board = np.empty_like(self._initial.board, order="C")  # C order: kernels read whole words
         self.meta = np.empty_like(self._initial.meta, order="C")
         self.mask = np.zeros(game.num_actions, dtype=np.int8)

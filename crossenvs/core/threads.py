@@ -6,7 +6,7 @@ serial, and a :class:`BatchRunner` picks one per call:
 * **Small batches run serially**: below :data:`SERIAL_BELOW` games, waking threads costs more
   than it saves.
 * **Otherwise the measured faster one.** On an idle machine the parallel loop wins on large
-  batches. With a busy neighbour on a 2-core machine it can lose by ten times: a parallel loop
+  batches. With a busy neighbour on a machine with few cores it can lose many times over: a parallel loop
   ends only when its last thread does, and a thread that shares a core with the neighbour waits
   for a time slice (milliseconds) while the serial loop would have finished. So the runners time
   both (seconds per game), keep the faster, and try the other again now and then. Trials are
@@ -16,15 +16,13 @@ serial, and a :class:`BatchRunner` picks one per call:
 * **One choice for all the runners** (a :class:`WayChoice`, shared): load is a property of the
   machine, not of a loop, and mixing the ways is the worst of both. Beside a busy neighbour, one
   loop's parallel call leaves numba's worker thread awake, which then takes a core from the next
-  loop's serial call: with a choice per loop, a step of three loops ran at 0.47 of its idle
-  speed where serial throughout ran at about 0.63 (measured, Crossings B=1024).
+  loop's serial call, so a step of several loops ran slower than serial throughout.
 * **A busy neighbour seen directly**: where Linux's ``/proc/stat`` is readable, the choice also
   looks at how much CPU other processes used in the last :data:`LOAD_WINDOW` seconds
   (:class:`NeighbourLoad`). When they leave less than :data:`SPARE_CORES_FOR_PARALLEL` cores
   spare, every loop runs serially, without trials: timing alone, a neighbour's time slices made
-  parallel calls now and then fast, and the trials and false switches they caused cost a
-  quarter of the loaded speed (measured, Crossings B=1024: 0.47 of idle against about 0.63
-  serial throughout). OpenMP's own ``OMP_DYNAMIC`` uses the load average the same way.
+  parallel calls now and then fast, and the trials and false switches they caused cost more
+  than they found. OpenMP's own ``OMP_DYNAMIC`` uses the load average the same way.
 * **A trial must win on its mean, over up to** :data:`TRIAL_CALLS` **calls**: beside a busy
   neighbour a parallel call is now and then as fast as idle, so one call decides nothing. The
   trial ends at the first call that leaves its mean losing, so a losing trial costs about a call.
@@ -132,8 +130,8 @@ class WayChoice:
         """One call of a trial: it goes on while its mean wins, up to :data:`TRIAL_CALLS` calls, then decides.
 
         The trial's first call only wakes the other way up (numba's worker threads sleep after a
-        serial stretch, and waking them cost a first parallel call more than the serial one
-        saved, measured idle): it counts toward the trial's cost, not toward its mean.
+        serial stretch, and waking them costs a first parallel call more than the serial one
+        saves): it counts toward the trial's cost, not toward its mean.
         """
         if self._trial is None:
             self._trial = (0, 0.0, 0.0, seconds - kept_seconds)

@@ -2,8 +2,8 @@
 
 A batched step returns arrays of megabytes (1024 Crosse observations are 10.6 MB). Allocating
 them anew each step is not only a copy's worth of work: NumPy asks the kernel for huge pages
-for large arrays, and the fresh pages fault and are zeroed on every step, which measured as
-a fifth of a Crosse vector step. Handing out one buffer again and again would be cheap but
+for large arrays, and the fresh pages fault and are zeroed on every step, a large share of a
+Crosse vector step. Handing out one buffer again and again would be cheap but
 wrong: a caller keeping last step's observations would see them change.
 
 :class:`RecyclingBuffers` keeps the arrays it handed out and gives one back out only when
