@@ -37,8 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from .core.checks import check_seed
-from .core.errors import CheckpointError, InvalidOptionError
+from .core.checks import check_memory, check_seed, whole_number
+from .core.errors import CheckpointError, InvalidActionError, InvalidOptionError
 from .core.game import Game
 from .core.specialize import specialize
 from .core.state import State
@@ -157,12 +157,20 @@ class GreedyPlayer(Player):
         return best[self.rng.integers(len(best))]
 
 
+#: the most simulations an MCTS player searches per move (its tree keeps a node per simulation)
+MAX_MCTS_SIMULATIONS = 10_000_000
+#: the most simulations a network-guided search (az:, pretrained) runs per move
+MAX_SEARCH_SIMULATIONS = 100_000
+
+
 class MCTSPlayer(Player):
     """UCT over the game's own kernels; ``simulations`` per move, exploration constant ``c``."""
 
     def __init__(self, simulations: int = 200, c: float = 1.4, seed: int | None = None) -> None:
         if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 1:
             raise InvalidOptionError(f"mcts needs a whole number of simulations >= 1, got {simulations!r}")
+        if simulations > MAX_MCTS_SIMULATIONS:
+            raise InvalidOptionError(f"mcts searches at most {MAX_MCTS_SIMULATIONS:,} simulations, got {simulations:,}")
         super().__init__(seed)
         self.simulations = int(simulations)
         self.c = float(c)
@@ -172,8 +180,20 @@ class MCTSPlayer(Player):
         return self._search(game, state.board, state.meta, int(self.rng.integers(2**31)))
 
     def _search(self, game: Game, board: np.ndarray, meta: np.ndarray, seed: int) -> int:
+        self._check_memory(game)
         search = specialize("crossenvs.eval.mcts", type(game)).search
         return int(search(board, meta, game.num_actions, self.simulations, self.c, seed))
+
+    def _check_memory(self, game: Game) -> None:
+        """The tree takes a node per simulation (position, untried actions, counters): refuse what cannot fit."""
+        if getattr(self, "_fits", None) is type(game):
+            return
+        start = game.initial_state()
+        node = start.board.nbytes + start.meta.nbytes + game.num_actions + 8 * 8
+        check_memory(
+            node * (self.simulations + 1), f"MCTS-{self.simulations:,} on {game.name}", "ask for fewer simulations"
+        )
+        self._fits = type(game)
 
     def act_batch(self, positions: Positions) -> np.ndarray:
         """The searches of a batch side by side on the CPU's cores: the same actions as :meth:`act` row by row.
@@ -243,16 +263,22 @@ class FunctionPlayer(Player):
 
     def act(self, game: Game, state: State) -> int:
         observation, mask = game.observe(state, game.current_player(state)), game.legal_mask(state)
-        if self.vectorized:
-            return int(np.asarray(self.function(observation[None], mask[None])).reshape(-1)[0])
-        return int(np.asarray(self.function(observation, mask)).reshape(-1)[0])
+        chosen = self.function(observation[None], mask[None]) if self.vectorized else self.function(observation, mask)
+        try:
+            return int(np.asarray(chosen).reshape(-1)[0])
+        except (TypeError, ValueError, IndexError):
+            raise InvalidActionError(f"player {self.name} returned {chosen!r}; it must return an action id") from None
 
     def act_batch(self, positions: Positions) -> np.ndarray:
         if not self.vectorized:
             return super().act_batch(positions)
-        return np.asarray(self.function(positions.observations, positions.masks), dtype=np.int64).reshape(
-            len(positions)
-        )
+        chosen = self.function(positions.observations, positions.masks)
+        try:
+            return np.asarray(chosen, dtype=np.int64).reshape(len(positions))
+        except (TypeError, ValueError):
+            raise InvalidActionError(
+                f"player {self.name} returned {chosen!r} for {len(positions)} games; it must return one action id each"
+            ) from None
 
 
 def _legal_or_first(actions: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -340,10 +366,8 @@ def _factory(prefix: str) -> PlayerFactory:
 
 
 def _mcts(argument: str, game: Game | None, seed: int | None) -> Player:
-    count = argument or "200"
-    if not count.isdigit() or int(count) < 1:
-        raise InvalidOptionError(f"player 'mcts:{argument}': write mcts:<simulations>, e.g. mcts:400")
-    return MCTSPlayer(int(count), seed=seed)
+    count = whole_number(argument or "200", "mcts:<simulations>", 1, MAX_MCTS_SIMULATIONS)
+    return MCTSPlayer(count, seed=seed)
 
 
 register_player_kind("random", lambda argument, game, seed: RandomPlayer(seed), "random")

@@ -263,5 +263,5 @@ def test_bad_arguments_to_engine_functions(crisscross6):
     state = crisscross6.initial_state()
     with pytest.raises(crossenvs.InvalidActionError, match=r"must be an integer action id in 0\.\.35"):
         crisscross6.apply(state, True)
-    with pytest.raises(ValueError, match="player must be 0 or 1"):
+    with pytest.raises(crossenvs.InvalidArgumentError, match="player must be the seat 0 or 1"):
         crisscross6.observe(state, 2)

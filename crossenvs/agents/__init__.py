@@ -20,10 +20,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..core.checks import whole_number
 from ..core.errors import InvalidOptionError
 from ..core.game import Game
 from ..core.registry import make_game
-from ..players import Player
+from ..players import MAX_SEARCH_SIMULATIONS, Player
 
 FOLDER = Path(__file__).resolve().parent
 
@@ -67,9 +68,8 @@ def from_spec(argument: str, game: Game | None, seed: int | None) -> Player:
     """The player spec ``pretrained[:<simulations>]``: the agent trained for ``game`` (default 64 simulations)."""
     if game is None:
         raise InvalidOptionError("player 'pretrained' needs a game: its agent is the one trained for that game")
-    if argument and not argument.isdigit():
-        raise InvalidOptionError(f"player 'pretrained:{argument}': write pretrained or pretrained:<simulations>")
-    return load(game.name, int(argument or 64), seed=seed, **game.options)
+    simulations = whole_number(argument or "64", "pretrained:<simulations>", 0, MAX_SEARCH_SIMULATIONS)
+    return load(game.name, simulations, seed=seed, **game.options)
 
 
 def load(game: str, simulations: int = 64, seed: int | None = None, **options: Any):

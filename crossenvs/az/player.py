@@ -7,10 +7,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..core.checks import whole_number
 from ..core.errors import InvalidOptionError
 from ..core.game import Game
 from ..core.state import State
-from ..players import Player, Positions
+from ..players import MAX_SEARCH_SIMULATIONS, Player, Positions
 from .network import check_fits, evaluator, load_checkpoint
 from .search import GumbelSearch
 
@@ -69,10 +70,11 @@ class AlphaZeroPlayer(Player):
 def from_spec(argument: str, game: Game | None, seed: int | None) -> AlphaZeroPlayer:
     """``az:<checkpoint>[:<simulations>]`` (default 64 simulations)."""
     path, _, count = argument.rpartition(":")
-    if not path or not count.isdigit():
-        path, count = argument, "64"
+    if not path or not count.isdigit():  # any digits, ² too: whole_number refuses what int() cannot read
+        path, count = argument, ""
+    simulations = whole_number(count or "64", "az:<checkpoint>:<simulations>", 0, MAX_SEARCH_SIMULATIONS)
     if not path:
         raise InvalidOptionError(
             "player 'az' needs a checkpoint: az:<checkpoint>[:<simulations>], e.g. az:runs/x/best.pt:64"
         )
-    return AlphaZeroPlayer(path, int(count), game=game, seed=seed)
+    return AlphaZeroPlayer(path, simulations, game=game, seed=seed)

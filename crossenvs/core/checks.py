@@ -1,4 +1,4 @@
-"""Argument checks of the engine's own entry points: seeds.
+"""Argument checks of the engine's own entry points: seeds, counts typed as text, memory.
 
 numpy's generators refuse negative seeds deep inside their own code, so every entry point (envs,
 players, arena, CLI, configs) checks a seed at the door with :func:`check_seed`, and the error
@@ -8,11 +8,12 @@ names the argument. Checks of command-line flags and output paths live with the 
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 
-from .errors import InvalidOptionError
+from .errors import InvalidArgumentError, InvalidOptionError
 
 MAX_SEED = 2**63 - 1
 
@@ -27,3 +28,47 @@ def check_seed(seed: Any, where: str = "seed") -> int | None:
     if not 0 <= value <= MAX_SEED:
         raise InvalidOptionError(f"{where} must be in 0..2**63-1, got {int(value)}")
     return int(value)
+
+
+def whole_number(text: str, what: str, low: int = 0, high: int | None = None) -> int:
+    """``text`` read as a whole number in ``low..high``, or an error naming ``what`` and the range.
+
+    Only the ASCII digits 0-9 count: ``str.isdigit`` also accepts ``²`` and other digits that
+    ``int()`` refuses, which used to end in a raw ``ValueError``.
+    """
+    bound = f"from {low} to {high:,}" if high is not None else f"{low} or more"
+    if not (isinstance(text, str) and text.isascii() and text.isdigit()):
+        raise InvalidOptionError(f"{what}: {text!r} is not a whole number; write digits 0-9, {bound}")
+    value = int(text)
+    if value < low or (high is not None and value > high):
+        raise InvalidOptionError(f"{what}: {value:,} is out of range; give a whole number {bound}")
+    return value
+
+
+def available_memory() -> int:
+    """Bytes this process may still allocate: Linux's MemAvailable where readable, else physical memory."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 2**63 - 1  # unknown: refuse nothing
+
+
+def check_memory(needed: int, what: str, fix: str) -> None:
+    """Refuse, before allocating, what would take more than the memory available now.
+
+    ``needed`` is the estimate in bytes; the error names ``what`` needs it and ``fix`` (how to ask
+    for less), so a request that cannot fit fails at once instead of swapping the machine.
+    """
+    free = available_memory()
+    if needed > free:
+        raise InvalidArgumentError(
+            f"{what} needs about {needed / 2**30:,.1f} GiB of memory, more than the {free / 2**30:,.1f} GiB "
+            f"available; {fix}"
+        )

@@ -30,6 +30,19 @@ class InvalidOptionError(CrossenvsError, ValueError):
     """An unknown game option, or a value out of range for a known one."""
 
 
+class UnknownOptionError(InvalidOptionError, TypeError):
+    """A keyword that is no option of the game; a ``TypeError`` too, as Python's own unexpected keyword is.
+
+    Wrappers that probe an env with keywords it may not take (TorchRL's ``GymEnv`` passes
+    ``frameskip``) catch ``TypeError`` and go on without them.
+    """
+
+
+class InvalidArgumentError(CrossenvsError, ValueError):
+    """An argument of an API call outside what it takes: a seat that is not 0 or 1, a pixel size of 0,
+    a state that is not a :class:`~crossenvs.core.state.State`, a request larger than memory."""
+
+
 class InvalidStateError(CrossenvsError, ValueError):
     """A :class:`~crossenvs.core.state.State` that is not a position of the game it is given to (wrong shapes)."""
 

@@ -16,6 +16,7 @@ plus its notation and how its own state slots read and write as text.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from functools import cached_property
@@ -26,7 +27,7 @@ import numpy as np
 from . import state as st
 from .actions import action_id
 from .conventions import PASSES_TO_DRAW, passes_draw
-from .errors import IllegalActionError, InvalidOptionError, PositionTextError
+from .errors import IllegalActionError, InvalidArgumentError, InvalidOptionError, InvalidStateError, PositionTextError
 from .geometry import Cell, squares_named
 from .options import OptionSchema
 from .state import State
@@ -35,6 +36,9 @@ from .text import ParsedPosition, format_position_text, parse_int_header, parse_
 from .view import GameView
 
 PASS_TEXT = "pass"  # the notation of the pass action in every game that has one
+#: the side of a cell in ``render_rgb``, in pixels (a larger one is an image of gigabytes)
+MIN_CELL_PIXELS, MAX_CELL_PIXELS = 8, 512
+
 __all__ = ["PASS_TEXT", "Cell", "Game", "is_raw_id_text", "raw_id_text"]
 
 
@@ -60,6 +64,29 @@ VIEW_HOOKS = frozenset(
         "legend",
     }
 )
+
+
+def _checked_arguments(notation: Callable[..., Any]) -> Callable[..., Any]:
+    """A game's ``action_to_str`` / ``str_to_action``, run only on a state of the game and an id or a text.
+
+    Wrapped once when the subclass is defined, so every game's notation refuses bad arguments with
+    one clear error without each game checking them itself.
+    """
+    if getattr(notation, "_checks_arguments", False):
+        return notation
+
+    @functools.wraps(notation)
+    def checked(self: Game, state: State, value: Any) -> Any:
+        self.check_state(state)
+        if notation.__name__ == "str_to_action":
+            if not isinstance(value, str):
+                raise IllegalActionError(f"{self.name}: a move is written as text, got {value!r}")
+        else:
+            value = action_id(value, self.num_actions, f"{self.name}: the action")
+        return notation(self, state, value)
+
+    checked._checks_arguments = True  # type: ignore[attr-defined]
+    return checked
 
 
 class Game(ABC):
@@ -111,6 +138,10 @@ class Game(ABC):
                 "move them to a crossenvs.core.view.GameView subclass and set view_class to it"
             )
 
+        for method in ("action_to_str", "str_to_action"):
+            if method in cls.__dict__:
+                setattr(cls, method, _checked_arguments(cls.__dict__[method]))
+
     def __init__(self, **options: Any) -> None:
         #: every option's value in normal form (a choice in lower case, an int, a bool)
         self.options: dict[str, Any] = self.OPTION_SCHEMA.check(self.name, options)
@@ -141,15 +172,40 @@ class Game(ABC):
         """Fill derived slots (status, game slots) of a state read from text; raise if inconsistent."""
 
     # ----------------------------------------------------------------- shared mechanics
+    def check_state(self, state: object) -> None:
+        """Refuse what is not a position of this game before a kernel reads it out of bounds.
+
+        A :class:`State` of another game (or board size) has other shapes: ``InvalidStateError``;
+        anything else at all: ``InvalidArgumentError``.
+        """
+        if not isinstance(state, State):
+            raise InvalidArgumentError(
+                f"{self.name}: expected a State (from initial_state() or from_text()), got {type(state).__name__}"
+            )
+        board, meta = self._shapes
+        if state.board.shape != board or state.meta.shape != meta:
+            raise InvalidStateError(
+                f"{self.name}: a state with a board of shape {state.board.shape} and meta of shape "
+                f"{state.meta.shape} is not a position of {self!r} (board {board}, meta {meta})"
+            )
+
+    @cached_property
+    def _shapes(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        start = self.initial_state()
+        return start.board.shape, start.meta.shape
+
     def current_player(self, state: State) -> int:
         """The seat (0 or 1) that must decide now."""
+        self.check_state(state)
         return int(state.meta[st.TO_MOVE])
 
     def is_terminal(self, state: State) -> bool:
+        self.check_state(state)
         return int(state.meta[st.STATUS]) != st.STATUS_PLAYING
 
     def outcome(self, state: State) -> tuple[float, float] | None:
         """None while playing, else per-seat returns: +1 win, -1 loss, 0 draw."""
+        self.check_state(state)
         status = int(state.meta[st.STATUS])
         if status == st.STATUS_PLAYING:
             return None
@@ -166,20 +222,23 @@ class Game(ABC):
 
     def legal_mask(self, state: State) -> np.ndarray:
         """int8 vector of length ``num_actions``: 1 for each legal action of the player to decide."""
+        self.check_state(state)
         mask = np.empty(self.num_actions, dtype=np.int8)
         self.mask_kernel(state.board, state.meta, mask)
         return mask
 
     def observe(self, state: State, player: int) -> np.ndarray:
         """float32 tensor of ``observation_shape`` from ``player``'s point of view."""
-        if player not in (0, 1):
-            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        self.check_state(state)
+        if isinstance(player, (bool, np.bool_)) or player not in (0, 1):
+            raise InvalidArgumentError(f"{self.name}: player must be the seat 0 or 1, got {player!r}")
         out = np.empty(self.observation_shape, dtype=np.float32)
         self.observe_kernel(state.board, state.meta, int(player), out)
         return out
 
     def legal_actions(self, state: State) -> np.ndarray:
         """The legal action ids, ascending."""
+        self.check_state(state)
         if self.actions_kernel is not None:
             ids = np.empty(self.num_actions, dtype=np.int64)
             return ids[: self.actions_kernel(state.board, state.meta, ids)]
@@ -191,6 +250,7 @@ class Game(ABC):
         A value that is no action id at all (a float, a bool, out of range) raises
         :class:`InvalidActionError` instead (see :mod:`crossenvs.core.actions`).
         """
+        self.check_state(state)
         if state.meta[st.STATUS] != st.STATUS_PLAYING:
             raise IllegalActionError(f"{self.name}: the game is over; no action can be applied")
         action = action_id(action, self.num_actions, f"{self.name}: the action")
@@ -210,10 +270,9 @@ class Game(ABC):
 
     def player_of_colour(self, colour: str) -> int:
         """Seat of a colour name such as ``"red"``."""
-        try:
+        if isinstance(colour, str) and colour.strip().lower() in self.colours:
             return self.colours.index(colour.strip().lower())
-        except ValueError:
-            raise ValueError(f"{colour!r} is not a colour of {self.name} ({' or '.join(self.colours)})") from None
+        raise InvalidArgumentError(f"{colour!r} is not a colour of {self.name} ({' or '.join(self.colours)})")
 
     def egocentric_twin(self, state: State) -> tuple[State, tuple[int, int]] | None:
         """The position seen from the other side, for the contract suite's egocentricity check.
@@ -237,6 +296,7 @@ class Game(ABC):
     # ----------------------------------------------------------------- position text
     def to_text(self, state: State) -> str:
         """Position text (docs/README.md) that :meth:`from_text` reads back to an equal state."""
+        self.check_state(state)
         headers = [("to_move", self.colours[int(state.meta[st.TO_MOVE])]), ("ply", str(int(state.meta[st.PLY])))]
         if state.meta[st.PASSES]:
             headers.append(("passes", str(int(state.meta[st.PASSES]))))
@@ -330,10 +390,24 @@ class Game(ABC):
         board. ``colour``: also show the marked cells in reverse video (only for a real
         terminal: without it the text stays plain, as files and tests want it).
         """
+        self.check_state(state)
         return self.view.render_ansi(state, last_move, legend=legend, colour=colour)
 
     def render_rgb(self, state: State, cell_pixels: int = 48, last_move: Sequence[Cell] = ()) -> np.ndarray:
-        """The board as an RGB image (H, W, 3) uint8, drawn with Pillow; ``last_move`` cells are outlined."""
+        """The board as an RGB image (H, W, 3) uint8, drawn with Pillow; ``last_move`` cells are outlined.
+
+        ``cell_pixels`` is the side of a cell, from :data:`MIN_CELL_PIXELS` to :data:`MAX_CELL_PIXELS`
+        (checked before the image is allocated).
+        """
+        self.check_state(state)
+        if isinstance(cell_pixels, bool) or not isinstance(cell_pixels, (int, np.integer)):
+            raise InvalidArgumentError(
+                f"{self.name}: cell_pixels must be a whole number of pixels, got {cell_pixels!r}"
+            )
+        if not MIN_CELL_PIXELS <= cell_pixels <= MAX_CELL_PIXELS:
+            raise InvalidArgumentError(
+                f"{self.name}: cell_pixels must be from {MIN_CELL_PIXELS} to {MAX_CELL_PIXELS}, got {cell_pixels}"
+            )
         return self.view.render_rgb(state, cell_pixels, last_move)
 
     def action_cells(self, state: State, action: int) -> list[Cell]:
@@ -345,12 +419,14 @@ class Game(ABC):
         c6, ``3F:f4-i5`` f4 and i5, ``@a4`` a4, and ``pass`` nothing. Override where a move's
         cells are not in its notation.
         """
+        self.check_state(state)
         squares = squares_named(self.action_to_str(state, int(action)), self.height, self.width)
         return list(dict.fromkeys(squares[:1] + squares[-1:]))
 
     # ----------------------------------------------------------------- how a game ended
     def end_reason(self, state: State) -> str:
         """Why the game ended, one line: ``White wins: Black has no legal move``; '' while it goes on."""
+        self.check_state(state)
         status = int(state.meta[st.STATUS])
         if status == st.STATUS_PLAYING:
             return ""

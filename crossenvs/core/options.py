@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .errors import InvalidOptionError
+from .errors import InvalidOptionError, UnknownOptionError
 
 _ON = ("on", "true", "yes")
 _OFF = ("off", "false", "no")
@@ -172,7 +172,7 @@ class OptionSchema:
         """Every option's value in normal form, defaults filled in; an error for an unknown name or a bad value."""
         unknown = sorted(set(given) - set(self._by_name))
         if unknown:
-            raise InvalidOptionError(f"{game}: unknown option(s) {', '.join(unknown)}; {self._hint(unknown[0])}")
+            raise UnknownOptionError(f"{game}: unknown option(s) {', '.join(unknown)}; {self._hint(unknown[0])}")
         return {option.name: option.check(game, given.get(option.name, option.default)) for option in self.options}
 
     def summary(self) -> str:

@@ -19,7 +19,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .. import players  # a module reference: players import the env package too
+from .. import players
 from ..core.actions import action_id
 from ..core.checks import check_seed
 from ..core.errors import CallOrderError, IllegalActionError, InvalidActionError
@@ -100,6 +100,7 @@ class CrossSingleAgentEnv(gymnasium.Env):
         while not self.game.is_terminal(self.state) and self.game.current_player(self.state) != self.learner:
             action = self.opponent.act(self.game, self.state)
             try:
+                action = action_id(action, self.game.num_actions, "its action")
                 self._play(action)
             except (IllegalActionError, InvalidActionError) as exc:
                 raise type(exc)(f"the opponent {self.opponent.name} chose a bad action: {exc}") from None

@@ -30,8 +30,8 @@ from gymnasium.vector.utils import batch_space
 from .. import players
 from ..core import state as st
 from ..core.actions import action_ids, describe
-from ..core.checks import check_seed
-from ..core.errors import CallOrderError, InvalidOptionError
+from ..core.checks import check_memory, check_seed
+from ..core.errors import CallOrderError, InvalidActionError, InvalidOptionError
 from ..core.game import Cell, Game
 from ..core.specialize import specialize
 from ..core.threads import BatchRunner
@@ -45,10 +45,20 @@ VECTOR_RENDER_MODES = ["rgb_array", "ansi"]  # "human" would print every game of
 class _Batch:
     """The batch of states and the kernel calls over it (shared by both faces)."""
 
+    @staticmethod
+    def _check_memory(game: Game, num_envs: int) -> None:
+        """Positions, observations and masks for every game (twice: a step's arrays are recycled), before allocating."""
+        start = game.initial_state()
+        per_game = (
+            start.board.nbytes + start.meta.nbytes + 2 * (4 * int(np.prod(game.observation_shape)) + game.num_actions)
+        )
+        check_memory(per_game * num_envs, f"a vector env of {num_envs:,} {game.name} games", "ask for fewer num_envs")
+
     def __init__(self, game: str | Game, num_envs: int, options: dict[str, Any]) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise InvalidOptionError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.game = resolve_game(game, options)
+        self._check_memory(self.game, int(num_envs))
         self.kernels = specialize("crossenvs.envs.game_batch", type(self.game))
         self._apply = BatchRunner(self.kernels.apply_parallel, self.kernels.apply_serial)
         self._play = BatchRunner(self.kernels.play_parallel, self.kernels.play_serial)
@@ -413,7 +423,14 @@ class CrossSB3VecEnv(_SB3VecEnv):
         positions = players.Positions(
             self.game, batch.boards[ids], batch.metas[ids], observations, masks, ids, uniforms=self._uniforms(ids)
         )
-        return np.asarray(self.opponent.act_batch(positions), dtype=np.int64).reshape(len(ids))
+        chosen = self.opponent.act_batch(positions)
+        try:
+            return np.asarray(chosen, dtype=np.int64).reshape(len(ids))
+        except (TypeError, ValueError):
+            raise InvalidActionError(
+                f"the opponent {self.opponent.name} returned {chosen!r} for {len(ids)} games; "
+                f"act_batch must give one integer action id per game"
+            ) from None
 
     def _learner_view(self) -> np.ndarray:
         observations, self._masks = self._batch.view(self._batch.all_ids, self.learner)

@@ -122,7 +122,7 @@ from ..core import state as st
 from ..core.bits import cell_bits, lowest_square, popcount, reverse_bits
 from ..core.codec import DIRECTIONS
 from ..core.conventions import count_pass, passes_draw, seat_colour
-from ..core.errors import IllegalActionError, PositionTextError
+from ..core.errors import IllegalActionError, InvalidArgumentError, PositionTextError
 from ..core.game import PASS_TEXT, Game
 from ..core.geometry import parse_square, square_name
 from ..core.observation import float32_copier, pass_and_cap_values
@@ -996,13 +996,19 @@ class Crosse(Game):
         Geometry only: whose turn it is, the token being unused and compulsory jumps are not
         checked (docs/crosse.md, example C2).
         """
-        row, col = parse_square(square, SIZE, SIZE)
+        self.check_state(state)
+        if not isinstance(square, str) or not isinstance(token, str):
+            raise InvalidArgumentError(f"{self.name}: give a square and a token as text, e.g. 'f4', '3F'")
+        try:
+            row, col = parse_square(square, SIZE, SIZE)
+            index = _token_index(token)
+        except ValueError as exc:
+            raise InvalidArgumentError(f"{self.name}: {exc}") from None
         code = int(state.board[row, col])
         if code == EMPTY:
-            raise ValueError(f"{self.name}: no stone on {square}")
+            raise InvalidArgumentError(f"{self.name}: no stone on {square}")
         colour = BLACK if code == BLACK_STONE else WHITE
         start = int(in_frame(row * SIZE + col, colour))
-        index = _token_index(token)
         ends = {int(in_frame(int(MOVE_TO[move]), colour)) for move in range(*move_block(start, index))}
         return {square_name(*divmod(end, SIZE)) for end in ends if state.board.flat[end] == EMPTY}
 
