@@ -63,17 +63,37 @@ def dist(tmp_path_factory) -> Path:
 
 def test_wheel_holds_agents_web_files_license_and_metadata(dist: Path):
     (wheel,) = dist.glob(f"crossenvs-{VERSION}-py3-none-any.whl")
-    names = zipfile.ZipFile(wheel).namelist()
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        metadata = archive.read(f"crossenvs-{VERSION}.dist-info/METADATA").decode()
     agents = [n for n in names if re.fullmatch(r"crossenvs/agents/\w+\.pt", n)]
     assert len(agents) >= 6
     for static in ("index.html", "app.js", "style.css"):
         assert f"crossenvs/web/static/{static}" in names
     assert f"crossenvs-{VERSION}.dist-info/licenses/LICENSE" in names
-    metadata = zipfile.ZipFile(wheel).read(f"crossenvs-{VERSION}.dist-info/METADATA").decode()
     assert "License-Expression: MIT" in metadata
     assert "Provides-Extra: agents" in metadata and "Provides-Extra: docs" in metadata
     assert "](docs/" not in metadata  # the long description is README.pypi.md, absolute links only
     assert not [n for n in names if n.startswith(("tests/", "training/", "docs/"))]
+
+
+def test_sdist_holds_license_changelog_docs_sources_and_tutorial(dist: Path):
+    import tarfile
+
+    (sdist,) = dist.glob(f"crossenvs-{VERSION}.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    for needed in (
+        "LICENSE",
+        "CHANGELOG.md",
+        "README.pypi.md",
+        "docs/conf.py",
+        "docs/index.md",
+        "docs/api/crossenvs.md",
+    ):
+        assert needed in names, needed
+    assert "examples/tutorial.ipynb" in names and "crossenvs/agents/crosse.pt" in names
+    assert not [n for n in names if n.startswith("docs/_build") or "__pycache__" in n]
 
 
 #: What runs inside the fresh environment: the README's quick starts, a pretrained agent's move,
