@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -39,8 +40,27 @@ def dist(tmp_path_factory) -> Path:
     """``python -m build`` (sdist, then the wheel from the sdist), with no warnings, passing ``twine check``."""
     pytest.importorskip("build", reason='the dev extra: pip install "crossenvs[dev]"')
     out = tmp_path_factory.mktemp("dist")
+    # A clean copy of the checkout: setuptools would merge a stale crossenvs.egg-info/SOURCES.txt
+    # (docs/_build included) into the sdist, and the build writes nothing into the checkout.
+    source = tmp_path_factory.mktemp("source") / "crossenvs"
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git",
+            ".venv",
+            "*.egg-info",
+            "build",
+            "dist",
+            "_build",
+            "runs",
+            "__pycache__",
+            ".pytest_cache",
+            ".ruff_cache",
+        ),
+    )
     result = subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(source)],
         cwd=out,
         env=clean_env(),
         capture_output=True,
