@@ -241,3 +241,15 @@ def test_docstring_literal_blocks_are_doctests_or_named():
         for block in re.findall(r"::\n\n((?:    .*\n|\n)+)", text):
             if not block.strip().startswith(">>>"):
                 assert name in NOT_RUN_IN_DOCSTRINGS, f"{name}'s docstring shows a block no test runs:\n{block}"
+
+
+def test_pages_tell_no_run_history_and_name_no_local_paths():
+    """The README and the site are reference text: no history of runs, no developer's paths."""
+    banned = re.compile(
+        r"earlier runs?\b|previous (?:README|run)|slower day|this (?:2-core|virtual machine|machine today)"
+        r"|/work/|/home/|/Users/|\.\./shared",
+        re.I,
+    )
+    for page in [*PAGES, ROOT / "README.md", ROOT / "README.pypi.md", ROOT / "CHANGELOG.md"]:
+        for number, line in enumerate(page.read_text().splitlines(), 1):
+            assert not banned.search(line), f"{page.relative_to(ROOT)}:{number}: {line.strip()}"
