@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 TORCH  := torch==2.13.0
 STAMP  := $(VENV)/.installed
 
-.PHONY: lint test train train-ppo bench train-bench venv clean clean-cache chromium
+.PHONY: lint test train train-ppo bench train-bench venv clean clean-cache chromium docs docs-serve
 
 venv: $(STAMP)
 
@@ -15,9 +15,11 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
 	$(BIN)/pip install $(TORCH)
-	$(BIN)/pip install -e ".[train,eval,bench,dev,web,rllib]"
+	$(BIN)/pip install -e ".[train,eval,bench,dev,web,rllib,docs]"
 	touch $(STAMP)
 
+# pytest also builds the docs site with warnings as errors and runs its code blocks
+# (tests/test_docs.py), builds and installs the wheel (tests/test_wheel.py) and runs the tutorial notebook.
 test: $(STAMP) lint chromium
 	$(BIN)/python -m pytest
 
@@ -27,6 +29,14 @@ test: $(STAMP) lint chromium
 chromium:
 	@test -n "$$CROSSENVS_CHROMIUM" || command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
 		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium)
+
+# The documentation site (Sphinx, furo, MyST) from docs/ into docs/_build/html, with search.
+docs: $(STAMP)
+	$(BIN)/sphinx-build -n --keep-going -b html docs docs/_build/html
+	@echo "Built docs/_build/html/index.html; serve it with: make docs-serve (python -m http.server -d docs/_build/html)"
+
+docs-serve: docs
+	$(BIN)/python -m http.server -d docs/_build/html 8001
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -54,4 +64,4 @@ clean-cache:
 	rm -rf "$${CROSSENVS_CACHE_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/crossenvs}"
 
 clean: clean-cache
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build dist *.egg-info docs/_build

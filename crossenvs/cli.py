@@ -285,7 +285,7 @@ def _check_rating_plot(args: argparse.Namespace) -> None:
     check_int_range(args.mcts, "--mcts", 1)
     check_int_range(args.simulations, "--simulations", 0)
     if importlib.util.find_spec("matplotlib") is None:
-        raise UsageError('rating-plot needs matplotlib (the eval extra): pip install -e ".[eval]"')
+        raise UsageError('rating-plot needs matplotlib (the eval extra): pip install "crossenvs[eval]"')
     check_output_file(args.out, "--out", PLOT_SUFFIXES)
     run = Path(args.run_dir)
     if not run.is_dir():
@@ -299,7 +299,7 @@ def _check_serve(args: argparse.Namespace) -> None:
     check_int_range(args.max_simulations, "--max-simulations", 1)
     missing = [name for name in ("starlette", "uvicorn") if importlib.util.find_spec(name) is None]
     if missing:
-        raise UsageError(f'serve needs {" and ".join(missing)} (the web extra): pip install -e ".[web]"')
+        raise UsageError(f'serve needs {" and ".join(missing)} (the web extra): pip install "crossenvs[web]"')
     for folder in args.checkpoints:
         if not Path(folder).is_dir():
             raise UsageError(f"--checkpoints {folder}: no such folder; give a folder that holds checkpoints")

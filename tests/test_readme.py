@@ -51,3 +51,23 @@ def test_images_the_readme_shows_are_committed():
     assert images
     for image in images:
         assert (ROOT / image).stat().st_size > 0, image
+
+
+def test_readme_is_a_front_door_whose_links_resolve():
+    assert len(README.splitlines()) <= 250
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README)
+    local = [link for link in links if not re.match(r"https?://", link)]
+    assert local, "the README links into the docs"
+    for link in local:
+        assert (ROOT / link).exists(), f"README links to {link}, which does not exist"
+
+
+def test_pypi_description_has_only_absolute_links():
+    """PyPI shows README.pypi.md (pyproject's readme) outside the repository: no relative link may break there."""
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert 'readme = { file = "README.pypi.md"' in pyproject
+    text = (ROOT / "README.pypi.md").read_text()
+    targets = re.findall(r"\]\(([^)]+)\)", text) + re.findall(r'(?:src|href)="([^"]+)"', text)
+    assert targets
+    for target in targets:
+        assert re.match(r"https://", target), f"README.pypi.md links to {target!r}, which breaks on PyPI"

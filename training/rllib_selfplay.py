@@ -87,7 +87,7 @@ def check_args(args: argparse.Namespace) -> Game:
     """Everything a run needs, checked before Ray starts: a mistake costs a second, not a cluster's minutes."""
     game = crossenvs.make_game(args.game, **parse_options(args.option))
     if importlib.util.find_spec("ray") is None:
-        raise UsageError('this trainer needs Ray RLlib (the rllib extra): pip install -e ".[rllib]"')
+        raise UsageError('this trainer needs Ray RLlib (the rllib extra): pip install "crossenvs[rllib]"')
     for flag, low in (("iterations", 1), ("envs_per_runner", 1), ("batch", 1), ("minibatch", 1), ("epochs", 1)):
         check_int_range(getattr(args, flag), f"--{flag.replace('_', '-')}", low)
     for flag in ("env_runners", "learners", "eval_games"):

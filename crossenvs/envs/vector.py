@@ -310,7 +310,7 @@ class CrossSB3VecEnv(_SB3VecEnv):
         **options: Any,
     ) -> None:
         if _SB3VecEnv is object:
-            raise ImportError('CrossSB3VecEnv needs stable-baselines3: pip install -e ".[train]"')
+            raise ImportError('CrossSB3VecEnv needs stable-baselines3: pip install "crossenvs[train]"')
         seed = check_seed(seed)
         self._batch = _Batch(game, num_envs, options)
         self.game = self._batch.game

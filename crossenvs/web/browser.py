@@ -119,7 +119,7 @@ def chromium_page(width: int = 1280, height: int = 900) -> Iterator[object]:
         from playwright.sync_api import sync_playwright
     except ImportError:
         raise BrowserMissingError(
-            'the browser tests need Playwright (the dev extra): pip install -e ".[dev]"'
+            'the browser tests need Playwright (the dev extra): pip install "crossenvs[dev]"'
         ) from None
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, headless=True)

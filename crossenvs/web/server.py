@@ -78,7 +78,7 @@ def serve(
 
         from .app import LOOPBACK_HOSTS, create_app
     except ImportError as exc:
-        raise UsageError(f'crossenvs serve needs the web extra: pip install -e ".[web]" ({exc})') from None
+        raise UsageError(f'crossenvs serve needs the web extra: pip install "crossenvs[web]" ({exc})') from None
     out = out or sys.stdout
     sock = bind(host, port)
     try:
