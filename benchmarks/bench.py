@@ -22,7 +22,7 @@ reports loaded / idle from those.
     python benchmarks/bench.py --busy --json out.json    # and write the figures
     python benchmarks/bench.py --games crossings --batch-sizes 1024 --no-pgx
 
-Rows of peers that are not installed are reported as skipped (``pip install -e ".[bench]"``).
+Rows of peers that are not installed are reported as skipped (``pip install "crossenvs[bench]"``).
 Numba and JAX compilation are excluded: each loop runs once briefly before the rounds.
 """
 

@@ -3,7 +3,7 @@
 :class:`Match` holds one game in progress (position, record, the last turn's cells); the move
 readers turn what a person typed into a legal action or one clear error (the game's notation
 first, then a shorthand of bare squares); :func:`end_line` words the end of a game for the
-person. :mod:`crossenvs.play` (terminal) and :mod:`crossenvs.web` (browser) are views of it.
+person. ``crossenvs.play`` (terminal) and :mod:`crossenvs.web` (browser) are views of it.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from conftest import CROSSE_C4, position
 
-pytest.importorskip("ray.rllib", reason='needs the rllib extra: pip install -e ".[rllib]"')
+pytest.importorskip("ray.rllib", reason='needs the rllib extra: pip install "crossenvs[rllib]"')
 import ray
 import torch
 from ray.rllib.core.columns import Columns

@@ -4,7 +4,7 @@ A game's rules module holds the rules; its view (a :class:`GameView` subclass be
 by the game's ``view_class``) holds what only a person needs: piece colours and labels, cell
 fills, edge bars, the legend, a note on the status line. The renderers here draw any game from
 its view: ``ansi`` text for terminals and ``rgb_array`` images (Pillow), and the web page
-(:mod:`crossenvs.web.board`) reads the same view, so the browser's board looks like the PNG.
+(``crossenvs.web.board``) reads the same view, so the browser's board looks like the PNG.
 """
 
 from __future__ import annotations

@@ -129,7 +129,7 @@ class Session:
 
     # ------------------------------------------------------------------ what the page shows
     def describe(self) -> dict[str, Any]:
-        """The whole state as the page needs it (docs: README, play in the browser)."""
+        """The whole state as the page needs it (docs: Evaluation, play in the browser)."""
         with self._lock:
             self.last_used = time.monotonic()
             game, state, human = self.game, self.match.state, self.human
