@@ -306,7 +306,9 @@ def load_checkpoint(path: str | Path, game: Game | None = None, env: Any = None,
     try:
         from sb3_contrib import MaskablePPO
     except ImportError:
-        raise InvalidOptionError('loading MaskablePPO checkpoints needs the train extra: pip install "crossenvs[train]"') from None
+        raise InvalidOptionError(
+            'loading MaskablePPO checkpoints needs the train extra: pip install "crossenvs[train]"'
+        ) from None
     try:
         model = MaskablePPO.load(path, env=env, device=device)
     except Exception as exc:  # zip, pickle and torch errors all mean "unreadable"
