@@ -314,7 +314,7 @@ def load_checkpoint(path: str | Path, game: Game | None = None, env: Any = None,
     except Exception as exc:  # zip, pickle and torch errors all mean "unreadable"
         hint = " (an AlphaZero checkpoint? write az:<file>.pt)" if path.suffix == ".pt" else ""
         raise CheckpointError(
-            f"checkpoint {path} is not a readable MaskablePPO .zip{hint}: {type(exc).__name__}: {exc}"
+            f"checkpoint {path} is corrupt or unreadable as a MaskablePPO .zip{hint}: {type(exc).__name__}: {exc}"
         ) from None
     if game is not None:
         shape, actions = tuple(model.observation_space.shape), int(model.action_space.n)

@@ -1,12 +1,16 @@
 """Game options declared as data: what each option is, its default, the values it takes, one line of help.
 
-A game lists its options once, as :class:`Option` values in ``Game.OPTION_SCHEMA``::
+A game lists its options once, as :class:`Option` values in ``Game.OPTION_SCHEMA`` (a tuple of
+them becomes an :class:`OptionSchema`):
 
-    OPTION_SCHEMA = (
-        integer("size", 8, 3, 19, "the board is size x size"),
-        choice("stalemate", "pass", ("pass", "loss"), "what a player with no move does"),
-        flag("self_jump", True, "a piece may jump its own pieces"),
-    )
+>>> from crossenvs.core.options import OptionSchema, choice, flag, integer
+>>> schema = OptionSchema([
+...     integer("size", 8, 3, 19, "the board is size x size"),
+...     choice("stalemate", "pass", ("pass", "loss"), "what a player with no move does"),
+...     flag("self_jump", True, "a piece may jump its own pieces"),
+... ])
+>>> schema.check("demo", {"size": 6, "stalemate": "LOSS"})
+{'size': 6, 'stalemate': 'loss', 'self_jump': True}
 
 and everything that shows or checks options reads that declaration: the base class's option check
 (:meth:`OptionSchema.check`, one :class:`InvalidOptionError` per bad value, with "did you mean"
