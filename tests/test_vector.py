@@ -204,3 +204,32 @@ def test_parallel_and_serial_batch_loops_agree(name, options):
         for parallel, serial in zip(*results):
             np.testing.assert_array_equal(parallel, serial)
         info = env.step(actions)[4]
+
+
+@pytest.mark.parametrize("face", ["vector", "sb3"])
+def test_both_vector_envs_pickle_and_play_on_identically(face):
+    """They go to subprocesses and Ray workers by pickle; the compiled loops are found again there."""
+    import pickle
+
+    from crossenvs.envs.vector import CrossSB3VecEnv, CrossVectorEnv
+
+    if face == "vector":
+        env = CrossVectorEnv("crisscross", num_envs=4, size=5)
+        masks = env.reset(seed=3)[1]["action_mask"]
+    else:
+        pytest.importorskip("stable_baselines3")
+        env = CrossSB3VecEnv("crossings", num_envs=3, seed=3)
+        env.reset()
+    copy = pickle.loads(pickle.dumps(env))
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        masks = env.action_masks() if face == "sb3" else masks
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in masks])
+        if face == "sb3":
+            env.step_async(actions)
+            copy.step_async(actions)
+            (a, *_), (b, *_) = env.step_wait(), copy.step_wait()
+        else:
+            (a, *_, info), (b, *_) = env.step(actions), copy.step(actions)
+            masks = info["action_mask"]
+        np.testing.assert_array_equal(a, b)

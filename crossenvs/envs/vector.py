@@ -59,10 +59,7 @@ class _Batch:
             raise InvalidOptionError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.game = resolve_game(game, options)
         self._check_memory(self.game, int(num_envs))
-        self.kernels = specialize("crossenvs.envs.game_batch", type(self.game))
-        self._apply = BatchRunner(self.kernels.apply_parallel, self.kernels.apply_serial)
-        self._play = BatchRunner(self.kernels.play_parallel, self.kernels.play_serial)
-        self._view = BatchRunner(self.kernels.view_parallel, self.kernels.view_serial)
+        self._bind_kernels()
         self.num_envs = int(num_envs)
         initial = self.game.initial_state()
         self.initial_board, self.initial_meta = initial.board, initial.meta
@@ -71,6 +68,24 @@ class _Batch:
         self.all_ids = np.arange(self.num_envs, dtype=np.int64)
         self._observations = RecyclingBuffers((self.num_envs, *self.game.observation_shape), np.float32)
         self._masks = RecyclingBuffers((self.num_envs, self.game.num_actions), np.int8)
+
+    def _bind_kernels(self) -> None:
+        """The game's batch loops (a generated module) and their runners: rebuilt, never pickled."""
+        self.kernels = specialize("crossenvs.envs.game_batch", type(self.game))
+        self._apply = BatchRunner(self.kernels.apply_parallel, self.kernels.apply_serial)
+        self._play = BatchRunner(self.kernels.play_parallel, self.kernels.play_serial)
+        self._view = BatchRunner(self.kernels.view_parallel, self.kernels.view_serial)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Positions and buffers travel (to a subprocess, a Ray worker); the compiled loops are found again there."""
+        state = self.__dict__.copy()
+        for name in ("kernels", "_apply", "_play", "_view"):
+            state.pop(name)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bind_kernels()
 
     def reset(self, ids: np.ndarray) -> None:
         bk.reset_batch(self.boards, self.metas, bk.as_ids(ids), self.initial_board, self.initial_meta)
