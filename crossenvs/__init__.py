@@ -35,6 +35,17 @@ from .core import (
     make_game,
     register_game,
 )
+from .players import PATH_KIND, register_player_kind
+
+# The kinds of player that live above the players layer, registered here (the composition root) by
+# "module:function", so players import none of them and each module loads when a spec names it.
+register_player_kind("az", "crossenvs.az.player:from_spec", "az:<checkpoint>[:<simulations>]", extra="agents",
+                     reads_file=True)  # fmt: skip
+register_player_kind("pretrained", "crossenvs.agents:from_spec", "pretrained[:<simulations>]", extra="agents")
+register_player_kind("rllib", "crossenvs.integrations.rllib.player:from_spec", "rllib:<checkpoint>", extra="rllib",
+                     reads_file=True)  # fmt: skip
+register_player_kind(PATH_KIND, "crossenvs.checkpoints:sb3_player", "a checkpoint .zip path", extra="train",
+                     reads_file=True)  # fmt: skip
 
 try:
     __version__ = version("crossenvs")

@@ -13,9 +13,10 @@ import yaml
 from conftest import AZ_TINY, CROSSE_C4, EXAMPLES, position
 
 import crossenvs
-from crossenvs import InvalidOptionError, make_game
-from crossenvs.az.network import AlphaZeroNet, evaluator, fastest_precision, load_checkpoint, save_checkpoint
+from crossenvs import CheckpointError, InvalidOptionError, make_game
+from crossenvs.az.network import AlphaZeroNet, evaluator, fastest_precision
 from crossenvs.az.search import GumbelSearch, considered_visits
+from crossenvs.checkpoints import load_alphazero, save_alphazero
 from crossenvs.core import state as st
 from crossenvs.eval.arena import match
 from crossenvs.players import RandomPlayer, make_player
@@ -142,21 +143,21 @@ def test_search_refuses_too_many_positions_and_finished_games():
 def test_checkpoints_round_trip_and_refuse_another_game(tmp_path):
     game = make_game("tictactoe")
     net = AlphaZeroNet(game.observation_shape, game.num_actions, channels=8, blocks=1)
-    path = save_checkpoint(tmp_path / "net.pt", net, game)
-    loaded, document = load_checkpoint(path, game)
+    path = save_alphazero(tmp_path / "net.pt", net, game)
+    loaded, document = load_alphazero(path, game)
     observations = np.random.default_rng(0).random((3, 3, 3, 2), dtype=np.float32)
     assert np.allclose(evaluator(net.eval())(observations)[0], evaluator(loaded)(observations)[0])
     assert document["game"] == "tictactoe"
-    with pytest.raises(InvalidOptionError, match="not crisscross"):
-        load_checkpoint(path, make_game("crisscross", size=3))
+    with pytest.raises(CheckpointError, match="not crisscross"):
+        load_alphazero(path, make_game("crisscross", size=3))
     player = make_player(f"az:{path}:2")  # made without a game: checked when it meets one
     crisscross = make_game("crisscross", size=3)
-    with pytest.raises(InvalidOptionError, match="not crisscross"):
+    with pytest.raises(CheckpointError, match="not crisscross"):
         player.act(crisscross, crisscross.initial_state())
     (tmp_path / "bad.pt").write_bytes(b"not a checkpoint")
-    with pytest.raises(InvalidOptionError, match="not a usable AlphaZero checkpoint"):
+    with pytest.raises(CheckpointError, match="not a usable AlphaZero checkpoint"):
         make_player(f"az:{tmp_path / 'bad.pt'}")
-    with pytest.raises(InvalidOptionError, match="does not exist"):
+    with pytest.raises(CheckpointError, match="does not exist"):
         make_player("az:missing.pt:8")
 
 

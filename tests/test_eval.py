@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from conftest import CROSSE_C4, position
 
-from crossenvs import InvalidOptionError, make_game
+from crossenvs import CheckpointError, InvalidOptionError, make_game
 from crossenvs.cli import main as cli
 from crossenvs.eval.arena import GameRecord, bradley_terry, play_game, ratings, round_robin
 from crossenvs.players import GreedyPlayer, MCTSPlayer, RandomPlayer, make_player
@@ -78,7 +78,7 @@ def test_player_specs():
     assert make_player("mcts:50").simulations == 50 and make_player("mcts").simulations == 200
     with pytest.raises(InvalidOptionError, match="unknown player 'alphazero'"):
         make_player("alphazero")
-    with pytest.raises(InvalidOptionError, match="does not exist"):
+    with pytest.raises(CheckpointError, match="does not exist"):
         make_player("missing_checkpoint.zip")
 
 

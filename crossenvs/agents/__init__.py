@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InvalidOptionError
+from ..core.game import Game
 from ..core.registry import make_game
+from ..players import import_extra
 
 FOLDER = Path(__file__).resolve().parent
 
@@ -63,8 +65,17 @@ def path(game: str, **options: Any) -> Path:
 
 def load(game: str, simulations: int = 64, seed: int | None = None, **options: Any):
     """The pretrained agent of ``game`` at ``options`` as a player searching ``simulations`` per move."""
-    from ..az.player import AlphaZeroPlayer
+    AlphaZeroPlayer = import_extra("crossenvs.az.player", "pretrained players", "agents").AlphaZeroPlayer
 
     player = AlphaZeroPlayer(path(game, **options), simulations, game=make_game(game, **options), seed=seed)
     player.name = f"pretrained-{simulations}"
     return player
+
+
+def from_spec(argument: str, game: Game | None, seed: int | None):
+    """``pretrained[:<simulations>]``: the agent of ``game`` (default 64 simulations), for the player spec table."""
+    if game is None:
+        raise InvalidOptionError("player 'pretrained' needs a game: its agent is the one trained for that game")
+    if argument and not argument.isdigit():
+        raise InvalidOptionError(f"player 'pretrained:{argument}': write pretrained or pretrained:<simulations>")
+    return load(game.name, int(argument or 64), seed=seed, **game.options)

@@ -2,14 +2,12 @@
 
 Two heads: policy logits over the game's fixed action encoding, and a value in [-1, 1] for the
 player to move (observations are egocentric, so one network plays both seats). Checkpoints are
-plain ``torch.save`` dictionaries (weights, sizes, game and options) written atomically.
+saved and read by :mod:`crossenvs.checkpoints` (``save_alphazero``, ``load_alphazero``).
 """
 
 from __future__ import annotations
 
-import os
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,7 +15,6 @@ import torch
 from torch import nn
 
 from ..core.errors import InvalidOptionError
-from ..core.game import Game
 from ..core.threads import torch_thread_choice
 
 
@@ -57,6 +54,11 @@ class AlphaZeroNet(nn.Module):
             nn.Conv2d(channels, 2, 1), nn.ReLU(), nn.Flatten(), nn.Linear(2 * height * width, 64), nn.ReLU(),
             nn.Linear(64, 1), nn.Tanh(),
         )  # fmt: skip
+
+    @classmethod
+    def from_sizes(cls, sizes: dict[str, Any]) -> AlphaZeroNet:
+        """The network a checkpoint's ``sizes`` (as :attr:`sizes` records them) describe."""
+        return cls(tuple(sizes["observation_shape"]), sizes["num_actions"], sizes["channels"], sizes["blocks"])
 
     def forward(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x = self.trunk(self.stem(observations.permute(0, 3, 1, 2)))
@@ -125,57 +127,3 @@ def evaluator(net: AlphaZeroNet, device: str = "cpu", precision: str = "float32"
         return forward
     choice = torch_thread_choice(forward)
     return lambda observations: choice(len(observations), observations)
-
-
-def resolve_device(device: str) -> str:
-    """``auto`` is CUDA when present, else the CPU."""
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return device
-
-
-def save_checkpoint(path: str | Path, net: AlphaZeroNet, game: Game, extra: dict[str, Any] | None = None) -> Path:
-    """Weights, sizes, game and options, written to a temporary file and renamed (never half-written)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    document = {
-        "format": "crossenvs-alphazero-1",
-        "game": game.name,
-        "options": dict(game.options),
-        "sizes": net.sizes,
-        "state_dict": {name: tensor.detach().cpu() for name, tensor in net.state_dict().items()},
-        **(extra or {}),
-    }
-    temporary = path.with_name(f".{path.name}.tmp")
-    torch.save(document, temporary)
-    os.replace(temporary, path)
-    return path
-
-
-def load_checkpoint(path: str | Path, game: Game | None = None, device: str = "cpu") -> tuple[AlphaZeroNet, dict]:
-    """The network of an AlphaZero checkpoint (in eval mode) and its document; clear errors when it does not fit."""
-    path = Path(path)
-    if not path.is_file():
-        raise InvalidOptionError(f"AlphaZero checkpoint {path} does not exist")
-    try:
-        document = torch.load(path, map_location="cpu", weights_only=True)
-        sizes = document["sizes"]
-        net = AlphaZeroNet(tuple(sizes["observation_shape"]), sizes["num_actions"], sizes["channels"], sizes["blocks"])
-        net.load_state_dict(document["state_dict"])
-        trained_on = (document["game"], dict(document["options"]))
-    except Exception as exc:  # zip, pickle, key and shape errors all mean "not a usable checkpoint"
-        raise InvalidOptionError(f"{path} is not a usable AlphaZero checkpoint: {type(exc).__name__}: {exc}") from None
-    if game is not None:
-        check_fits(path, trained_on, game)
-    return net.to(device).eval(), document
-
-
-def check_fits(path: str | Path, trained_on: tuple[str, dict], game: Game) -> None:
-    """The checkpoint's game and options (those that differ from the defaults) must be ``game``'s."""
-
-    def chosen(options: dict, defaults: dict) -> dict:
-        return {key: value for key, value in options.items() if defaults.get(key) != value}
-
-    name, options = trained_on
-    if name != game.name or chosen(options, game.OPTIONS) != chosen(dict(game.options), game.OPTIONS):
-        raise InvalidOptionError(f"{path} was trained on {name} {options}, not {game.name} {dict(game.options)}")

@@ -34,10 +34,10 @@ from ..core.checks import check_seed
 from ..core.errors import CallOrderError, InvalidOptionError
 from ..core.game import Cell, Game
 from ..core.specialize import specialize
+from ..core.threads import BatchRunner
 from . import batch_kernels as bk
 from .aec import render_state, resolve_game
 from .buffers import RecyclingBuffers
-from ..core.threads import BatchRunner
 
 VECTOR_RENDER_MODES = ["rgb_array", "ansi"]  # "human" would print every game of the batch
 

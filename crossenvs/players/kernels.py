@@ -1,0 +1,69 @@
+"""Numba kernels the players run over a batch of games: the uniform random pick among legal actions.
+
+Owned by the players layer (random play is a player); the env layer imports from here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ..core.threads import BatchRunner
+
+
+def random_legal_actions(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
+    """``out[j]``: the legal action of ``masks[j]`` at quantile ``uniforms[j]`` (a uniform random pick); -1 if none.
+
+    Serially or across threads, whichever is faster now (:mod:`crossenvs.core.threads`).
+    """
+    _RANDOM_PICKS(masks.shape[0], masks, uniforms, out)
+
+
+@njit(cache=True, inline="always")
+def _random_legal_action(masks, uniforms, out, j) -> None:
+    """One row of :func:`random_legal_actions`.
+
+    Masks are read eight bytes at a time: a word of 0/1 bytes times 0x0101010101010101 holds its
+    byte sum in the top byte, so counting a 3,585-action mask takes 449 multiplications.
+    """
+    words_per_row = masks.shape[1] // 8
+    ones, top_byte = np.uint64(0x0101010101010101), np.uint64(56)
+    row = masks[j]
+    words = row[: words_per_row * 8].view(np.uint64)
+    count = np.int64(0)  # counts stay int64: numba turns int64 + uint64 into a float
+    for w in range(words_per_row):
+        count += np.int64((words[w] * ones) >> top_byte)
+    for a in range(words_per_row * 8, row.shape[0]):
+        count += row[a]
+    out[j] = -1
+    if count == 0:
+        return
+    target = min(np.int64(uniforms[j] * count), count - 1)
+    start = 0
+    for w in range(words_per_row):  # skip whole words before the target
+        in_word = np.int64((words[w] * ones) >> top_byte)
+        if target < in_word:
+            break
+        target -= in_word
+        start += 8
+    for a in range(start, row.shape[0]):
+        if row[a]:
+            if target == 0:
+                out[j] = a
+                return
+            target -= 1
+
+
+@njit(cache=True, parallel=True)
+def _random_legal_actions_parallel(masks, uniforms, out) -> None:
+    for j in prange(masks.shape[0]):
+        _random_legal_action(masks, uniforms, out, j)
+
+
+@njit(cache=True)
+def _random_legal_actions_serial(masks, uniforms, out) -> None:
+    for j in range(masks.shape[0]):
+        _random_legal_action(masks, uniforms, out, j)
+
+
+_RANDOM_PICKS = BatchRunner(_random_legal_actions_parallel, _random_legal_actions_serial)
