@@ -172,8 +172,12 @@ def save_alphazero(path: str | Path, net: Any, game: Game, extra: dict[str, Any]
     return path
 
 
-def read_alphazero(path: str | Path, game: Game | None = None) -> dict[str, Any]:
-    """An AlphaZero checkpoint's document, checked whole (sizes, every weight's shape, ``game``) and no network built."""
+def read_alphazero(path: str | Path, network: Any, game: Game | None = None) -> dict[str, Any]:
+    """An AlphaZero checkpoint's document, checked whole (sizes, every weight's shape, ``game``); no network built.
+
+    ``network`` is the network class (:class:`crossenvs.az.network.AlphaZeroNet`, with ``from_sizes``): given,
+    not imported, because this module sits below :mod:`crossenvs.az`, whose player reads checkpoints here.
+    """
     torch = _torch("AlphaZero checkpoints")
     path = Path(path)
     if not path.is_file():
@@ -186,7 +190,7 @@ def read_alphazero(path: str | Path, game: Game | None = None) -> dict[str, Any]
         raise CheckpointError(
             f"{path} is not a usable AlphaZero checkpoint: corrupt or unreadable ({_short(exc)}){hint}"
         ) from None
-    _check_alphazero_document(path, document)
+    _check_alphazero_document(path, document, network)
     if game is not None:
         check_trained_on(path, (document["game"], dict(document["options"])), game)
         declared = (tuple(document["sizes"]["observation_shape"]), document["sizes"]["num_actions"])
@@ -198,17 +202,17 @@ def read_alphazero(path: str | Path, game: Game | None = None) -> dict[str, Any]
     return document
 
 
-def load_alphazero(path: str | Path, game: Game | None = None, device: str = "cpu") -> tuple[Any, dict[str, Any]]:
-    """The network of an AlphaZero checkpoint (in eval mode, on ``device``) and its document."""
-    from .az.network import AlphaZeroNet
-
-    document = read_alphazero(path, game)
-    net = AlphaZeroNet.from_sizes(document["sizes"])
+def load_alphazero(
+    path: str | Path, network: Any, game: Game | None = None, device: str = "cpu"
+) -> tuple[Any, dict[str, Any]]:
+    """The ``network`` (class) of an AlphaZero checkpoint, in eval mode on ``device``, and its document."""
+    document = read_alphazero(path, network, game)
+    net = network.from_sizes(document["sizes"])
     net.load_state_dict(document["state_dict"])  # shapes and names were checked: this cannot fail
     return net.to(device).eval(), document
 
 
-def _check_alphazero_document(path: Path, document: Any) -> None:
+def _check_alphazero_document(path: Path, document: Any, network: Any) -> None:
     """The document holds what a checkpoint must, its sizes are sane and its weights have their shapes."""
     usable = f"{path} is not a usable AlphaZero checkpoint"
     keys = ("game", "options", "sizes", "state_dict")
@@ -219,7 +223,7 @@ def _check_alphazero_document(path: Path, document: Any) -> None:
         raise CheckpointError(
             f"{usable}: its game {document['game']!r} or options {document['options']!r} are malformed"
         )
-    expected = _alphazero_shapes(path, document["sizes"])
+    expected = _alphazero_shapes(path, document["sizes"], network)
     weights = document["state_dict"]
     if not isinstance(weights, dict) or set(weights) != set(expected):
         names = sorted(set(weights) ^ set(expected)) if isinstance(weights, dict) else type(weights).__name__
@@ -233,16 +237,14 @@ def _check_alphazero_document(path: Path, document: Any) -> None:
             )
 
 
-def _alphazero_shapes(path: Path, sizes: Any) -> dict[str, tuple[int, ...]]:
+def _alphazero_shapes(path: Path, sizes: Any, network: Any) -> dict[str, tuple[int, ...]]:
     """The weight shapes of a network of ``sizes``, from one built on the meta device, once the sizes are sane."""
-    from .az.network import AlphaZeroNet
-
     sane = _sane_sizes(sizes)
     if sane is not None:
         raise CheckpointError(f"{path} is not a usable AlphaZero checkpoint: its sizes {sizes!r} {sane}")
     torch = _torch("AlphaZero checkpoints")
     with torch.device("meta"):
-        net = AlphaZeroNet.from_sizes(sizes)
+        net = network.from_sizes(sizes)
     return {name: tuple(tensor.shape) for name, tensor in net.state_dict().items()}
 
 

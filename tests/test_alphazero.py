@@ -144,12 +144,12 @@ def test_checkpoints_round_trip_and_refuse_another_game(tmp_path):
     game = make_game("tictactoe")
     net = AlphaZeroNet(game.observation_shape, game.num_actions, channels=8, blocks=1)
     path = save_alphazero(tmp_path / "net.pt", net, game)
-    loaded, document = load_alphazero(path, game)
+    loaded, document = load_alphazero(path, AlphaZeroNet, game)
     observations = np.random.default_rng(0).random((3, 3, 3, 2), dtype=np.float32)
     assert np.allclose(evaluator(net.eval())(observations)[0], evaluator(loaded)(observations)[0])
     assert document["game"] == "tictactoe"
     with pytest.raises(CheckpointError, match="not crisscross"):
-        load_alphazero(path, make_game("crisscross", size=3))
+        load_alphazero(path, AlphaZeroNet, make_game("crisscross", size=3))
     player = make_player(f"az:{path}:2")  # made without a game: checked when it meets one
     crisscross = make_game("crisscross", size=3)
     with pytest.raises(CheckpointError, match="not crisscross"):

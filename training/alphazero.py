@@ -233,7 +233,7 @@ def learner(net: AlphaZeroNet, optimizer: torch.optim.Optimizer, device: str, pr
 
 def read_document(path: Path) -> dict[str, Any]:
     """A checkpoint's contents (:func:`crossenvs.checkpoints.read_alphazero` checks the network's), with counters."""
-    document = ck.read_alphazero(path)
+    document = ck.read_alphazero(path, AlphaZeroNet)
     try:
         int(document["counters"]["moves"])
     except (KeyError, TypeError, ValueError) as exc:

@@ -12,7 +12,7 @@ from ..core.errors import InvalidOptionError
 from ..core.game import Game
 from ..core.state import State
 from ..players import Player, Positions, split_file_argument
-from .network import evaluator
+from .network import AlphaZeroNet, evaluator
 from .search import GumbelSearch
 
 
@@ -37,7 +37,7 @@ class AlphaZeroPlayer(Player):
         if simulations < 0:
             raise InvalidOptionError(f"az: simulations must be 0 or more, got {simulations}")
         self.checkpoint = Path(checkpoint)
-        self.net, self.document = load_alphazero(checkpoint, game, device)
+        self.net, self.document = load_alphazero(checkpoint, AlphaZeroNet, game, device)
         self.evaluate = evaluator(self.net, device)
         self.simulations = int(simulations)
         self.name = f"az-{Path(checkpoint).stem}-{simulations}"
