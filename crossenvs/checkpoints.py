@@ -188,7 +188,7 @@ def read_alphazero(path: str | Path, network: Any, game: Game | None = None) -> 
     except Exception as exc:  # zip, pickle and torch errors all mean "unreadable"
         hint = f" (a MaskablePPO .zip plays as {path}, without az:)" if detect_kind(path) == SB3 else ""
         raise CheckpointError(
-            f"{path} is not a usable AlphaZero checkpoint: corrupt or unreadable ({_short(exc)}){hint}"
+            f"checkpoint {path} is corrupt or unreadable, not a usable AlphaZero checkpoint ({_short(exc)}){hint}"
         ) from None
     _check_alphazero_document(path, document, network)
     if game is not None:
