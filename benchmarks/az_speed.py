@@ -19,8 +19,9 @@ import numpy as np
 import torch
 
 import crossenvs
-from crossenvs.az.network import PRECISIONS, AlphaZeroNet, evaluator, resolve_device
+from crossenvs.az.network import PRECISIONS, AlphaZeroNet, evaluator
 from crossenvs.az.search import GumbelSearch
+from crossenvs.checkpoints import resolve_device
 from crossenvs.cli import parse_options
 
 

@@ -22,7 +22,7 @@ reports loaded / idle from those.
     python benchmarks/bench.py --busy --json out.json    # and write the figures
     python benchmarks/bench.py --games crossings --batch-sizes 1024 --no-pgx
 
-Rows of peers that are not installed are reported as skipped (``pip install "crossenvs[bench]"``).
+Rows of peers that are not installed are reported as skipped (``pip install -e ".[bench]"``).
 Numba and JAX compilation are excluded: each loop runs once briefly before the rounds.
 """
 
@@ -143,8 +143,8 @@ def aec_loop(make_env: Callable[[], object]) -> Loop:
 
 def vector_loop(game_name: str, batch: int, **options) -> Loop:
     """The batched two-player env: B games per call, random legal actions drawn in numba."""
-    from crossenvs import player_kernels
     from crossenvs.envs.vector import CrossVectorEnv
+    from crossenvs.players import kernels
 
     env = CrossVectorEnv(game_name, num_envs=batch, **options)
     rng = np.random.default_rng(0)
@@ -155,7 +155,7 @@ def vector_loop(game_name: str, batch: int, **options) -> Loop:
         nonlocal info
         steps = 0
         while time.perf_counter() < deadline:
-            player_kernels.random_legal_actions(info["action_mask"], rng.random(batch), actions)
+            kernels.random_legal_actions(info["action_mask"], rng.random(batch), actions)
             info = env.step(actions)[4]
             steps += batch
         return steps

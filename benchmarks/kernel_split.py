@@ -20,8 +20,8 @@ import numpy as np
 from numba import njit
 
 import crossenvs
-from crossenvs import player_kernels
 from crossenvs.envs.vector import CrossVectorEnv
+from crossenvs.players.kernels import random_legal_actions
 
 
 def positions(game: str, batch: int = 1024, warm_up: int = 300, keep: int = 4, seed: int = 0):
@@ -32,7 +32,7 @@ def positions(game: str, batch: int = 1024, warm_up: int = 300, keep: int = 4, s
     _, info = env.reset()
     boards, metas, chosen = [], [], []
     for step in range(warm_up + keep):
-        player_kernels.random_legal_actions(info["action_mask"], rng.random(batch), actions)
+        random_legal_actions(info["action_mask"], rng.random(batch), actions)
         if step >= warm_up:
             boards.append(env.boards.copy())
             metas.append(env.metas.copy())

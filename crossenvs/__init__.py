@@ -38,7 +38,7 @@ from .core import (
     register_game,
 )
 from .envs import registration as _env_registration  # noqa: F401 - gymnasium ids and entry modules
-from .players import register_player_kind
+from .players import PATH_KIND, register_player_kind
 
 try:
     __version__ = version("crossenvs")
@@ -72,8 +72,12 @@ __all__ = [
 
 # The package root is the composition root: it wires the layers that must not import each other.
 # The env layer subscribed to the registry above (on import; it is told of games registered
-# before it too), and the kinds of player that live above the players layer are named here,
-# imported when a spec first asks for them.
-register_player_kind("az", "crossenvs.az.player:from_spec", "az:<checkpoint>[:<simulations>]", extra="agents")
+# before it too), and the kinds of player that live above the players layer are named here by
+# "module:function", so players import none of them and each module loads when a spec names it.
+register_player_kind("az", "crossenvs.az.player:from_spec", "az:<checkpoint>[:<simulations>]", extra="agents",
+                     reads_file=True)  # fmt: skip
 register_player_kind("pretrained", "crossenvs.agents:from_spec", "pretrained[:<simulations>]", extra="agents")
-register_player_kind("rllib", "crossenvs.integrations.rllib:from_spec", "rllib:<checkpoint>", extra="rllib")
+register_player_kind("rllib", "crossenvs.integrations.rllib.player:from_spec", "rllib:<checkpoint>", extra="rllib",
+                     reads_file=True)  # fmt: skip
+register_player_kind(PATH_KIND, "crossenvs.checkpoints:sb3_player", "a checkpoint .zip path", extra="train",
+                     reads_file=True)  # fmt: skip

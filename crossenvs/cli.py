@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from . import checkpoints as ck
 from .core.checks import MAX_SEED, check_seed
-from .core.errors import CrossenvsError, InvalidOptionError, UsageError
+from .core.errors import CheckpointError, CrossenvsError, InvalidOptionError, UsageError
 from .core.game import Game
 from .core.registry import game_class, game_spec, list_games, make_game
 from .flag_checks import check_int_range, check_output_file
@@ -140,12 +141,10 @@ def run_checkpoints(run_dir: Path, simulations: int) -> tuple[Game, str, list[tu
     training step. An AlphaZero run (``training/alphazero.py``) has ``seconds_<n>.pt`` snapshots:
     x is wall-clock minutes, and each plays with ``simulations`` per move.
     """
-    import json
+    from .players import ModelPlayer
 
-    from .players import ModelPlayer, load_checkpoint
-
-    folder = Path(run_dir, "checkpoints")
-    snapshots = sorted(folder.glob("seconds_*.pt"))
+    folder = Path(run_dir, ck.CHECKPOINTS)
+    snapshots = sorted(folder.glob(ck.AZ_SNAPSHOT_GLOB))
     if snapshots:
         from .az.player import AlphaZeroPlayer
 
@@ -155,24 +154,26 @@ def run_checkpoints(run_dir: Path, simulations: int) -> tuple[Game, str, list[tu
         timed = []
         for path, player in zip(snapshots, players):
             player.name = f"{path.stem}"
-            timed.append((int(path.stem.split("_")[1]) / 60.0, player))
+            timed.append((ck.az_snapshot_seconds(path) / 60.0, player))
         return game, "wall-clock minutes of training", timed
     checkpoints = []
-    for meta_path in folder.glob("step_*.json"):
-        try:
-            meta = json.loads(meta_path.read_text())
-            checkpoints.append((int(meta["step"]), meta, meta_path.with_suffix(".zip")))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InvalidOptionError(f"checkpoint metadata {meta_path} is corrupt: {exc}") from None
+    for meta_path in folder.glob(ck.SB3_META_GLOB):
+        meta = ck.read_sb3_metadata(meta_path)
+        checkpoints.append((int(meta["step"]), meta, meta_path.with_suffix(".zip")))
     if not checkpoints:
-        raise InvalidOptionError(
+        raise CheckpointError(
             f"no checkpoints in {folder} (step_<n>.zip from training/selfplay.py or seconds_<n>.pt from "
             "training/alphazero.py): the run has not written one yet"
         )
     checkpoints.sort(key=lambda item: item[0])
-    game = make_game(checkpoints[0][1]["game"], **checkpoints[0][1]["options"])
+    try:
+        game = make_game(checkpoints[0][1]["game"], **checkpoints[0][1]["options"])
+    except (KeyError, TypeError) as exc:
+        raise CheckpointError(
+            f"checkpoint metadata of step {checkpoints[0][0]} in {folder} is corrupt: {exc}"
+        ) from None
     players = [
-        (float(step), ModelPlayer(load_checkpoint(path, game), name=f"step_{step}")) for step, _, path in checkpoints
+        (float(step), ModelPlayer(ck.load_sb3(path, game), name=f"step_{step}")) for step, _, path in checkpoints
     ]
     return game, "training step", players
 
@@ -290,8 +291,8 @@ def _check_rating_plot(args: argparse.Namespace) -> None:
     run = Path(args.run_dir)
     if not run.is_dir():
         raise UsageError(f"rating-plot {run}: no such folder; give the folder of a run of training/*.py")
-    if not (run / "checkpoints").is_dir():
-        raise UsageError(f"rating-plot {run}: it has no checkpoints/ folder, so it is not a training run's folder")
+    if not (run / ck.CHECKPOINTS).is_dir():
+        raise UsageError(f"rating-plot {run}: it has no {ck.CHECKPOINTS}/ folder, so it is not a training run's folder")
 
 
 def _check_serve(args: argparse.Namespace) -> None:

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 import yaml
 from conftest import AZ_TINY, CROSSE_C4, EXAMPLES, position
 
 import crossenvs
 from crossenvs import CheckpointError, InvalidOptionError, make_game
-from crossenvs.az.network import AlphaZeroNet, evaluator, fastest_precision, load_checkpoint, save_checkpoint
+from crossenvs.az.network import AlphaZeroNet, evaluator, fastest_precision
 from crossenvs.az.search import GumbelSearch, considered_visits
+from crossenvs.checkpoints import load_alphazero, save_alphazero
 from crossenvs.core import state as st
 from crossenvs.eval.arena import match
 from crossenvs.players import RandomPlayer, make_player
@@ -143,13 +143,13 @@ def test_search_refuses_too_many_positions_and_finished_games():
 def test_checkpoints_round_trip_and_refuse_another_game(tmp_path):
     game = make_game("tictactoe")
     net = AlphaZeroNet(game.observation_shape, game.num_actions, channels=8, blocks=1)
-    path = save_checkpoint(tmp_path / "net.pt", net, game)
-    loaded, document = load_checkpoint(path, game)
+    path = save_alphazero(tmp_path / "net.pt", net, game)
+    loaded, document = load_alphazero(path, AlphaZeroNet, game)
     observations = np.random.default_rng(0).random((3, 3, 3, 2), dtype=np.float32)
     assert np.allclose(evaluator(net.eval())(observations)[0], evaluator(loaded)(observations)[0])
     assert document["game"] == "tictactoe"
     with pytest.raises(CheckpointError, match="not crisscross"):
-        load_checkpoint(path, make_game("crisscross", size=3))
+        load_alphazero(path, AlphaZeroNet, make_game("crisscross", size=3))
     player = make_player(f"az:{path}:2")  # made without a game: checked when it meets one
     crisscross = make_game("crisscross", size=3)
     with pytest.raises(CheckpointError, match="not crisscross"):
@@ -267,26 +267,3 @@ def test_the_example_game_trains_too():
     actions, policies, _, _ = search.run(*states, fixed_evaluator(9), np.random.default_rng(0))
     assert actions.shape == (4,) and np.allclose(policies.sum(axis=1), 1.0)
     assert crossenvs.game_spec("tictactoe").gym_id == "crossenvs/TicTacToe-v0"
-
-
-def test_a_checkpoint_declaring_a_huge_network_is_refused_before_it_is_built(tmp_path, monkeypatch):
-    """A small file that declares 6,000 channels must fail on its tensors' shapes, not build the network first."""
-    game = make_game("crisscross", size=3)
-    net = AlphaZeroNet(game.observation_shape, game.num_actions, channels=8, blocks=1)
-    path = save_checkpoint(tmp_path / "small.pt", net, game)
-    document = torch.load(path, weights_only=True)
-    document["sizes"]["channels"] = 6000
-    torch.save(document, path)
-    built = []
-    monkeypatch.setattr(AlphaZeroNet, "__init__", _recording_init(AlphaZeroNet.__init__, built))
-    with pytest.raises(CheckpointError, match="do not match the sizes it declares"):
-        load_checkpoint(path)
-    assert not [device for device in built if device != "meta"]  # only the meta-device model was made
-
-
-def _recording_init(init, built):
-    def record(self, *args, **kwargs):
-        built.append(torch.empty(0).device.type)  # the default device at construction
-        init(self, *args, **kwargs)
-
-    return record

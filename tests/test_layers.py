@@ -19,12 +19,12 @@ PACKAGE = Path(__file__).resolve().parent.parent / "crossenvs"
 LAYERS: list[tuple[str, ...]] = [
     ("crossenvs.core",),
     ("crossenvs.games",),
-    ("crossenvs.players", "crossenvs.player_kernels"),
+    ("crossenvs.players",),
     ("crossenvs.envs",),
+    ("crossenvs.checkpoints",),
     (
         "crossenvs.az",
         "crossenvs.agents",
-        "crossenvs.checkpoints",
         "crossenvs.eval",
         "crossenvs.integrations",
         "crossenvs.match",

@@ -252,7 +252,7 @@ def test_while_the_opponent_thinks_the_state_reads_and_moves_wait():
 
 
 def test_mcts_releases_the_gil_so_a_search_never_stalls_the_server():
-    search = specialize("crossenvs.eval.mcts", type(make_game("crisscross"))).search
+    search = specialize("crossenvs.players.mcts", type(make_game("crisscross"))).search
     assert search.targetoptions.get("nogil")
 
 

@@ -153,11 +153,11 @@ def test_runners_sharing_a_choice_switch_together_on_their_summed_times():
 
 
 def test_the_vector_loops_share_one_choice():
-    from crossenvs import player_kernels
     from crossenvs.envs.vector import CrossVectorEnv
+    from crossenvs.players import kernels
 
     batch = CrossVectorEnv("crisscross", num_envs=2, size=4)._batch
-    runners = (batch._apply, batch._play, batch._view, player_kernels._RANDOM_PICKS)
+    runners = (batch._apply, batch._play, batch._view, kernels._RANDOM_PICKS)
     assert all(runner.choice is NUMBA_WAYS for runner in runners)
 
 

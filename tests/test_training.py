@@ -119,9 +119,9 @@ def test_a_corrupt_checkpoint_is_a_clear_error(tmp_path):
     broken = tmp_path / "step_5.zip"
     broken.write_bytes(b"not a zip file")
     with pytest.raises(crossenvs.CrossenvsError, match="corrupt or unreadable"):
-        selfplay.load_checkpoint(broken)
+        selfplay.ck.load_sb3(broken)
     with pytest.raises(crossenvs.CrossenvsError, match="does not exist"):
-        selfplay.load_checkpoint(tmp_path / "missing.zip")
+        selfplay.ck.load_sb3(tmp_path / "missing.zip")
 
 
 @pytest.mark.parametrize(
@@ -399,7 +399,8 @@ def test_resuming_from_the_offered_ppo_checkpoint_moves_the_newer_ones_aside(tmp
 
 def az_run_with_checkpoints(tmp_path: Path) -> Path:
     """An AlphaZero run folder: latest.pt (with the optimiser), final.pt and two snapshots."""
-    from crossenvs.az.network import AlphaZeroNet, save_checkpoint
+    from crossenvs.az.network import AlphaZeroNet
+    from crossenvs.checkpoints import save_alphazero as save_checkpoint
 
     run_dir = tmp_path / "run"
     (run_dir / "checkpoints").mkdir(parents=True)

@@ -104,7 +104,7 @@ def test_bad_arguments():
 
 
 def test_random_legal_actions_picks_the_quantile_of_the_legal_ids():
-    from crossenvs.player_kernels import random_legal_actions
+    from crossenvs.players.kernels import random_legal_actions
 
     rng = np.random.default_rng(0)
     masks = (rng.random((300, 3585)) < 0.02).astype(np.int8)

@@ -39,7 +39,6 @@ import dataclasses
 import functools
 import json
 import math
-import re
 import sys
 import time
 from pathlib import Path
@@ -49,15 +48,8 @@ import numpy as np
 import torch
 
 import crossenvs
-from crossenvs.az.network import (
-    PRECISION_CHOICES,
-    AlphaZeroNet,
-    autocast,
-    evaluator,
-    fastest_precision,
-    resolve_device,
-    save_checkpoint,
-)
+from crossenvs import checkpoints as ck
+from crossenvs.az.network import PRECISION_CHOICES, AlphaZeroNet, autocast, evaluator, fastest_precision
 from crossenvs.az.player import AlphaZeroPlayer
 from crossenvs.az.search import GumbelSearch
 from crossenvs.core.checks import check_seed
@@ -86,7 +78,7 @@ from common import (
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the checkpoints a run can continue from: latest.pt (with the optimiser), final.pt, the snapshots
-CHECKPOINT_FILE = r"latest\.pt|final\.pt|seconds_(\d+)\.pt"
+CHECKPOINT_FILE = ck.AZ_FILES
 
 
 @dataclasses.dataclass
@@ -240,15 +232,14 @@ def learner(net: AlphaZeroNet, optimizer: torch.optim.Optimizer, device: str, pr
 
 
 def read_document(path: Path) -> dict[str, Any]:
-    """A checkpoint's contents; a CheckpointError when it is missing, unreadable or lacks the network or counters."""
-    if not path.is_file():
-        raise CheckpointError(f"checkpoint {path} is missing")
+    """A checkpoint's contents (:func:`crossenvs.checkpoints.read_alphazero` checks the network's), with counters."""
+    document = ck.read_alphazero(path, AlphaZeroNet)
     try:
-        document = torch.load(path, map_location="cpu", weights_only=True)
-        document["state_dict"].keys(), int(document["counters"]["moves"])
-    except Exception as exc:  # zip, pickle, key and type errors all mean "not usable"
-        reason = str(exc).split(". ")[0].splitlines()[0] if str(exc) else ""  # torch adds a paragraph of advice
-        raise CheckpointError(f"checkpoint {path} is corrupt or unreadable: {type(exc).__name__}: {reason}") from None
+        int(document["counters"]["moves"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(
+            f"checkpoint {path} is corrupt or unreadable: its counters are missing ({exc!r})"
+        ) from None
     return document
 
 
@@ -260,28 +251,22 @@ def usable(path: Path) -> bool:
     return True
 
 
-def snapshot_seconds(path: Path) -> float:
-    """n of ``seconds_<n>.pt``; infinity for latest.pt and final.pt, which come after every snapshot."""
-    match = re.fullmatch(CHECKPOINT_FILE, path.name)
-    return int(match.group(1)) if match and match.group(1) else math.inf
-
-
 def checkpoint_to_resume(run_dir: Path, args: argparse.Namespace) -> tuple[Path, dict[str, Any]]:
     """``latest.pt``, or the checkpoint ``--from-checkpoint`` names, read before any work; should it be unreadable,
     the error names the newest good snapshot before it and the command that resumes from there."""
-    folder = run_dir / "checkpoints"
+    folder = run_dir / ck.CHECKPOINTS
     if args.from_checkpoint:
         names = "latest.pt, final.pt or seconds_<n>.pt"
         chosen = check_from_checkpoint(args.from_checkpoint, folder, CHECKPOINT_FILE, names)
     else:
-        chosen = folder / "latest.pt"
-    snapshots = sorted(folder.glob("seconds_*.pt"), key=snapshot_seconds, reverse=True)
+        chosen = folder / ck.AZ_LATEST
+    snapshots = sorted(folder.glob(ck.AZ_SNAPSHOT_GLOB), key=ck.az_snapshot_seconds, reverse=True)
     if not chosen.exists() and not snapshots:
         raise CheckpointError(f"no checkpoint to resume from: {chosen} is missing")
     try:
         return chosen, read_document(chosen)
     except CheckpointError as exc:
-        older = (path for path in snapshots if snapshot_seconds(path) < snapshot_seconds(chosen))
+        older = (path for path in snapshots if ck.az_snapshot_seconds(path) < ck.az_snapshot_seconds(chosen))
         previous = next((path for path in older if usable(path)), None)
         raise resume_offer(script_text(__file__), args.resume, str(exc), previous) from None
 
@@ -304,17 +289,23 @@ def restore(net: AlphaZeroNet, optimizer: torch.optim.Optimizer, counters: dict,
 def superseded(chosen: Path, wall_seconds: float) -> list[Path]:
     """When a run continues from a checkpoint older than latest.pt: latest.pt, final.pt and the later snapshots,
     the line of history it leaves (moved aside, so --resume and rating-plot see one line)."""
-    if chosen.name == "latest.pt":
+    if chosen.name == ck.AZ_LATEST:
         return []
     folder = chosen.parent
-    ends = [folder / name for name in ("latest.pt", "final.pt") if (folder / name).exists() and folder / name != chosen]
-    later = [path for path in folder.glob("seconds_*.pt") if round(wall_seconds) < snapshot_seconds(path) < math.inf]
+    ends = [
+        folder / name for name in (ck.AZ_LATEST, ck.AZ_FINAL) if (folder / name).exists() and folder / name != chosen
+    ]
+    later = [
+        path
+        for path in folder.glob(ck.AZ_SNAPSHOT_GLOB)
+        if round(wall_seconds) < ck.az_snapshot_seconds(path) < math.inf
+    ]
     return sorted(ends + later)
 
 
 # ----------------------------------------------------------------------------- a run
 def train(args: argparse.Namespace) -> dict[str, Any]:
-    device = resolve_device(args.device)
+    device = ck.resolve_device(args.device)
     overrides = {"max_minutes": args.max_minutes}
     if args.resume:
         run_dir = check_resume_folder(args.resume)
@@ -332,10 +323,10 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     net = AlphaZeroNet(game.observation_shape, game.num_actions, config.channels, config.blocks).to(device).eval()
     optimizer = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
     counters = {"moves": 0, "positions": 0, "updates": 0, "games": 0, "wall_seconds": 0.0}
-    latest = run_dir / "checkpoints" / "latest.pt"
+    latest = run_dir / ck.CHECKPOINTS / ck.AZ_LATEST
     if args.resume:
         restore(net, optimizer, counters, document, chosen)
-        set_aside(superseded(chosen, counters["wall_seconds"]), run_dir / "checkpoints")
+        set_aside(superseded(chosen, counters["wall_seconds"]), run_dir / ck.CHECKPOINTS)
         rng = np.random.default_rng([config.seed, counters["moves"]])  # fresh streams from here on
         selfplay.rng = rng
         print(
@@ -371,17 +362,17 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         progress.update(time.monotonic() - started, counters)
         if time.monotonic() - last_checkpoint >= config.checkpoint_minutes * 60:
             counters["wall_seconds"] = wall_before + time.monotonic() - started
-            save_checkpoint(latest, net, game, {"optimizer": optimizer.state_dict(), "counters": counters})
-            snapshot = run_dir / "checkpoints" / f"seconds_{round(counters['wall_seconds']):06d}.pt"
-            save_checkpoint(snapshot, net, game, {"counters": counters})  # for rating against wall-clock time
+            ck.save_alphazero(latest, net, game, {"optimizer": optimizer.state_dict(), "counters": counters})
+            snapshot = run_dir / ck.CHECKPOINTS / ck.az_snapshot_name(counters["wall_seconds"])
+            ck.save_alphazero(snapshot, net, game, {"counters": counters})  # for rating against wall-clock time
             last_checkpoint = time.monotonic()
     progress.close()
     seconds = time.monotonic() - started
     counters["wall_seconds"] = wall_before + seconds
-    save_checkpoint(latest, net, game, {"optimizer": optimizer.state_dict(), "counters": counters})
-    final = save_checkpoint(run_dir / "checkpoints" / "final.pt", net, game, {"counters": counters})
-    save_checkpoint(
-        run_dir / "checkpoints" / f"seconds_{round(counters['wall_seconds']):06d}.pt", net, game, {"counters": counters}
+    ck.save_alphazero(latest, net, game, {"optimizer": optimizer.state_dict(), "counters": counters})
+    final = ck.save_alphazero(run_dir / ck.CHECKPOINTS / ck.AZ_FINAL, net, game, {"counters": counters})
+    ck.save_alphazero(
+        run_dir / ck.CHECKPOINTS / ck.az_snapshot_name(counters["wall_seconds"]), net, game, {"counters": counters}
     )
     agent = AlphaZeroPlayer(final, config.eval_simulations, game=game, device=device)
     opponent = make_player(config.eval_opponent, game=game)

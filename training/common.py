@@ -23,6 +23,7 @@ import yaml
 
 import crossenvs
 from crossenvs import flag_checks as checks
+from crossenvs.checkpoints import CHECKPOINTS
 from crossenvs.core.errors import CheckpointError, OutputPathError, UsageError
 from crossenvs.flag_checks import check_folder_creatable, check_int_range, check_minutes
 
@@ -164,7 +165,7 @@ def start_run_folder(run_dir: Path, flag: str, config: Any) -> None:
     """A new run's folder with its ``config.yaml``; refused up front when it cannot be written or
     already holds a run (whose checkpoints the new one would mix with)."""
     check_folder_creatable(run_dir, flag)
-    if (run_dir / "config.yaml").exists() or any((run_dir / "checkpoints").glob("*")):
+    if (run_dir / "config.yaml").exists() or any((run_dir / CHECKPOINTS).glob("*")):
         raise UsageError(
             f"{flag} {run_dir} already holds a run; continue it with --resume {run_dir}, or choose a new folder"
         )
@@ -202,7 +203,7 @@ def resume_offer(script: str, resume: str, reason: str, previous: Path | None) -
     """The error for a checkpoint a run cannot continue from, naming the previous good one and the command."""
     if previous is None:
         return CheckpointError(f"{reason}; no older checkpoint of the run is readable, so start a new run (--config)")
-    shown = Path(resume) / "checkpoints" / previous.name
+    shown = Path(resume) / CHECKPOINTS / previous.name
     return CheckpointError(
         f"{reason}; the previous good checkpoint is {shown}: resume from it with "
         f"python {script} --resume {resume} --from-checkpoint {shown}"

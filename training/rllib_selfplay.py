@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import crossenvs
+from crossenvs import checkpoints as ck
 from crossenvs.cli import parse_options
 from crossenvs.core.checks import check_seed
 from crossenvs.core.errors import CrossenvsError, OutputPathError, UsageError
@@ -104,7 +105,7 @@ def check_args(args: argparse.Namespace) -> Game:
     make_player(args.eval_opponent, game=game)  # an unknown spec stops the run now, not after training
     args.out = Path(args.out or f"runs/rllib/{game.name}-{time.strftime('%Y%m%d-%H%M%S')}")
     check_folder_creatable(args.out, "--out")
-    if (args.out / "run.json").exists() or any((args.out / "checkpoints").glob("*")):
+    if (args.out / "run.json").exists() or any((args.out / ck.CHECKPOINTS).glob("*")):
         raise UsageError(f"--out {args.out} already holds a run; choose a new folder (or leave --out out)")
     return game
 
@@ -138,7 +139,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     where = start_ray(args)
     try:
         args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "checkpoints").mkdir(exist_ok=True)
+        (args.out / ck.CHECKPOINTS).mkdir(exist_ok=True)
         settings = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
         write_atomically(args.out / "run.json", json.dumps({**settings, "options": game.options}, indent=2))
     except OSError as exc:
@@ -173,9 +174,9 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
             if iteration % args.checkpoint_every == 0 or iteration == args.iterations:
                 extra = {"iteration": iteration, "env_steps": steps, "league": rllib.league_opponents(algo)}
                 checkpoint = rllib.save_checkpoint(
-                    algo, args.out / "checkpoints" / f"iter_{iteration:06d}", game, extra
+                    algo, args.out / ck.CHECKPOINTS / ck.rllib_iteration_name(iteration), game, extra
                 )
-                prune(args.out / "checkpoints", args.keep)
+                prune(args.out / ck.CHECKPOINTS, args.keep)
     finally:
         algo.stop()
     return finish(args, game, checkpoint, steps, seconds, illegal)
@@ -183,7 +184,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
 
 def prune(folder: Path, keep: int) -> None:
     """Delete all but the newest ``keep`` checkpoints: each holds the learner's optimiser too (megabytes)."""
-    for old in sorted(folder.glob("iter_*"))[:-keep]:
+    for old in sorted(folder.glob(ck.RLLIB_GLOB))[:-keep]:
         shutil.rmtree(old, ignore_errors=True)
 
 

@@ -46,12 +46,12 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 import crossenvs
-from crossenvs.az.network import resolve_device
+from crossenvs import checkpoints as ck
 from crossenvs.core.checks import check_seed
 from crossenvs.core.errors import CheckpointError
 from crossenvs.envs.vector import CrossSB3VecEnv
 from crossenvs.eval.arena import match
-from crossenvs.players import ModelPlayer, Player, Positions, RandomPlayer, load_checkpoint
+from crossenvs.players import ModelPlayer, Player, Positions, RandomPlayer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
@@ -72,7 +72,7 @@ from common import (
 
 ROOT = Path(__file__).resolve().parent.parent
 #: a checkpoint's files: step_<n>.zip (the model) and step_<n>.json (its metadata)
-CHECKPOINT_FILE = r"step_(\d+)\.(zip|json)"
+CHECKPOINT_FILE = ck.SB3_FILES
 #: stable-baselines3 seeds numpy's legacy generator, which takes 32 bits
 SB3_SEED_LIMIT = 2**32
 
@@ -278,7 +278,7 @@ class Run:
         self.config = config
         self.run_dir = run_dir
         self.device = device
-        self.checkpoints = run_dir / "checkpoints"
+        self.checkpoints = run_dir / ck.CHECKPOINTS
         self.pool = OpponentPool(config.num_envs, config.pool_size, config.random_share)
         self.started = time.monotonic()
         self.wall_before = 0.0  # training seconds spent before a resume
@@ -297,7 +297,7 @@ class Run:
             if len(policies) == self.config.pool_size:
                 break
             try:
-                policies.append(load_checkpoint(self.zip_path(step), device=device).policy)
+                policies.append(ck.load_sb3(self.zip_path(step), device=device).policy)
             except crossenvs.CrossenvsError as exc:
                 print(f"note: {exc}; it stays out of the opponent pool")
         for policy in reversed(policies):  # oldest first, as they joined
@@ -313,8 +313,8 @@ class Run:
         """``step_<n>.zip`` and ``step_<n>.json``, each written to a temporary name and renamed."""
         self.checkpoints.mkdir(parents=True, exist_ok=True)
         step = int(model.num_timesteps)
-        final = self.checkpoints / f"step_{step}.zip"
-        temporary = self.checkpoints / f".step_{step}.tmp.zip"
+        final = self.checkpoints / ck.sb3_step_name(step)
+        temporary = self.checkpoints / f".{ck.sb3_step_name(step, '.tmp.zip')}"
         model.save(temporary)
         os.replace(temporary, final)
         metadata = {
@@ -326,35 +326,27 @@ class Run:
             "crossenvs_version": crossenvs.__version__,
             "checkpoint": final.name,
         }
-        write_atomically(self.checkpoints / f"step_{step}.json", json.dumps(metadata, indent=2))
+        write_atomically(self.checkpoints / ck.sb3_step_name(step, ".json"), json.dumps(metadata, indent=2))
         return final
 
     def steps(self) -> list[int]:
         """The steps of the run's checkpoints, oldest first (a model or its metadata is enough to count)."""
-        names = (re.fullmatch(CHECKPOINT_FILE, path.name) for path in self.checkpoints.glob("step_*"))
+        names = (re.fullmatch(CHECKPOINT_FILE, path.name) for path in self.checkpoints.glob(ck.sb3_step_name("*", "")))
         return sorted({int(match.group(1)) for match in names if match})
 
     def zip_path(self, step: int) -> Path:
-        return self.checkpoints / f"step_{step}.zip"
+        return self.checkpoints / ck.sb3_step_name(step)
 
     def metadata(self, step: int) -> dict:
         """``step_<n>.json``; a CheckpointError when it is missing or unreadable."""
-        path = self.checkpoints / f"step_{step}.json"
-        if not path.is_file():
-            raise CheckpointError(f"checkpoint metadata {path} is missing")
-        try:
-            metadata = json.loads(path.read_text())
-            float(metadata.get("wall_seconds", 0.0))
-        except (OSError, ValueError, TypeError, AttributeError) as exc:
-            raise CheckpointError(f"checkpoint metadata {path} is corrupt: {type(exc).__name__}: {exc}") from None
-        return metadata
+        return ck.read_sb3_metadata(self.checkpoints / ck.sb3_step_name(step, ".json"))
 
     def usable(self, step: int) -> bool:
         """Whether checkpoint ``step`` can be resumed from: its metadata and its model both load (a zip
         test alone is fooled by a truncated file that ends inside one of the nested torch archives)."""
         try:
             self.metadata(step)
-            load_checkpoint(self.zip_path(step))
+            ck.load_sb3(self.zip_path(step))
         except crossenvs.CrossenvsError:
             return False
         return True
@@ -371,7 +363,12 @@ class Run:
 
     def newer_files(self, step: int) -> list[Path]:
         """The files of the checkpoints after ``step``: another line of history once a run resumes from ``step``."""
-        later = [path for later in self.steps() if later > step for path in self.checkpoints.glob(f"step_{later}.*")]
+        later = [
+            path
+            for later in self.steps()
+            if later > step
+            for path in self.checkpoints.glob(ck.sb3_step_name(later, ".*"))
+        ]
         return sorted(later)
 
 
@@ -389,7 +386,7 @@ def resume(args: argparse.Namespace, device: str) -> tuple[Run, MaskablePPO, dic
     env = run.make_env(seed=config.seed + step)
     try:
         metadata = run.metadata(step)
-        model = load_checkpoint(run.zip_path(step), env=env, device=device)
+        model = ck.load_sb3(run.zip_path(step), env=env, device=device)
     except crossenvs.CrossenvsError as exc:
         previous = next((older for older in reversed(run.steps()) if older < step and run.usable(older)), None)
         offer = run.zip_path(previous) if previous is not None else None
@@ -398,7 +395,7 @@ def resume(args: argparse.Namespace, device: str) -> tuple[Run, MaskablePPO, dic
     model.tensorboard_log = str(run_dir / "tensorboard")
     run.wall_before = float(metadata.get("wall_seconds", 0.0))
     run.refill_pool(device)
-    print(f"resuming {run_dir} from step_{step}.zip (step {step})")
+    print(f"resuming {run_dir} from {ck.sb3_step_name(step)} (step {step})")
     return run, model, metadata
 
 
@@ -438,7 +435,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _train(args: argparse.Namespace) -> dict[str, Any]:
-    device = resolve_device(args.device)
+    device = ck.resolve_device(args.device)
     if args.resume:
         run, model, _ = resume(args, device)
         config, run_dir = run.config, run.run_dir

@@ -24,7 +24,7 @@ from ..core.checks import whole_number
 from ..core.errors import InvalidOptionError
 from ..core.game import Game
 from ..core.registry import make_game
-from ..players import MAX_SEARCH_SIMULATIONS, Player
+from ..players import MAX_SEARCH_SIMULATIONS, import_extra
 
 FOLDER = Path(__file__).resolve().parent
 
@@ -64,21 +64,18 @@ def path(game: str, **options: Any) -> Path:
     return FOLDER / file_name(game, **chosen)
 
 
-def from_spec(argument: str, game: Game | None, seed: int | None) -> Player:
-    """The player spec ``pretrained[:<simulations>]``: the agent trained for ``game`` (default 64 simulations)."""
-    if game is None:
-        raise InvalidOptionError("player 'pretrained' needs a game: its agent is the one trained for that game")
-    simulations = whole_number(argument or "64", "pretrained:<simulations>", 0, MAX_SEARCH_SIMULATIONS)
-    return load(game.name, simulations, seed=seed, **game.options)
-
-
 def load(game: str, simulations: int = 64, seed: int | None = None, **options: Any):
     """The pretrained agent of ``game`` at ``options`` as a player searching ``simulations`` per move."""
-    try:
-        from ..az.player import AlphaZeroPlayer
-    except ImportError as exc:
-        raise InvalidOptionError(f'pretrained agents need torch: pip install "crossenvs[agents]" ({exc})') from None
+    AlphaZeroPlayer = import_extra("crossenvs.az.player", "pretrained players", "agents").AlphaZeroPlayer
 
     player = AlphaZeroPlayer(path(game, **options), simulations, game=make_game(game, **options), seed=seed)
     player.name = f"pretrained-{simulations}"
     return player
+
+
+def from_spec(argument: str, game: Game | None, seed: int | None):
+    """``pretrained[:<simulations>]``: the agent of ``game`` (default 64 simulations), for the player spec table."""
+    if game is None:
+        raise InvalidOptionError("player 'pretrained' needs a game: its agent is the one trained for that game")
+    simulations = whole_number(argument or "64", "pretrained:<simulations>", 0, MAX_SEARCH_SIMULATIONS)
+    return load(game.name, simulations, seed=seed, **game.options)

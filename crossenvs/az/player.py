@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..core.checks import whole_number
+from ..checkpoints import check_trained_on, load_alphazero
 from ..core.errors import InvalidOptionError
 from ..core.game import Game
 from ..core.state import State
-from ..players import MAX_SEARCH_SIMULATIONS, Player, Positions
-from .network import check_fits, evaluator, load_checkpoint
+from ..players import Player, Positions, split_file_argument
+from .network import AlphaZeroNet, evaluator
 from .search import GumbelSearch
 
 
@@ -37,7 +37,7 @@ class AlphaZeroPlayer(Player):
         if simulations < 0:
             raise InvalidOptionError(f"az: simulations must be 0 or more, got {simulations}")
         self.checkpoint = Path(checkpoint)
-        self.net, self.document = load_checkpoint(checkpoint, game, device)
+        self.net, self.document = load_alphazero(checkpoint, AlphaZeroNet, game, device)
         self.evaluate = evaluator(self.net, device)
         self.simulations = int(simulations)
         self.name = f"az-{Path(checkpoint).stem}-{simulations}"
@@ -50,7 +50,7 @@ class AlphaZeroPlayer(Player):
         return int(self.act_batch(positions)[0])
 
     def act_batch(self, positions: Positions) -> np.ndarray:
-        check_fits(self.checkpoint, (self.document["game"], self.document["options"]), positions.game)
+        check_trained_on(self.checkpoint, (self.document["game"], self.document["options"]), positions.game)
         if self.simulations == 0:
             logits, _ = self.evaluate(np.ascontiguousarray(positions.observations, dtype=np.float32))
             return np.where(positions.masks.astype(bool), logits, -np.inf).argmax(axis=1)
@@ -69,12 +69,9 @@ class AlphaZeroPlayer(Player):
 
 def from_spec(argument: str, game: Game | None, seed: int | None) -> AlphaZeroPlayer:
     """``az:<checkpoint>[:<simulations>]`` (default 64 simulations)."""
-    path, _, count = argument.rpartition(":")
-    if not path or not count.isdigit():  # any digits, ² too: whole_number refuses what int() cannot read
-        path, count = argument, ""
-    simulations = whole_number(count or "64", "az:<checkpoint>:<simulations>", 0, MAX_SEARCH_SIMULATIONS)
+    path, count = split_file_argument(argument)
     if not path:
         raise InvalidOptionError(
             "player 'az' needs a checkpoint: az:<checkpoint>[:<simulations>], e.g. az:runs/x/best.pt:64"
         )
-    return AlphaZeroPlayer(path, simulations, game=game, seed=seed)
+    return AlphaZeroPlayer(path, 64 if count is None else count, game=game, seed=seed)

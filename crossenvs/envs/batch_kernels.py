@@ -1,10 +1,8 @@
 """Numba kernels over a batch of games that do not depend on the game: resets and per-game random streams.
 
-Random picks over legal masks belong to the random player (:mod:`crossenvs.player_kernels`); the
-vector env imports them from there.
-
 The loops that call a game's own kernels over a batch are in :mod:`crossenvs.envs.game_batch`,
-compiled once per game (see :mod:`crossenvs.core.specialize`).
+compiled once per game (see :mod:`crossenvs.core.specialize`); the random pick among legal actions is
+the players' (:mod:`crossenvs.players.kernels`).
 """
 
 from __future__ import annotations

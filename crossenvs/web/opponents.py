@@ -16,15 +16,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..agents import FOLDER as AGENTS_FOLDER
-from ..core.errors import InvalidOptionError, UsageError
+from ..core.errors import CheckpointError, InvalidOptionError, UsageError
 from ..core.game import Game
-from ..players import Player, make_player
+from ..players import CHECKPOINT_SUFFIXES, PATH_KIND, Player, UnknownPlayerError, make_player, player_specs
 from .errors import BadRequestError, ForbiddenCheckpointError
 
-#: the kinds of player a page may name without a file (``pretrained`` reads the packaged agents only)
-NAMED_KINDS = ("random", "greedy", "mcts", "pretrained")
-#: what a checkpoint file's name ends in: AlphaZero (``az:``) and MaskablePPO
-CHECKPOINT_SUFFIXES = (".pt", ".zip")
+#: the kinds of player a page may name (``pretrained`` reads the packaged agents only; ``az:`` and a bare
+#: ``.zip`` path read a file, which ``make_player`` hands to :meth:`CheckpointFolders.resolve` first)
+PAGE_KINDS = ("random", "greedy", "mcts", "pretrained", "az", PATH_KIND)
 #: simulations per move a page may ask for, unless ``--max-simulations`` says otherwise
 DEFAULT_MAX_SIMULATIONS = 1000
 #: checkpoints the catalog lists at most (a folder of training runs can hold thousands)
@@ -92,24 +91,18 @@ class CheckpointFolders:
 
 
 def make_opponent(spec: str, game: Game, folders: CheckpointFolders, seed: int | None, max_simulations: int) -> Player:
-    """The player ``spec`` names, its checkpoint checked against ``folders`` and its search against the cap."""
+    """The player ``spec`` names (read by :func:`~crossenvs.players.make_player`, which hands every file name it
+    finds to ``folders`` before anything is read), its search checked against the cap."""
     text = spec.strip()
     if not text:
         raise BadRequestError("give an opponent: random, greedy, mcts:<simulations>, pretrained or a checkpoint")
-    prefix, _, argument = text.partition(":")
     try:
-        if prefix in NAMED_KINDS:
-            player = make_player(text, game=game, seed=seed, paths=False)
-        elif prefix == "az":
-            player = make_player(f"az:{_resolve_az(argument, folders)}", game=game, seed=seed)
-        elif text.endswith(".zip"):
-            player = make_player(str(folders.resolve(text)), game=game, seed=seed)
-        else:
-            raise BadRequestError(
-                f"unknown opponent {text!r}: use random, greedy, mcts:<simulations>, pretrained[:<simulations>], "
-                "az:<checkpoint>.pt[:<simulations>] or a checkpoint .zip from the allowed folders"
-            )
-    except InvalidOptionError as exc:
+        player = make_player(text, game=game, seed=seed, paths=folders.resolve, kinds=PAGE_KINDS)
+    except UnknownPlayerError:
+        raise BadRequestError(
+            f"unknown opponent {text!r}: use {player_specs(PAGE_KINDS)} from the allowed folders"
+        ) from None
+    except (InvalidOptionError, CheckpointError) as exc:
         raise BadRequestError(f"opponent {text!r}: {exc}") from None
     simulations = getattr(player, "simulations", 0)
     if simulations > max_simulations:
@@ -118,12 +111,3 @@ def make_opponent(spec: str, game: Game, folders: CheckpointFolders, seed: int |
             f"{max_simulations} (crossenvs serve --max-simulations N), so a move answers within seconds"
         )
     return player
-
-
-def _resolve_az(argument: str, folders: CheckpointFolders) -> str:
-    """``<checkpoint>[:<simulations>]`` with the checkpoint made an absolute, allowed path."""
-    name, _, count = argument.rpartition(":")
-    if not name or not count.isdigit():
-        name, count = argument, ""
-    path = folders.resolve(name)
-    return f"{path}:{count}" if count else str(path)

@@ -1,7 +1,6 @@
-"""Numba kernels the players own: a uniform random legal action for each row of a batch of masks.
+"""Numba kernels the players run over a batch of games: the uniform random pick among legal actions.
 
-The random player's :meth:`~crossenvs.players.RandomPlayer.act_batch` and the vector env's
-built-in random opponent both pick through :func:`random_legal_actions`, so they agree pick for pick.
+Owned by the players layer (random play is a player); the env layer imports from here.
 """
 
 from __future__ import annotations
@@ -9,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .core.threads import BatchRunner
+from ..core.threads import BatchRunner
 
 
 def random_legal_actions(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:

@@ -1,0 +1,202 @@
+"""Player specs: the one parser of ``random``, ``mcts:400``, ``az:run/final.pt:64``, ``rllib:<folder>`` and paths.
+
+Every kind of player is one row of a table, added with :func:`register_player_kind`. A row's
+factory is a function, or a ``"module:function"`` string imported on first use (as games register
+by ``"module:Class"``): so the kinds that live above the players layer (AlphaZero, the packaged
+agents, RLlib, checkpoint files) are registered by the package root, ``crossenvs/__init__.py``,
+without this layer importing them, and a missing optional dependency is one error naming the
+extra to install.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from ..core.checks import whole_number
+from ..core.errors import InvalidOptionError
+from ..core.game import Game
+from .base import Player
+from .builtin import (
+    MAX_MCTS_SIMULATIONS,
+    MAX_SEARCH_SIMULATIONS,
+    FunctionPlayer,
+    GreedyPlayer,
+    MCTSPlayer,
+    ModelPlayer,
+    RandomPlayer,
+)
+
+#: factory(argument after "prefix:", game or None, seed) -> Player
+Factory = Callable[[str, "Game | None", "int | None"], Player]
+#: the row that reads a spec without a prefix: the path of a checkpoint file
+PATH_KIND = "<path>"
+#: what a checkpoint file's name ends in, when a spec is a bare path (AlphaZero's ``.pt`` earns a hint)
+CHECKPOINT_SUFFIXES = (".zip", ".pt")
+_PREFIX = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class UnknownPlayerError(InvalidOptionError):
+    """A spec that names no registered kind of player (nor, where paths are read, a checkpoint file)."""
+
+
+@dataclass(frozen=True)
+class PlayerKind:
+    """One row of the spec table: how ``<prefix>[:<argument>]`` becomes a player."""
+
+    prefix: str
+    target: Factory | str  # a factory, or "module:function" imported on first use
+    usage: str  # how its specs are written, for help texts and errors
+    extra: str | None = None  # the pip extra the target's module needs (for the error when it is missing)
+    reads_file: bool = False  # the argument is <file>[:<count>]: a checkpoint that a caller may vet first
+
+    def factory(self) -> Factory:
+        """The factory, imported now if it was registered by name."""
+        if not isinstance(self.target, str):
+            return self.target
+        module_name, _, function = self.target.partition(":")
+        if self.extra is None:
+            return getattr(importlib.import_module(module_name), function)
+        module = import_extra(module_name, f"{self.prefix} players", self.extra)
+        return getattr(module, function)
+
+
+def import_extra(module: str, what: str, extra: str) -> ModuleType:
+    """``module``, imported; when a dependency outside crossenvs is missing, one error naming the extra to install."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if (exc.name or "crossenvs").partition(".")[0] == "crossenvs":
+            raise  # a bug of ours, not a missing extra
+        raise InvalidOptionError(
+            f'{what} need {exc.name}, which is not installed: pip install "crossenvs[{extra}]"'
+        ) from None
+
+
+_KINDS: dict[str, PlayerKind] = {}
+
+
+def register_player_kind(
+    prefix: str,
+    factory: Factory | str,
+    usage: str | None = None,
+    *,
+    extra: str | None = None,
+    reads_file: bool = False,
+) -> PlayerKind:
+    """Let ``make_player`` read ``<prefix>`` and ``<prefix>:<argument>`` specs (e.g. ``az:run/best.pt``).
+
+    ``factory(argument, game, seed)`` makes the player; give it as ``"module:function"`` to import
+    the module only when such a spec is read (``extra`` names the pip extra it needs).
+    ``reads_file``: the argument is ``<file>[:<count>]`` (:func:`split_file_argument`), so a caller
+    that vets files (the web app) sees the file before it is read. :data:`PATH_KIND` is the row
+    for bare checkpoint paths.
+    """
+    if prefix != PATH_KIND and not (isinstance(prefix, str) and _PREFIX.match(prefix)):
+        raise InvalidOptionError(f"player kind {prefix!r}: lower case letters, digits and '_', starting with a letter")
+    if isinstance(factory, str) and ":" not in factory:
+        raise InvalidOptionError(f"player kind {prefix!r}: give a factory or 'module:function', not {factory!r}")
+    kind = PlayerKind(prefix, factory, usage or f"{prefix}[:...]", extra, reads_file)
+    _KINDS[prefix] = kind
+    return kind
+
+
+def split_file_argument(argument: str) -> tuple[str, int | None]:
+    """``run/final.pt:64`` -> ``("run/final.pt", 64)``; ``run/final.pt`` -> ``("run/final.pt", None)``.
+
+    The one reader of ``<file>[:<count>]``: the kinds that read a file and :func:`make_player`'s
+    vetting of that file both split here.
+    """
+    name, _, count = argument.rpartition(":")
+    if not name or not count.isdigit():  # any digits, ² too: whole_number refuses what int() cannot read
+        return argument, None
+    return name, whole_number(count, "<checkpoint>:<simulations>", 0, MAX_SEARCH_SIMULATIONS)
+
+
+def _mcts(argument: str, game: Game | None, seed: int | None) -> Player:
+    count = whole_number(argument or "200", "mcts:<simulations>", 1, MAX_MCTS_SIMULATIONS)
+    return MCTSPlayer(count, seed=seed)
+
+
+register_player_kind("random", lambda argument, game, seed: RandomPlayer(seed), "random")
+register_player_kind("greedy", lambda argument, game, seed: GreedyPlayer(seed), "greedy")
+register_player_kind("mcts", _mcts, "mcts[:<simulations>]")
+
+
+def _allowed(kinds: Collection[str] | None) -> dict[str, PlayerKind]:
+    return dict(_KINDS) if kinds is None else {prefix: _KINDS[prefix] for prefix in _KINDS if prefix in kinds}
+
+
+def player_specs(kinds: Collection[str] | None = None) -> str:
+    """The spec forms ``make_player`` reads (those of ``kinds`` only, if given), for help texts and errors."""
+    allowed = _allowed(kinds)
+    named = ", ".join(kind.usage for prefix, kind in allowed.items() if prefix != PATH_KIND)
+    return f"{named} or {allowed[PATH_KIND].usage}" if PATH_KIND in allowed else named
+
+
+def make_player(
+    spec: Any,
+    game: Game | None = None,
+    seed: int | None = None,
+    *,
+    paths: bool | Callable[[str], Path] = True,
+    kinds: Collection[str] | None = None,
+) -> Player:
+    """A player from a spec (see :mod:`crossenvs.players`). With ``game``, a checkpoint must fit it.
+
+    ``paths``: ``True`` reads files where the spec names them (a file called ``random`` in the
+    working folder wins over the kind); ``False`` reads no file the spec names; a function maps
+    each file name a spec gives to the path to read (or raises), and no spec is taken for a file
+    unless it has a checkpoint's suffix: a server reading specs from a page vets them so
+    (:mod:`crossenvs.web`). ``kinds`` limits the prefixes read (:data:`PATH_KIND` for bare paths).
+
+    >>> make_player("mcts:50").simulations
+    50
+    """
+    if isinstance(spec, Player):
+        return spec
+    if spec is None:
+        return RandomPlayer(seed)
+    if not isinstance(spec, (str, Path)):
+        if hasattr(spec, "predict"):
+            return ModelPlayer(spec, name=type(spec).__name__, seed=seed)
+        if callable(spec):
+            return FunctionPlayer(spec)
+        raise InvalidOptionError(
+            f"player {spec!r} is not usable: give a spec string ({player_specs()}), a Player, "
+            "a model with predict(observations, action_masks=...) or a callable (observation, mask)"
+        )
+    kind, argument = _kind_of(str(spec).strip(), paths, kinds)
+    if kind.reads_file:
+        argument = _vetted(kind, argument, paths)
+    return kind.factory()(argument, game, seed)
+
+
+def _kind_of(text: str, paths: bool | Callable[[str], Path], kinds: Collection[str] | None) -> tuple[PlayerKind, str]:
+    """The row a spec names and the argument after its prefix (the whole text for a bare path)."""
+    allowed = _allowed(kinds)
+    prefix, _, argument = text.partition(":")
+    if prefix in allowed and prefix != PATH_KIND and not (paths is True and Path(text).is_file()):
+        return allowed[prefix], argument
+    names_file = text.endswith(CHECKPOINT_SUFFIXES) or (paths is True and Path(text).is_file())
+    if PATH_KIND in allowed and paths is not False and names_file:
+        return allowed[PATH_KIND], text
+    raise UnknownPlayerError(f"unknown player {text!r}: use {player_specs(kinds)}")
+
+
+def _vetted(kind: PlayerKind, argument: str, paths: bool | Callable[[str], Path]) -> str:
+    """``argument`` with its file replaced by what ``paths`` maps it to."""
+    if paths is True:
+        return argument
+    if paths is False:
+        raise InvalidOptionError(f"player {kind.usage} reads a file, and files are not read here")
+    name, count = split_file_argument(argument)
+    if not name:
+        return argument  # the factory says what is missing
+    path = paths(name)
+    return str(path) if count is None else f"{path}:{count}"

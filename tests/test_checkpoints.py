@@ -1,0 +1,107 @@
+"""crossenvs.checkpoints: every bad checkpoint is one CheckpointError saying what is wrong and what would be right."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+import torch
+
+from crossenvs import CheckpointError, InvalidOptionError, make_game
+from crossenvs import checkpoints as ck
+from crossenvs.az.network import AlphaZeroNet
+from crossenvs.players import make_player, register_player_kind
+from crossenvs.players import specs as player_specs
+
+
+@pytest.fixture
+def tictactoe_checkpoint(tmp_path):
+    game = make_game("tictactoe")
+    net = AlphaZeroNet(game.observation_shape, game.num_actions, channels=8, blocks=1)
+    return game, ck.save_alphazero(tmp_path / "net.pt", net, game)
+
+
+def test_a_small_file_declaring_a_huge_network_fails_before_anything_is_allocated(tictactoe_checkpoint, tmp_path):
+    _, path = tictactoe_checkpoint
+    document = torch.load(path, weights_only=True)
+    for channels in (6000, 64):  # past the limit; within it, but not what the weights hold
+        document["sizes"] = {**document["sizes"], "channels": channels}
+        crafted = tmp_path / f"crafted{channels}.pt"
+        torch.save(document, crafted)
+        started = time.perf_counter()
+        with pytest.raises(CheckpointError, match="channels 6000" if channels == 6000 else "has shape"):
+            ck.load_alphazero(crafted, AlphaZeroNet)
+        assert time.perf_counter() - started < 5  # a 6,000-channel network alone would take gigabytes
+
+
+def test_missing_corrupt_and_wrong_game_checkpoints(tictactoe_checkpoint, tmp_path):
+    game, path = tictactoe_checkpoint
+    net, document = ck.load_alphazero(path, AlphaZeroNet, game)
+    assert document["game"] == "tictactoe" and not net.training
+    with pytest.raises(CheckpointError, match="does not exist"):
+        ck.load_alphazero(tmp_path / "missing.pt", AlphaZeroNet)
+    (tmp_path / "bad.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(CheckpointError, match="corrupt or unreadable"):
+        ck.load_alphazero(tmp_path / "bad.pt", AlphaZeroNet)
+    with pytest.raises(CheckpointError, match=r"trained on tictactoe .*, not crisscross"):
+        ck.load_alphazero(path, AlphaZeroNet, make_game("crisscross", size=3))
+    torch.save({"sizes": {}}, tmp_path / "keyless.pt")
+    with pytest.raises(CheckpointError, match="not game, options, sizes, state_dict"):
+        ck.load_alphazero(tmp_path / "keyless.pt", AlphaZeroNet)
+
+
+def test_a_bare_pt_where_a_zip_is_expected_hints_az(tictactoe_checkpoint):
+    game, path = tictactoe_checkpoint
+    assert ck.detect_kind(path) == ck.ALPHAZERO and ck.spec_for(path) == f"az:{path}"
+    with pytest.raises(CheckpointError, match=re.escape(f"play it as az:{path}")):
+        make_player(str(path), game)
+    with pytest.raises(CheckpointError, match="play it as az:"):
+        ck.load_sb3(path)
+
+
+def test_a_folder_that_is_not_an_rllib_checkpoint(tmp_path):
+    (tmp_path / "run").mkdir()
+    with pytest.raises(CheckpointError, match="is no RLlib checkpoint"):
+        ck.detect_kind(tmp_path / "run")
+    with pytest.raises(CheckpointError, match="has no checkpoints yet"):
+        (tmp_path / "run" / ck.CHECKPOINTS).mkdir()
+        ck.rllib_module_folder(tmp_path / "run")
+    with pytest.raises(CheckpointError, match="is a folder: an RLlib checkpoint plays as rllib:"):
+        ck.load_sb3(tmp_path / "run")
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"options": {}}', '{"game": "crosse", "options": 3}'])
+def test_a_corrupt_or_keyless_crossenvs_json_is_a_checkpoint_error(tmp_path, text):
+    folder = tmp_path / "iter_000001" / "learner_group" / "learner" / "rl_module" / "main"
+    folder.mkdir(parents=True)
+    (folder / ck.RLLIB_MODULE_FILE).write_bytes(b"")
+    (tmp_path / "iter_000001" / ck.RLLIB_METADATA).write_text(text)
+    with pytest.raises(CheckpointError, match=r"crossenvs\.json is corrupt"):
+        ck.rllib_module_folder(tmp_path / "iter_000001")
+
+
+def test_a_good_crossenvs_json_is_read(tmp_path):
+    folder = tmp_path / "iter_000001" / "main"
+    folder.mkdir(parents=True)
+    (folder / ck.RLLIB_MODULE_FILE).write_bytes(b"")
+    (tmp_path / "iter_000001" / ck.RLLIB_METADATA).write_text(json.dumps({"game": "crosse", "options": {}}))
+    found, metadata = ck.rllib_module_folder(tmp_path / "iter_000001")
+    assert found == folder and metadata["game"] == "crosse" and ck.detect_kind(tmp_path / "iter_000001") == ck.RLLIB
+
+
+def test_the_trainers_file_names():
+    assert ck.az_snapshot_name(299.6) == "seconds_000300.pt" and ck.az_snapshot_seconds("seconds_000300.pt") == 300
+    assert ck.az_snapshot_seconds(ck.AZ_FINAL) == float("inf")
+    assert ck.sb3_step_name(5) == "step_5.zip" and ck.sb3_step_name(5, ".json") == "step_5.json"
+    assert ck.rllib_iteration_name(7) == "iter_000007"
+
+
+def test_a_kind_whose_extra_is_missing_names_the_extra():
+    register_player_kind("absent", "crossenvs_absent_dependency_xyz:from_spec", extra="agents")
+    try:
+        with pytest.raises(InvalidOptionError, match=r'pip install "crossenvs\[agents\]"'):
+            make_player("absent")
+    finally:
+        del player_specs._KINDS["absent"]
