@@ -175,7 +175,7 @@ def save_alphazero(path: str | Path, net: Any, game: Game, extra: dict[str, Any]
 def read_alphazero(path: str | Path, network: Any, game: Game | None = None) -> dict[str, Any]:
     """An AlphaZero checkpoint's document, checked whole (sizes, every weight's shape, ``game``); no network built.
 
-    ``network`` is the network class (:class:`crossenvs.az.network.AlphaZeroNet`, with ``from_sizes``): given,
+    ``network`` is the network class (``crossenvs.az.network.AlphaZeroNet``, with ``from_sizes``): given,
     not imported, because this module sits below :mod:`crossenvs.az`, whose player reads checkpoints here.
     """
     torch = _torch("AlphaZero checkpoints")
@@ -310,7 +310,7 @@ def read_sb3_metadata(path: str | Path) -> dict[str, Any]:
 
 
 def sb3_player(argument: str, game: Game | None, seed: int | None) -> Player:
-    """A bare checkpoint path as a player (the spec kind :data:`crossenvs.players.PATH_KIND`)."""
+    """A bare checkpoint path as a player (the spec kind ``crossenvs.players.PATH_KIND``)."""
     return ModelPlayer(load_sb3(argument, game), name=Path(argument).stem, seed=seed)
 
 
