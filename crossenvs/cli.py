@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -99,22 +100,37 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> None:
 
 
 def print_table(table, out: TextIO) -> None:
+    """The ratings; a line under the table says how a one-sided bound (a clean sweep) was worked out."""
+    from .eval.arena import interval_text
+
     try:
         from rich.console import Console
         from rich.table import Table
     except ImportError:  # the eval extra is not installed: plain text
         out.write(f"{'player':<24} {'rating':>7} {'95% interval':>15} {'games':>6} {'score':>7}\n")
         for r in table:
-            interval = f"{r.low:.0f} .. {r.high:.0f}"
+            interval = interval_text(r)
             out.write(f"{r.name:<24} {r.rating:>7.0f} {interval:>15} {r.games:>6} {r.score:>7.1%}\n")
+        out.write(_sweep_note(table))
         return
 
-    view = Table(title="Round robin (Bradley-Terry ratings, 95% bootstrap intervals)")
+    view = Table(title="Round robin (Bradley-Terry ratings, 95% intervals)")
     for column in ("player", "rating", "95% interval", "games", "score"):
         view.add_column(column, justify="left" if column == "player" else "right")
     for r in table:
-        view.add_row(r.name, f"{r.rating:.0f}", f"{r.low:.0f} .. {r.high:.0f}", str(r.games), f"{r.score:.1%}")
+        view.add_row(r.name, f"{r.rating:.0f}", interval_text(r), str(r.games), f"{r.score:.1%}")
     Console(file=out, width=100).print(view)
+    out.write(_sweep_note(table))
+
+
+def _sweep_note(table) -> str:
+    """Intervals are bootstrap ones; a player who won or lost every game gets an exact one-sided bound."""
+    if not any(math.isinf(r.low) or math.isinf(r.high) for r in table):
+        return ""
+    return (
+        "(>= / <=: the player won or lost every game, so only one side is bounded: the exact binomial 95% bound "
+        "on its score, as an Elo gap to its opponents' mean)\n"
+    )
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO, source: TextIO) -> int:

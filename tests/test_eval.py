@@ -217,3 +217,26 @@ def test_mcts_batch_searches_in_threads_give_what_one_at_a_time_gives(name):
     expected = [one_by_one.act(env.game, positions.state(row)) for row in ids]
     assert batched.tolist() == expected
     assert all(info["action_mask"][row, action] for row, action in zip(ids, batched))
+
+
+def test_a_clean_sweep_gets_an_honest_one_sided_interval(tmp_path):
+    """20-0 used to print a '95% interval' of '1843 .. 1843': every bootstrap resample is a sweep too."""
+    import json
+    import math
+
+    from crossenvs.eval.arena import interval_text, write_results
+
+    records = [
+        GameRecord("a" if k % 2 == 0 else "b", "b" if k % 2 == 0 else "a", 1.0 if k % 2 == 0 else 0.0, 10, k)
+        for k in range(20)
+    ]
+    table = {r.name: r for r in ratings(records, ["a", "b"])}
+    winner, loser = table["a"], table["b"]
+    assert winner.score == 1.0 and math.isinf(winner.high) and winner.low < winner.rating
+    # all 20 won is likelier than 5% only for a score >= 0.05 ** (1/20) = 0.861: 317 Elo above the loser
+    assert winner.low == pytest.approx(loser.rating + 400 * math.log10(0.05**0.05 / (1 - 0.05**0.05)))
+    assert math.isinf(loser.low) and loser.high > loser.rating
+    assert interval_text(winner).startswith(">= ") and interval_text(loser).startswith("<= ")
+    write_results(tmp_path / "r.json", list(table.values()), records)
+    saved = {r["name"]: r for r in json.loads((tmp_path / "r.json").read_text())["ratings"]}
+    assert saved["a"]["high"] is None and saved["b"]["low"] is None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -155,14 +156,21 @@ def bradley_terry(records: Sequence[GameRecord], names: Sequence[str], iteration
 class Rating:
     name: str
     rating: float
-    low: float  # 95% bootstrap interval
+    low: float  # 95% interval (see :func:`ratings`); -inf or inf where only one side is bounded
     high: float
     games: int
     score: float  # points per game
 
 
 def ratings(records: Sequence[GameRecord], names: Sequence[str], bootstrap: int = 200, seed: int = 0) -> list[Rating]:
-    """Ratings, best first, with 95% bootstrap intervals (games resampled with replacement)."""
+    """Ratings, best first, with 95% intervals.
+
+    Mostly a bootstrap (games resampled with replacement). That says nothing about a player who
+    won (or lost) every game: every resample is a clean sweep too, so the interval would have no
+    width. Such a player gets an honest one-sided bound instead: the exact binomial bound on its
+    score (all ``n`` games won is likelier than 5% only for a score of at least ``0.05 ** (1/n)``),
+    as an Elo gap above its opponents' mean rating; the other side is unbounded (``inf``).
+    """
     point = bradley_terry(records, names)
     rng = np.random.default_rng(seed)
     resampled = ([records[k] for k in rng.integers(len(records), size=len(records))] for _ in range(bootstrap))
@@ -172,15 +180,39 @@ def ratings(records: Sequence[GameRecord], names: Sequence[str], bootstrap: int 
         played = [r for r in records if name in (r.first, r.second)]
         points = sum(r.score_first if r.first == name else 1.0 - r.score_first for r in played)
         low, high = np.percentile(samples[:, i], [2.5, 97.5])
+        if played and points in (0.0, len(played)):
+            low, high = _sweep_bound(name, played, names, point, won=points > 0)
         table.append(Rating(name, float(point[i]), float(low), float(high), len(played), points / max(1, len(played))))
     return sorted(table, key=lambda rating: -rating.rating)
+
+
+def _sweep_bound(
+    name: str, played: Sequence[GameRecord], names: Sequence[str], point: np.ndarray, won: bool
+) -> tuple[float, float]:
+    """The one-sided 95% bound of a player who won (or lost) all its games: see :func:`ratings`."""
+    index = {n: i for i, n in enumerate(names)}
+    opponents = [record.second if record.first == name else record.first for record in played]
+    mean = float(np.mean([point[index[other]] for other in opponents]))
+    score = 0.05 ** (1.0 / len(played))
+    gap = 400.0 * math.log10(score / (1.0 - score))
+    return (mean + gap, math.inf) if won else (-math.inf, mean - gap)
+
+
+def interval_text(rating: Rating) -> str:
+    """``1440 .. 1560``, or ``>= 1817`` / ``<= 1183`` for a one-sided bound."""
+    if math.isinf(rating.high):
+        return f">= {rating.low:.0f}"
+    if math.isinf(rating.low):
+        return f"<= {rating.high:.0f}"
+    return f"{rating.low:.0f} .. {rating.high:.0f}"
 
 
 def write_results(path: str | Path, table: Sequence[Rating], records: Sequence[GameRecord]) -> None:
     """Ratings and games as JSON (``.json``) or the ratings table as CSV (anything else)."""
     path = Path(path)
     if path.suffix == ".json":
-        document = {"ratings": [asdict(r) for r in table], "games": [asdict(g) for g in records]}
+        bounded = [{**asdict(r), **{k: None for k in ("low", "high") if math.isinf(getattr(r, k))}} for r in table]
+        document = {"ratings": bounded, "games": [asdict(g) for g in records]}  # null: that side is unbounded
         path.write_text(json.dumps(document, indent=2))
         return
     with path.open("w", newline="") as handle:
