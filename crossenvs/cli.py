@@ -246,6 +246,35 @@ def cmd_gif(args: argparse.Namespace, out: TextIO) -> None:
     out.write(f"wrote {args.out} ({len(frames)} frames)\n")
 
 
+def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
+    """The contract suite (:func:`crossenvs.testing.check_game`) on a game of one's own: 0 when it passes, 1 when not."""
+    from dataclasses import asdict
+
+    from .testing import check_game
+
+    before = set(list_games())
+    import_module(args.module)
+    names = [canonical_game(args.game)] if args.game else sorted(set(list_games()) - before)
+    if not names:
+        raise UsageError(
+            f"check {args.module}: it registers no new game; name one (crossenvs check {args.module} <game>) "
+            "or call crossenvs.register_game in the module"
+        )
+    options = parse_options(args.option)
+    failed = 0
+    for name in names:
+        out.write(f"checking {name} {options or ''}({args.plies} random plies)...\n")
+        try:
+            report = check_game(name, plies=args.plies, seed=args.seed, **options)
+        except AssertionError as exc:
+            failed += 1
+            out.write(f"FAILED {name}: {exc}\n")
+            continue
+        counts = ", ".join(f"{key.replace('_', ' ')} {value}" for key, value in asdict(report).items() if key != "game")
+        out.write(f"passed {name}: {counts}\n")
+    return 1 if failed else 0
+
+
 def import_module(name: str) -> None:
     """Import a module by name, or a ``.py`` file by path (its folder joins ``sys.path``)."""
     path = Path(name)
@@ -277,7 +306,13 @@ def check_args(args: argparse.Namespace) -> None:
     an arena that fails at its end, writing the results, has lost them."""
     if getattr(args, "seed", None) is not None:
         check_seed(args.seed, "--seed")
-    checks = {"eval": _check_eval, "gif": _check_gif, "rating-plot": _check_rating_plot, "serve": _check_serve}
+    checks = {
+        "eval": _check_eval,
+        "gif": _check_gif,
+        "rating-plot": _check_rating_plot,
+        "serve": _check_serve,
+        "check": lambda args: check_int_range(args.plies, "--plies", 1, 1_000_000),
+    }
     if args.command in checks:
         checks[args.command](args)
 
@@ -323,8 +358,39 @@ def _check_serve(args: argparse.Namespace) -> None:
 
 
 # ----------------------------------------------------------------------------- entry point
+#: one example per command, shown at the end of its help
+EXAMPLES = {
+    "list": "crossenvs list",
+    "eval": "crossenvs eval crisscross --option size=6 --players random greedy mcts:100 --games 20 --csv out.csv",
+    "play": "crossenvs play charing_cross --opponent pretrained --seat second",
+    "gif": "crossenvs gif crisscross --option size=6 --players mcts:100 random --out game.gif",
+    "rating-plot": "crossenvs rating-plot runs/crisscross-20261121-113000 --out ratings.png",
+    "serve": "crossenvs serve --port 8000 --checkpoints runs",
+    "check": "crossenvs check examples/tictactoe.py tictactoe",
+}
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Every flag's default in its help, and examples kept as written."""
+
+
+def canonical_game(text: str) -> str:
+    """A registered game's name from what a person typed: any case, ``-`` or spaces for ``_``.
+
+    ``Crisscross``, ``charing-cross`` and ``Charing Cross`` all name a game; anything else is an
+    :class:`UnknownGameError` that lists the games and suggests the nearest.
+    """
+    name = text.strip().lower().replace("-", "_").replace(" ", "_")
+    return game_spec(name).name
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="crossenvs", description="crossenvs: games, arenas, play, plots.")
+    parser = argparse.ArgumentParser(
+        prog="crossenvs",
+        description="crossenvs: games, arenas, play, plots.",
+        epilog="examples:\n" + "\n".join(f"  {line}" for line in EXAMPLES.values()),
+        formatter_class=_HelpFormatter,
+    )
     parser.add_argument(
         "--import",
         dest="imports",
@@ -334,41 +400,59 @@ def build_parser() -> argparse.ArgumentParser:
         help="a module name or .py file to import first (it may register games of its own)",
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_GameCommandParser)
-    commands.add_parser("list", help="the games, their gymnasium ids and options")
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        return commands.add_parser(
+            name,
+            help=help_text,
+            description=help_text,
+            epilog=f"example:\n  {EXAMPLES[name]}",
+            formatter_class=_HelpFormatter,
+        )
+
+    command("list", "the games, their gymnasium ids and options")
 
     def game_command(name: str, help_text: str) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, help=help_text)
+        sub = command(name, help_text)
         sub.lists_game_options = True
-        sub.add_argument("game", choices=list_games())
-        sub.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option")
-        sub.add_argument("--seed", type=int, default=0)
+        sub.add_argument("game", metavar="GAME", help=f"one of {', '.join(list_games())} (any case)")
+        sub.add_argument(
+            "--option", action="append", default=[], metavar="KEY=VALUE", help="a game option (repeatable; see below)"
+        )
+        sub.add_argument("--seed", type=int, default=0, help="seed of the players' random choices")
         return sub
 
     arena = game_command("eval", "round robin between players, both seats, with ratings")
-    arena.add_argument("--players", nargs="+", required=True, help=player_specs())
+    arena.add_argument("--players", nargs="+", required=True, metavar="SPEC", help=f"two or more of: {player_specs()}")
     arena.add_argument("--games", type=int, default=20, help="games per pair (seats alternate)")
-    arena.add_argument("--csv", help="write the ratings table as CSV")
-    arena.add_argument("--json", help="write ratings and games as JSON")
+    arena.add_argument("--csv", help="write the ratings table as CSV (default: not written)")
+    arena.add_argument("--json", help="write ratings and games as JSON (default: not written)")
     play = game_command("play", "play against an agent in the terminal")
-    play.add_argument("--opponent", default="random", help=player_specs())
-    play.add_argument("--seat", default="first", choices=["first", "second", "0", "1"])
+    play.add_argument("--opponent", default="random", metavar="SPEC", help=f"one of: {player_specs()}")
+    play.add_argument("--seat", default="first", choices=["first", "second", "0", "1"], help="the seat you play")
     gif = game_command("gif", "an animated GIF of one game")
-    gif.add_argument("--players", nargs=2, default=["random", "random"])
-    gif.add_argument("--out", default="game.gif")
+    gif.add_argument("--players", nargs=2, default=["random", "random"], metavar="SPEC", help="first seat, second seat")
+    gif.add_argument("--out", default="game.gif", help="the GIF to write")
     gif.add_argument("--ms", type=int, default=400, help="milliseconds per frame")
-    plot = commands.add_parser("rating-plot", help="rating of a run's checkpoints against training step or time")
-    plot.add_argument("run_dir")
-    plot.add_argument("--out", default="ratings.png")
+    plot = command("rating-plot", "rating of a run's checkpoints against training step or time")
+    plot.add_argument("run_dir", help="the folder of a training run (it holds checkpoints/)")
+    plot.add_argument("--out", default="ratings.png", help="the plot to write (.png, .pdf, .svg, ...)")
     plot.add_argument("--games", type=int, default=20, help="games per pairing (seats alternate)")
     plot.add_argument("--mcts", type=int, default=100, help="simulations of the MCTS baseline")
     plot.add_argument(
         "--baselines", nargs="+", help="player specs to rate against (default: random greedy mcts:<--mcts>)"
     )
     plot.add_argument("--simulations", type=int, default=64, help="search of AlphaZero checkpoints")
-    plot.add_argument("--seed", type=int, default=0)
-    serve = commands.add_parser("serve", help="play in the browser: a local web app (the web extra)")
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
-    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    plot.add_argument("--seed", type=int, default=0, help="seed of the games")
+    check = command("check", "run the contract suite on a game of your own and print its report")
+    check.add_argument("module", help="a module name or .py file that registers the game")
+    check.add_argument("game", nargs="?", help="the game to check (default: every game the module registers)")
+    check.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option (repeatable)")
+    check.add_argument("--plies", type=int, default=600, help="random plies to check positions of")
+    check.add_argument("--seed", type=int, default=0, help="seed of the random plies")
+    serve = command("serve", "play in the browser: a local web app (the web extra)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (the default: this machine only)")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
     serve.add_argument(
         "--checkpoints",
         action="append",
@@ -381,7 +465,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=1000,
         metavar="N",
-        help="the most simulations per move a page may ask of an opponent (default 1000)",
+        help="the most simulations per move a page may ask of an opponent",
     )
     return parser
 
@@ -400,6 +484,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, source: T
         return 2
     args = build_parser().parse_args(rest)
     try:
+        if getattr(args, "game", None) is not None and args.command != "check":  # check's game is imported first
+            args.game = canonical_game(args.game)
         check_args(args)
         if args.command == "list":
             cmd_list(args, out)
@@ -413,6 +499,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, source: T
             cmd_gif(args, out)
         elif args.command == "serve":
             cmd_serve(args, out)
+        elif args.command == "check":
+            return cmd_check(args, out)
     except CrossenvsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
