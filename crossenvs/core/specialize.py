@@ -159,6 +159,38 @@ def _module_source(module_name: str) -> bytes:
     return Path(path).read_bytes() if path and Path(path).is_file() else module_name.encode()
 
 
+#: what each template compiles, for the first-use notice
+_TEMPLATE_WORDS = {
+    "crossenvs.envs.game_batch": "the vector env's batch loops",
+    "crossenvs.players.mcts": "the MCTS search",
+    "crossenvs.az.tree": "AlphaZero's tree search",
+    "crossenvs.core.fused": "the single-game stepper",
+}
+
+
+def _cold(stem: str) -> bool:
+    """Whether numba has no cached machine code yet for the copy ``stem`` (its index files are missing)."""
+    folder = os.environ.get("NUMBA_CACHE_DIR")
+    return bool(folder) and not any(Path(folder).rglob(f"{stem}.*.nbi"))
+
+
+def _compile_notice(template: str, game_class: type) -> None:
+    """One line on stderr before a first-use compile, so a wait of many seconds is not a silent one.
+
+    Shown where a person watches (stderr is a terminal) or when ``CROSSENVS_COMPILE_NOTICE=1``;
+    ``CROSSENVS_COMPILE_NOTICE=0`` silences it.
+    """
+    wanted = os.environ.get("CROSSENVS_COMPILE_NOTICE")
+    if wanted == "0" or (wanted != "1" and not sys.stderr.isatty()):
+        return
+    what = _TEMPLATE_WORDS.get(template, template)
+    sys.stderr.write(
+        f"crossenvs: compiling {what} for {getattr(game_class, 'name', game_class.__name__)}, first use only "
+        "(numba caches it; typically 5-30 s)\n"
+    )
+    sys.stderr.flush()
+
+
 _LOCK = threading.Lock()
 
 
@@ -195,6 +227,8 @@ def _specialize(template: str, game_class: type) -> ModuleType:
         with os.fdopen(handle, "w") as out:
             out.write(text)
         os.replace(temporary, path)  # atomic: concurrent writers write the same text
+    if _cold(stem):
+        _compile_notice(template, game_class)
     module_name = f"crossenvs._specialized.{stem}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)

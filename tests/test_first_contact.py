@@ -1,0 +1,52 @@
+"""What a newcomer meets first: a visible first-use compile, and a clear error for a missing extra."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+VECTOR_STEP = (
+    "from crossenvs.envs.vector import CrossVectorEnv; CrossVectorEnv('crisscross', num_envs=4, size=4).reset(seed=0)"
+)
+
+
+def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, **env}, timeout=600
+    )
+
+
+def test_a_cold_cache_says_it_is_compiling_once_and_only_once(tmp_path):
+    """On a fresh kernel cache the first vector env sat silent for many seconds."""
+    first = run_python(VECTOR_STEP, CROSSENVS_CACHE_DIR=str(tmp_path), CROSSENVS_COMPILE_NOTICE="1")
+    assert first.returncode == 0, first.stderr
+    assert "compiling the vector env's batch loops for crisscross, first use only" in first.stderr
+    second = run_python(VECTOR_STEP, CROSSENVS_CACHE_DIR=str(tmp_path), CROSSENVS_COMPILE_NOTICE="1")
+    assert second.returncode == 0 and "compiling" not in second.stderr
+    quiet = run_python(VECTOR_STEP, CROSSENVS_CACHE_DIR=str(tmp_path / "other"), CROSSENVS_COMPILE_NOTICE="0")
+    assert quiet.returncode == 0 and "compiling" not in quiet.stderr
+
+
+WITHOUT_TORCH = "import sys; sys.modules['torch'] = None  # as if torch were not installed\n"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "from crossenvs.cli import main; sys.exit(main(['eval', 'crisscross', '--option', 'size=6', "
+        "'--players', 'pretrained', 'random', '--games', '2']))",
+        "import crossenvs.agents\ntry:\n    crossenvs.agents.load('crisscross', size=6)\n"
+        "except crossenvs.CrossenvsError as e:\n    print(e, file=sys.stderr); sys.exit(2)",
+        "import gymnasium, crossenvs\ntry:\n    gymnasium.make('crossenvs/Crisscross-v0', size=6, opponent='pretrained')\n"
+        "except crossenvs.CrossenvsError as e:\n    print(e, file=sys.stderr); sys.exit(2)",
+    ],
+    ids=["cli", "agents.load", "gymnasium.make"],
+)
+def test_pretrained_without_torch_names_the_extra(code):
+    result = run_python(WITHOUT_TORCH + code)
+    assert result.returncode == 2, result.stderr
+    assert 'pip install "crossenvs[agents]"' in result.stderr
+    assert "Traceback" not in result.stderr
