@@ -78,8 +78,13 @@ def read_shorthand(game: Game, state: State, text: str, refusal: Exception, help
 
 
 def legal_hint(game: Game, state: State, text: str, help_hint: str = HELP_HINT) -> str:
-    """The legal moves from the square the text starts with, else a pointer to 'help'."""
+    """Why not, where it can be said: a placement on a taken square, else the legal moves from the
+    square the text starts with, else a pointer to 'help'."""
     named = squares_named(text, game.height, game.width)
+    if len(named) == 1 and state.board[named[0]] != 0 and _places_pieces(game, state):
+        row, col = named[0]
+        letter = game.cell_letters.get(int(state.board[row, col]), "?")
+        return f"{text.strip()} is taken ({letter}); place on an empty square ({help_hint})"
     if named:
         same_start = [
             n for n in legal_notations(game, state) if squares_named(n, game.height, game.width)[:1] == named[:1]
@@ -87,6 +92,12 @@ def legal_hint(game: Game, state: State, text: str, help_hint: str = HELP_HINT) 
         if same_start:
             return f"legal moves from that square: {' '.join(same_start)}"
     return help_hint
+
+
+def _places_pieces(game: Game, state: State) -> bool:
+    """Whether the legal actions now are placements (one cell each), as in Crisscross."""
+    legal = game.legal_actions(state)
+    return legal.size > 0 and all(len(game.action_cells(state, int(a))) == 1 for a in legal[:8])
 
 
 def legal_notations(game: Game, state: State) -> list[str]:

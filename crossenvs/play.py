@@ -53,10 +53,12 @@ def play(game: Game, opponent: Player, human: int, out: TextIO, source: TextIO) 
 def opponent_turn(match: Match, opponent: Player, out: TextIO) -> None:
     """Say that the opponent searches (a search can take seconds), then what it played."""
     show_board(match, out)
-    out.write(f"{opponent.name} is thinking...")
-    out.flush()
+    if opponent.deliberates:
+        out.write(f"{opponent.name} is thinking...")
+        out.flush()
     action = interruptible(opponent.act, match.game, match.state)
-    out.write(CLEAR_LINE if is_tty(out) else "\n")
+    if opponent.deliberates:
+        out.write(CLEAR_LINE if is_tty(out) else "\n")
     out.write(f"{opponent.name} plays {match.play(action)}\n")
 
 

@@ -197,6 +197,20 @@ def test_a_thinking_line_comes_before_the_opponents_move():
     assert "\x1b" not in text  # not a terminal: plain text
 
 
+def test_a_random_opponent_is_not_said_to_think():
+    code, text = run(["crisscross", "--option", "size=4", "--opponent", "random", "--seat", "second"], "quit\n")
+    assert code == 0 and "random plays " in text and "thinking" not in text
+
+
+def test_a_placement_on_a_taken_square_says_it_is_taken():
+    _, text = run(["crisscross", "--option", "size=4", "--opponent", "random", "--seat", "second"], "quit\n")
+    taken = text.split("random plays ")[1].split()[0]  # the square the opponent just filled
+    code, text = run(
+        ["crisscross", "--option", "size=4", "--opponent", "random", "--seat", "second"], f"{taken}\nquit\n"
+    )
+    assert code == 0 and f"{taken} is taken (R); place on an empty square" in text
+
+
 def test_a_terminal_gets_the_thinking_line_replaced_and_the_last_move_in_reverse_video():
     code, text = run(["crisscross", "--option", "size=4", "--opponent", "greedy"], "a1\nquit\n", out=Terminal())
     assert code == 0 and "greedy is thinking...\r\x1b[Kgreedy plays " in text

@@ -62,6 +62,8 @@ class Player(ABC):
     name: str = "player"
     #: True when act_batch decides for a whole batch at once (not a loop over act)
     vectorized: bool = False
+    #: whether choosing takes thought worth announcing (terminal play says "... is thinking")
+    deliberates: bool = True
 
     def __init__(self, seed: int | None = None) -> None:
         self.seed(seed)

@@ -21,6 +21,7 @@ from .base import Player, Positions
 class RandomPlayer(Player):
     name = "random"
     vectorized = True
+    deliberates = False  # a random pick is instant: nothing to announce
 
     def act(self, game: Game, state: State) -> int:
         legal = game.legal_actions(state)
