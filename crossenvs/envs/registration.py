@@ -45,7 +45,7 @@ def entry_module(spec: GameSpec) -> ModuleType:
         spec.entry_module,
         f"{spec.summary}\n\nThe PettingZoo AEC env of game {spec.name!r}: ``env(**options)`` (illegal move: -1 for "
         f"the mover, game over) and ``raw_env(**options)`` (illegal move: IllegalActionError). Options: "
-        f"``crossenvs.game_class({spec.name!r}).OPTIONS``; gymnasium id {spec.gym_id!r}.",
+        f"``crossenvs.game_class({spec.name!r}).OPTION_SCHEMA`` (or ``crossenvs list``); gymnasium id {spec.gym_id!r}.",
     )
 
     def env(render_mode: str | None = None, **options: Any):
