@@ -75,9 +75,8 @@ def autocast(device: str, precision: str):
     """The context the network's forward passes run in: plain float32, or bfloat16 autocast.
 
     bfloat16 halves the work of convolutions and matrix products where the hardware has it
-    (CUDA GPUs since Ampere, x86 CPUs with AVX-512 BF16 or AMX: on this project's Zen 4 CPU a
-    forward pass of the 8x8 network on 256 positions takes 13 ms instead of 27); elsewhere it
-    may be slower. Outputs are read back as float32.
+    (CUDA GPUs since Ampere, x86 CPUs with AVX-512 BF16 or AMX); elsewhere it may be slower,
+    which is why ``auto`` measures (:func:`fastest_precision`). Outputs are read back as float32.
     """
     if precision not in PRECISIONS:
         raise InvalidOptionError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")

@@ -48,9 +48,9 @@ class LeagueCallbacks(RLlibCallback):
     and the illegal actions sampled (``illegal_actions``, over the run: the masks keep it 0)."""
 
     def on_environment_created(self, *, env_runner: Any = None, **kwargs: Any) -> None:
-        # Sampling runs the module on one observation at a time. With torch's default thread
-        # pool a 2-core machine with anything else running spent 9.5 ms per forward pass
-        # (1 thread: 0.67 ms), so env runners, the local one too, use one thread.
+        # Sampling runs the module on one observation at a time: torch's thread pool costs more
+        # than such a small pass gains, many times more beside a busy neighbour, so env runners,
+        # the local one too, use one thread.
         torch.set_num_threads(1)
         # RLlib's env checker has just stepped one sampled, likely illegal, action: not training's
         for env in _games(env_runner):
