@@ -50,3 +50,28 @@ def test_pretrained_without_torch_names_the_extra(code):
     assert result.returncode == 2, result.stderr
     assert 'pip install "crossenvs[agents]"' in result.stderr
     assert "Traceback" not in result.stderr
+
+
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STEP_TICTACTOE = (
+    "import crossenvs\ngame = crossenvs.make_game('tictactoe')\nstepper = game.stepper()\n"
+    "while stepper.num_legal:\n    stepper.step(int(stepper.ids[0]))\nprint('outcome', stepper.outcome)\n"
+)
+
+
+def test_a_game_imported_under_two_module_names_shares_the_kernel_cache(tmp_path):
+    """numba's cache of a game's kernels, built under one module name, imports that name again when
+    another process loads the file under another (``examples.tictactoe`` then ``tictactoe``): the
+    second import used to fail as a second game of the same name."""
+    cache = str(tmp_path)
+    first = subprocess.run(
+        [sys.executable, "-c", "import examples.tictactoe\n" + STEP_TICTACTOE],
+        capture_output=True, text=True, cwd=REPOSITORY, env={**os.environ, "CROSSENVS_CACHE_DIR": cache},
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    second = subprocess.run(
+        [sys.executable, "-c", "import sys\nsys.path.insert(0, 'examples')\nimport tictactoe\n" + STEP_TICTACTOE],
+        capture_output=True, text=True, cwd=REPOSITORY, env={**os.environ, "CROSSENVS_CACHE_DIR": cache},
+    )  # fmt: skip
+    assert second.returncode == 0, second.stderr
+    assert second.stdout == first.stdout

@@ -16,8 +16,10 @@ from __future__ import annotations
 import difflib
 import importlib
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .errors import InvalidOptionError, UnknownGameError
@@ -132,8 +134,20 @@ def register_game(
 
 
 def _same_target(a: str | type[Game], b: str | type[Game]) -> bool:
+    """Whether two declarations name the same game class.
+
+    A class is known by its source file, not its module name: one file imported under two names
+    (``import tictactoe`` here, ``examples.tictactoe`` there, which numba's cache of its kernels
+    imports again when it rebuilds them) declares the same game twice, harmlessly.
+    """
+
     def key(target: str | type[Game]) -> str:
-        return target if isinstance(target, str) else f"{target.__module__}:{target.__qualname__}"
+        if isinstance(target, str):
+            return target
+        module = sys.modules.get(target.__module__)
+        source = getattr(module, "__file__", None)
+        where = str(Path(source).resolve()) if source else target.__module__
+        return f"{where}:{target.__qualname__}"
 
     return key(a) == key(b)
 
