@@ -275,6 +275,21 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     return 1 if failed else 0
 
 
+def cmd_solve(args: argparse.Namespace, out: TextIO) -> None:
+    """The proven value of a position (the start, or ``--position`` text) and its optimal moves."""
+    from .eval.solver import solve
+
+    game = make_game(args.game, **parse_options(args.option))
+    state = game.from_text(Path(args.position).read_text()) if args.position else game.initial_state()
+    solution = solve(game, state, nodes=args.nodes, table_bits=args.table_bits)
+    mover = game.colours[game.current_player(state)]
+    verdict = {1: f"{mover} wins", 0: "a draw", -1: f"{mover} loses"}[solution.value]
+    out.write(f"{game!r}, {mover} to move: {verdict} with best play\n")
+    optimal = " ".join(game.action_to_str(state, action) for action in solution.optimal)
+    out.write(f"optimal moves: {optimal}\n")
+    out.write(f"proven in {solution.seconds:.1f} s over {solution.nodes:,} positions\n")
+
+
 def import_module(name: str) -> None:
     """Import a module by name, or a ``.py`` file by path (its folder joins ``sys.path``)."""
     path = Path(name)
@@ -367,6 +382,7 @@ EXAMPLES = {
     "rating-plot": "crossenvs rating-plot runs/crisscross-20261121-113000 --out ratings.png",
     "serve": "crossenvs serve --port 8000 --checkpoints runs",
     "check": "crossenvs check examples/tictactoe.py tictactoe",
+    "solve": "crossenvs solve crisscross --option size=4",
 }
 
 
@@ -444,6 +460,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     plot.add_argument("--simulations", type=int, default=64, help="search of AlphaZero checkpoints")
     plot.add_argument("--seed", type=int, default=0, help="seed of the games")
+    solver = game_command("solve", "the game-theoretic value of a position and its optimal moves (exact)")
+    solver.add_argument("--position", metavar="FILE", help="position text to solve (default: the start)")
+    solver.add_argument("--nodes", type=int, default=50_000_000, help="positions to visit at most before giving up")
+    solver.add_argument("--table-bits", type=int, default=22, help="log2 of the transposition table's slots")
     check = command("check", "run the contract suite on a game of your own and print its report")
     check.add_argument("module", help="a module name or .py file that registers the game")
     check.add_argument("game", nargs="?", help="the game to check (default: every game the module registers)")
@@ -499,6 +519,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, source: T
             cmd_gif(args, out)
         elif args.command == "serve":
             cmd_serve(args, out)
+        elif args.command == "solve":
+            cmd_solve(args, out)
         elif args.command == "check":
             return cmd_check(args, out)
     except CrossenvsError as exc:

@@ -1,0 +1,100 @@
+"""Exact game-theoretic values: ``solve(game, state)`` for any registered game, within a node budget.
+
+The search (:mod:`crossenvs.eval.solve_kernel`) is negamax with alpha-beta pruning and a
+transposition table, in numba, written once over the three kernels every game has, so a game of
+one's own is solved by the same code. It proves a value (+1 a forced win for the player to move,
+0 a draw, -1 a forced loss) and, on request, the value of every legal action, whose best ones are
+the optimal moves. Past its node budget it stops and raises :class:`SolverBudgetError`: a value
+that is not proven is never reported.
+
+>>> import crossenvs
+>>> from crossenvs.eval.solver import solve
+>>> solution = solve(crossenvs.make_game("crisscross", size=3))
+>>> solution.value, solution.optimal
+(1, [0, 1, 2, 3, 4, 5, 6, 7, 8])
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core.checks import check_memory
+from ..core.errors import CrossenvsError, InvalidArgumentError
+from ..core.game import Game
+from ..core.specialize import specialize
+from ..core.state import State
+
+#: the default budget: nodes visited before the search gives up
+DEFAULT_NODES = 50_000_000
+#: the default transposition table: 2**22 slots (40 MB)
+DEFAULT_TABLE_BITS = 22
+_SLOT_BYTES = 8 + 1 + 1  # key, value, flag
+
+
+class SolverBudgetError(CrossenvsError, RuntimeError):
+    """The search visited its whole node budget without proving a value."""
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A proven value for the player to move, and (with ``moves=True``) each legal action's value."""
+
+    value: int  # +1 forced win, 0 draw, -1 forced loss, for the player to move
+    nodes: int  # positions visited
+    seconds: float
+    action_values: dict[int, int] = field(default_factory=dict)  # legal action -> its value (moves=True)
+
+    @property
+    def optimal(self) -> list[int]:
+        """The legal actions that keep the position's value (empty without ``moves=True``)."""
+        return sorted(action for action, value in self.action_values.items() if value == self.value)
+
+
+def solve(
+    game: Game,
+    state: State | None = None,
+    *,
+    nodes: int = DEFAULT_NODES,
+    table_bits: int = DEFAULT_TABLE_BITS,
+    moves: bool = True,
+) -> Solution:
+    """The proven value of ``state`` (the start by default) for the player to move.
+
+    ``nodes`` bounds the positions visited (:class:`SolverBudgetError` past it); ``table_bits``
+    sizes the transposition table (``2**table_bits`` slots of 10 bytes, checked against free
+    memory first). ``moves`` also proves each legal action's value, which names the optimal moves.
+    """
+    state = game.initial_state() if state is None else state
+    game.check_state(state)
+    if game.is_terminal(state):
+        raise InvalidArgumentError(f"{game.name}: the game is over; there is nothing to solve")
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
+        raise InvalidArgumentError(f"nodes must be a whole number of positions above 0, got {nodes!r}")
+    if isinstance(table_bits, bool) or not isinstance(table_bits, int) or not 10 <= table_bits <= 34:
+        raise InvalidArgumentError(f"table_bits must be from 10 to 34, got {table_bits!r}")
+    check_memory(_SLOT_BYTES << table_bits, f"a transposition table of 2**{table_bits} slots", "give fewer table_bits")
+    kernels = specialize("crossenvs.eval.solve_kernel", type(game))
+    keys = np.zeros(1 << table_bits, dtype=np.uint64)
+    values = np.zeros(1 << table_bits, dtype=np.int8)
+    flags = np.zeros(1 << table_bits, dtype=np.int8)
+    counters = np.zeros(1, dtype=np.int64)
+    board, meta = state.board.copy(), state.meta.copy()
+    out = np.full(game.num_actions, -2, dtype=np.int64)
+    # Compile first (a budget of no node stops at once), so the time reported is the search's own.
+    kernels.action_values(board, meta, keys, values, flags, np.zeros(1, np.int64), 0, game.num_actions, out)
+    started = time.perf_counter()
+    if moves:
+        value = kernels.action_values(board, meta, keys, values, flags, counters, nodes, game.num_actions, out)
+    else:
+        value = kernels.negamax(board, meta, -2, 2, keys, values, flags, counters, nodes, game.num_actions)
+    seconds = time.perf_counter() - started
+    if value == kernels.ABORT:
+        raise SolverBudgetError(
+            f"{game.name}: no value proven within {nodes:,} positions ({seconds:.1f} s); give a larger budget "
+            "(nodes=...) or a position nearer the end"
+        )
+    per_action = {int(a): int(v) for a, v in enumerate(out) if v != -2} if moves else {}
+    return Solution(int(value), int(counters[0]), seconds, per_action)

@@ -1,0 +1,115 @@
+"""The exact solver against an independent brute force, on every game, and its budget."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import crossenvs
+from crossenvs import InvalidArgumentError, make_game
+from crossenvs.eval.solver import SolverBudgetError, solve
+
+
+def brute_force(game, state, memo=None) -> int:
+    """Plain minimax over ``Game.apply`` with a memo, no pruning: the value for the player to move."""
+    memo = {} if memo is None else memo
+    key = state.board.tobytes() + state.meta.tobytes()
+    if key not in memo:
+        mover, best = game.current_player(state), -2
+        for action in game.legal_actions(state):
+            best = max(best, _action_value(game, state, int(action), mover, memo))
+        memo[key] = best
+    return memo[key]
+
+
+def _action_value(game, state, action, mover, memo) -> int:
+    child = game.apply(state, action)
+    outcome = game.outcome(child)
+    if outcome is not None:
+        return int(outcome[mover])
+    value = brute_force(game, child, memo)
+    return value if game.current_player(child) == mover else -value
+
+
+def test_tictactoe_is_a_draw_from_every_first_move():
+    import examples.tictactoe  # noqa: F401 - registers the game
+
+    solution = solve(make_game("tictactoe"))
+    assert solution.value == 0 and set(solution.action_values.values()) == {0} and len(solution.optimal) == 9
+
+
+def test_crisscross_3x3_agrees_with_brute_force_move_by_move():
+    game = make_game("crisscross", size=3)
+    start = game.initial_state()
+    solution = solve(game)
+    memo: dict = {}
+    assert solution.value == brute_force(game, start, memo)
+    for action, value in solution.action_values.items():
+        assert value == _action_value(game, start, action, 0, memo), action
+
+
+# A short move cap leaves a few plies to play, so brute force can check every game, its
+# decisions in a row (Charing Cross re-placements, Crosse's jump sequences) included.
+SHORT_GAMES = [
+    ("crisscross", {"size": 4}, None),
+    ("crossings", {"move_cap": 60}, 57),
+    ("neo_crossings", {"move_cap": 60}, 57),
+    ("charing_cross", {"move_cap": 40}, 37),
+    ("crosse", {"move_cap": 30}, 27),
+]
+
+
+@pytest.mark.parametrize(("name", "options", "stop_at_ply"), SHORT_GAMES, ids=[g[0] for g in SHORT_GAMES])
+def test_the_solver_agrees_with_brute_force_near_the_end_of_random_games(name, options, stop_at_ply):
+    game = make_game(name, **options)
+    rng = np.random.default_rng(7)
+    checked = 0
+    for _ in range(6):
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            left = int((state.board == 0).sum()) if stop_at_ply is None else stop_at_ply - state.ply
+            if left <= (7 if stop_at_ply is None else 0):
+                break
+            legal = game.legal_actions(state)
+            state = game.apply(state, int(legal[rng.integers(legal.size)]))
+        if game.is_terminal(state):
+            continue
+        solution = solve(game, state, nodes=2_000_000, table_bits=16)
+        memo: dict = {}
+        assert solution.value == brute_force(game, state, memo), game.to_text(state)
+        mover = game.current_player(state)
+        assert solution.action_values == {
+            int(a): _action_value(game, state, int(a), mover, memo) for a in game.legal_actions(state)
+        }
+        checked += 1
+    assert checked >= 3
+
+
+def test_past_its_budget_the_solver_refuses_instead_of_guessing():
+    with pytest.raises(SolverBudgetError, match="no value proven within 100 positions"):
+        solve(make_game("crisscross", size=5), nodes=100)
+
+
+def test_bad_arguments_are_one_clear_error():
+    game = make_game("crisscross", size=3)
+    over = game.from_text("to_move: blue\n3 . R .\n2 . R .\n1 . R .\n")
+    with pytest.raises(InvalidArgumentError, match="the game is over"):
+        solve(game, over)
+    with pytest.raises(InvalidArgumentError, match="nodes"):
+        solve(game, nodes=0)
+    with pytest.raises(InvalidArgumentError, match="table_bits"):
+        solve(game, table_bits=60)
+    with pytest.raises(crossenvs.InvalidStateError):
+        solve(game, make_game("crisscross", size=4).initial_state())
+
+
+def test_the_solve_command_prints_the_value_and_the_optimal_moves():
+    import io
+
+    from crossenvs.cli import main as cli
+
+    out = io.StringIO()
+    assert cli(["solve", "crisscross", "--option", "size=3"], out=out) == 0
+    text = out.getvalue()
+    assert "red to move: red wins with best play" in text
+    assert "optimal moves: a1 b1 c1 a2 b2 c2 a3 b3 c3" in text
