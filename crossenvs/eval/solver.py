@@ -1,6 +1,6 @@
 """Exact game-theoretic values: ``solve(game, state)`` for any registered game, within a node budget.
 
-The search (:mod:`crossenvs.eval.solve_kernel`) is negamax with alpha-beta pruning and a
+The search (``crossenvs.eval.solve_kernel``) is negamax with alpha-beta pruning and a
 transposition table, in numba, written once over the three kernels every game has, so a game of
 one's own is solved by the same code. It proves a value (+1 a forced win for the player to move,
 0 a draw, -1 a forced loss) and, on request, the value of every legal action, whose best ones are
