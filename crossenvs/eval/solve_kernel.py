@@ -39,6 +39,19 @@ def position_hash(board: np.ndarray, meta: np.ndarray) -> np.uint64:
     return h | np.uint64(1)
 
 
+@njit(cache=True)
+def _wins_at_once(board, meta, legal, child_board, child_meta, mover) -> bool:
+    """Whether some legal action ends the game in the mover's favour (tried before any deeper search)."""
+    for action in range(legal.shape[0]):
+        if legal[action]:
+            child_board[:] = board
+            child_meta[:] = meta
+            apply_kernel(child_board, child_meta, action)
+            if child_meta[st.STATUS] != st.STATUS_PLAYING and st.SEAT_RETURNS[child_meta[st.STATUS], mover] > 0:
+                return True
+    return False
+
+
 @njit  # not cached: numba's cache of a recursive function crashes when it is loaded back (it compiles per process)
 def negamax(board, meta, alpha, beta, keys, values, flags, counters, node_limit, num_actions) -> int:
     """The value of the position for the player to move, within ``alpha..beta``; :data:`ABORT` past the budget.
@@ -67,6 +80,9 @@ def negamax(board, meta, alpha, beta, keys, values, flags, counters, node_limit,
     mask_kernel(board, meta, legal)
     child_board = np.empty_like(board)
     child_meta = np.empty_like(meta)
+    if _wins_at_once(board, meta, legal, child_board, child_meta, mover):  # the cheapest proof first
+        keys[slot], values[slot], flags[slot] = key, 1, EXACT
+        return 1
     best = -2
     for action in range(num_actions):
         if not legal[action]:
