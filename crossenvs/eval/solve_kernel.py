@@ -115,36 +115,3 @@ def negamax(board, meta, alpha, beta, keys, values, flags, counters, node_limit,
     values[slot] = best
     flags[slot] = UPPER if best <= alpha_in else (LOWER if best >= beta else EXACT)
     return best
-
-
-@njit  # not cached either: it calls negamax
-def action_values(board, meta, keys, values, flags, counters, node_limit, num_actions, out) -> int:
-    """The exact value, for the player to move, of every legal action (``out[a]``; -2 where illegal).
-
-    Returns the position's value, or :data:`ABORT` past the budget.
-    """
-    mover = meta[st.TO_MOVE]
-    legal = np.zeros(num_actions, dtype=np.int8)
-    mask_kernel(board, meta, legal)
-    child_board = np.empty_like(board)
-    child_meta = np.empty_like(meta)
-    best = -2
-    for action in range(num_actions):
-        out[action] = -2
-        if not legal[action]:
-            continue
-        child_board[:] = board
-        child_meta[:] = meta
-        apply_kernel(child_board, child_meta, action)
-        if child_meta[st.STATUS] != st.STATUS_PLAYING:
-            value = np.int64(st.SEAT_RETURNS[child_meta[st.STATUS], mover])
-        else:
-            value = negamax(child_board, child_meta, -2, 2, keys, values, flags, counters, node_limit, num_actions)
-            if value == ABORT:
-                return ABORT
-            if child_meta[st.TO_MOVE] != mover:
-                value = -value
-        out[action] = value
-        if value > best:
-            best = value
-    return best

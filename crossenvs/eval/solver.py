@@ -81,20 +81,38 @@ def solve(
     values = np.zeros(1 << table_bits, dtype=np.int8)
     flags = np.zeros(1 << table_bits, dtype=np.int8)
     counters = np.zeros(1, dtype=np.int64)
-    board, meta = state.board.copy(), state.meta.copy()
-    out = np.full(game.num_actions, -2, dtype=np.int64)
-    # Compile first (a budget of no node stops at once), so the time reported is the search's own.
-    kernels.action_values(board, meta, keys, values, flags, np.zeros(1, np.int64), 0, game.num_actions, out)
-    started = time.perf_counter()
-    if moves:
-        value = kernels.action_values(board, meta, keys, values, flags, counters, nodes, game.num_actions, out)
-    else:
-        value = kernels.negamax(board, meta, -2, 2, keys, values, flags, counters, nodes, game.num_actions)
-    seconds = time.perf_counter() - started
-    if value == kernels.ABORT:
-        raise SolverBudgetError(
-            f"{game.name}: no value proven within {nodes:,} positions ({seconds:.1f} s); give a larger budget "
-            "(nodes=...) or a position nearer the end"
+    table = (keys, values, flags, counters)
+
+    def search(position: State, alpha: int = -2, beta: int = 2) -> int:
+        value = kernels.negamax(
+            position.board.copy(), position.meta.copy(), alpha, beta, *table, nodes, game.num_actions
         )
-    per_action = {int(a): int(v) for a, v in enumerate(out) if v != -2} if moves else {}
-    return Solution(int(value), int(counters[0]), seconds, per_action)
+        if value == kernels.ABORT:
+            raise SolverBudgetError(
+                f"{game.name}: no value proven within {nodes:,} positions ({time.perf_counter() - started:.1f} s); "
+                "give a larger budget (nodes=...) or a position nearer the end"
+            )
+        return int(value)
+
+    # Compile first (a budget of no node stops at once), so the time reported is the search's own.
+    kernels.negamax(
+        state.board.copy(), state.meta.copy(), -2, 2, keys, values, flags, counters.copy(), 0, game.num_actions
+    )
+    started = time.perf_counter()
+    per_action = _action_values(game, state, search) if moves else {}
+    value = max(per_action.values()) if moves else search(state)
+    return Solution(value, int(counters[0]), time.perf_counter() - started, per_action)
+
+
+def _action_values(game: Game, state: State, search) -> dict[int, int]:
+    """Each legal action's exact value for the player to move (a finished child scored from its outcome)."""
+    mover, found = game.current_player(state), {}
+    for action in map(int, game.legal_actions(state)):
+        child = game.apply(state, action)
+        outcome = game.outcome(child)
+        if outcome is not None:
+            found[action] = int(outcome[mover])
+        else:
+            value = search(child)
+            found[action] = value if game.current_player(child) == mover else -value
+    return found
