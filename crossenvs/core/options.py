@@ -14,8 +14,9 @@ them becomes an :class:`OptionSchema`):
 
 and everything that shows or checks options reads that declaration: the base class's option check
 (:meth:`OptionSchema.check`, one :class:`InvalidOptionError` per bad value, with "did you mean"
-for a misspelt name), ``crossenvs list`` and the CLI help, the web page's form, gymnasium's
-registration and the docs' option tables (a test holds each table to the schema).
+for a misspelt name, so ``gymnasium.make(id, **options)`` and every env are checked by it too),
+``crossenvs list`` and the CLI help, the web page's form and the docs' option tables (a test holds
+each table to the schema).
 
 Option names share the keyword space of the functions that take ``**options`` (``make_game``,
 the envs' constructors), so a name those functions use for themselves can never be an option:
