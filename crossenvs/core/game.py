@@ -66,6 +66,20 @@ VIEW_HOOKS = frozenset(
 )
 
 
+def _move_text(game: Game, value: Any) -> str:
+    if not isinstance(value, str):
+        raise IllegalActionError(f"{game.name}: a move is written as text, got {value!r}")
+    return value
+
+
+def _action_id(game: Game, value: Any) -> int:
+    return action_id(value, game.num_actions, f"{game.name}: the action")
+
+
+#: the notation methods whose argument the base class checks, and how
+_NOTATION_ARGUMENTS = {"str_to_action": _move_text, "action_to_str": _action_id}
+
+
 def _checked_arguments(notation: Callable[..., Any]) -> Callable[..., Any]:
     """A game's ``action_to_str`` / ``str_to_action``, run only on a state of the game and an id or a text.
 
@@ -74,16 +88,12 @@ def _checked_arguments(notation: Callable[..., Any]) -> Callable[..., Any]:
     """
     if getattr(notation, "_checks_arguments", False):
         return notation
+    check_argument = _NOTATION_ARGUMENTS[notation.__name__]
 
     @functools.wraps(notation)
     def checked(self: Game, state: State, value: Any) -> Any:
         self.check_state(state)
-        if notation.__name__ == "str_to_action":
-            if not isinstance(value, str):
-                raise IllegalActionError(f"{self.name}: a move is written as text, got {value!r}")
-        else:
-            value = action_id(value, self.num_actions, f"{self.name}: the action")
-        return notation(self, state, value)
+        return notation(self, state, check_argument(self, value))
 
     checked._checks_arguments = True  # type: ignore[attr-defined]
     return checked
@@ -138,7 +148,7 @@ class Game(ABC):
                 "move them to a crossenvs.core.view.GameView subclass and set view_class to it"
             )
 
-        for method in ("action_to_str", "str_to_action"):
+        for method in _NOTATION_ARGUMENTS:
             if method in cls.__dict__:
                 setattr(cls, method, _checked_arguments(cls.__dict__[method]))
 
