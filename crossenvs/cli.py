@@ -281,12 +281,13 @@ def cmd_solve(args: argparse.Namespace, out: TextIO) -> None:
 
     game = make_game(args.game, **parse_options(args.option))
     state = game.from_text(Path(args.position).read_text()) if args.position else game.initial_state()
-    solution = solve(game, state, nodes=args.nodes, table_bits=args.table_bits)
+    solution = solve(game, state, nodes=args.nodes, table_bits=args.table_bits, moves=not args.value_only)
     mover = game.colours[game.current_player(state)]
     verdict = {1: f"{mover} wins", 0: "a draw", -1: f"{mover} loses"}[solution.value]
     out.write(f"{game!r}, {mover} to move: {verdict} with best play\n")
-    optimal = " ".join(game.action_to_str(state, action) for action in solution.optimal)
-    out.write(f"optimal moves: {optimal}\n")
+    if not args.value_only:
+        optimal = " ".join(game.action_to_str(state, action) for action in solution.optimal)
+        out.write(f"optimal moves: {optimal}\n")
     out.write(f"proven in {solution.seconds:.1f} s over {solution.nodes:,} positions\n")
 
 
@@ -464,6 +465,9 @@ def build_parser() -> argparse.ArgumentParser:
     solver.add_argument("--position", metavar="FILE", help="position text to solve (default: the start)")
     solver.add_argument("--nodes", type=int, default=50_000_000, help="positions to visit at most before giving up")
     solver.add_argument("--table-bits", type=int, default=22, help="log2 of the transposition table's slots")
+    solver.add_argument(
+        "--value-only", action="store_true", help="prove the value only, not every move's (much faster to a win)"
+    )
     check = command("check", "run the contract suite on a game of your own and print its report")
     check.add_argument("module", help="a module name or .py file that registers the game")
     check.add_argument("game", nargs="?", help="the game to check (default: every game the module registers)")
