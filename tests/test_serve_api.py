@@ -23,6 +23,7 @@ from crossenvs import game_class, list_games, make_game
 from crossenvs.cli import main as cli
 from crossenvs.core.specialize import specialize
 from crossenvs.players import Player, RandomPlayer
+from crossenvs.web import board
 from crossenvs.web.app import LOOPBACK_HOSTS, MAX_BODY, create_app, read_json
 from crossenvs.web.browser import served
 from crossenvs.web.errors import PayloadTooLargeError, ServerFullError, TurnError, UnknownSessionError
@@ -81,12 +82,58 @@ def test_the_catalog_lists_every_game_with_its_options_and_choices(client):
         "low": 1,
         "high": 1_000_000,
         "help": game_class("crosse").OPTION_SCHEMA["move_cap"].help,
+        "label": "Move limit (a draw after this many moves)",
+        "advanced": True,
     }
     assert {option["name"]: option["kind"] for option in games["charing_cross"]["options"]}["self_jump"] == "flag"
     assert games["charing_cross"]["pretrained"] == [{}] and games["crosse"]["pretrained"] == [{}]
     assert sorted(games["crisscross"]["pretrained"], key=len) == [{}, {"size": 6}]
     assert "mcts:200" in catalog["opponents"] and "az:charing_cross.pt" in catalog["opponents"]
     assert "choices" not in games["crisscross"]["options"][0]  # an integer option has no menu
+
+
+def test_the_catalog_names_each_game_as_people_do_with_its_rules_and_a_link(client, monkeypatch):
+    games = {game["name"]: game for game in client.get("/api/catalog").json()["games"]}
+    five = ("crisscross", "crossings", "neo_crossings", "charing_cross", "crosse")
+    names = {name: games[name]["display_name"] for name in five}
+    assert names == {
+        "crisscross": "Crisscross",
+        "crossings": "Crossings",
+        "neo_crossings": "Neo-Crossings",
+        "charing_cross": "Charing Cross",
+        "crosse": "Crosse",
+    }
+    for name in five:
+        game = games[name]
+        assert 200 < len(game["rules_summary"]) < 600 and "_" not in game["rules_summary"], name
+        assert game["docs_url"] == f"https://crossenvs.readthedocs.io/en/latest/{name}.html"
+    assert "checker" in games["crisscross"]["rules_summary"] and "token" in games["crosse"]["rules_summary"]
+    assert [o["name"] for o in games["crisscross"]["options"] if not o["advanced"]] == ["size"]
+    assert all(option["advanced"] for option in games["crosse"]["options"])
+    assert all("_" not in option["label"] for name in five for option in games[name]["options"])
+    local = TestClient(create_app(docs_url="/docs/{name}.html")).get("/api/catalog").json()
+    assert local["games"][0]["docs_url"] == f"/docs/{local['games'][0]['name']}.html"
+    monkeypatch.delitem(board.RULES_SUMMARIES, "crosse")  # as for a game a user registered
+    monkeypatch.delitem(board.DISPLAY_NAMES, "neo_crossings")
+    assert board.describe_game("crosse")["rules_summary"] == "Move stones with six F/B move tokens, jump to " + (
+        "capture (maximum compulsory), shed your stones to win."
+    )
+    assert board.describe_game("neo_crossings")["display_name"] == "Neo crossings"
+
+
+def test_every_opponent_the_page_lists_can_be_started(client):
+    catalog = client.get("/api/catalog").json()
+    choices = catalog["opponent_choices"]
+    specs = [choice["spec"] for choice in choices]
+    assert specs[:4] == ["random", "greedy", "mcts:200", "mcts:1000"] and "mcts:5000" not in specs  # over the cap
+    assert [c["label"] for c in choices][2:4] == ["MCTS (easy, 200 simulations)", "MCTS (medium, 1000 simulations)"]
+    assert "az:charing_cross.pt" in specs
+    strong = TestClient(create_app(max_simulations=5000)).get("/api/catalog").json()["opponent_choices"]
+    assert "MCTS (strong, 5000 simulations)" in [choice["label"] for choice in strong]
+    for choice in choices:
+        game = "charing_cross" if choice["kind"] != "checkpoint" or "charing" in choice["spec"] else None
+        if game:
+            new_game(client, game=game, opponent=choice["spec"], reply=False)
 
 
 # --------------------------------------------------------------------------- full games

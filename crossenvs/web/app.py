@@ -168,7 +168,9 @@ class Api:
 
     async def catalog(self, request: Request) -> Response:
         """The games with their options, and the opponents the page suggests."""
-        return JSONResponse(await run_in_threadpool(catalog, self.folders.listed(), self.max_simulations))
+        return JSONResponse(
+            await run_in_threadpool(catalog, self.folders.listed(), self.max_simulations, self.docs_url)
+        )
 
     async def new_game(self, request: Request) -> Response:
         """A new game (201), after the opponent's first turn unless ``reply`` is false."""
