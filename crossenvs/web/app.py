@@ -168,8 +168,9 @@ class Api:
 
     async def catalog(self, request: Request) -> Response:
         """The games with their options, and the opponents the page suggests."""
+        own = self.folders.listed  # the --checkpoints folders' own are listed by name; the packaged are 'pretrained'
         return JSONResponse(
-            await run_in_threadpool(catalog, self.folders.listed(), self.max_simulations, self.docs_url)
+            await run_in_threadpool(lambda: catalog(own(), self.max_simulations, self.docs_url, own(packaged=False)))
         )
 
     async def new_game(self, request: Request) -> Response:

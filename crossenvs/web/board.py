@@ -204,15 +204,20 @@ def opponent_choices(checkpoints: list[str], max_simulations: int) -> list[dict[
         for n, level in PRETRAINED_LEVELS
         if n <= max_simulations
     ]
-    choices += [{"spec": spec, "label": f"Checkpoint {spec}", "kind": "checkpoint"} for spec in checkpoints]
+    choices += [
+        {"spec": spec, "label": f"Checkpoint {spec.removeprefix('az:')}", "kind": "checkpoint"} for spec in checkpoints
+    ]
     return choices
 
 
-def catalog(checkpoints: list[str], max_simulations: int, docs_url: str | None = None) -> dict[str, Any]:
-    """Every registered game and the opponents the page suggests (``opponents``: the specs, kept for scripts)."""
+def catalog(
+    checkpoints: list[str], max_simulations: int, docs_url: str | None = None, own: list[str] | None = None
+) -> dict[str, Any]:
+    """Every registered game and the opponents the page suggests: ``opponents`` the specs (kept for scripts),
+    ``opponent_choices`` labelled, with the checkpoints ``own`` (those of ``--checkpoints``, not the packaged)."""
     return {
         "games": [describe_game(name, docs_url or DOCS_URL) for name in list_games()],
         "opponents": ["random", "greedy", "mcts:200", "mcts:1000", "pretrained", *checkpoints],
-        "opponent_choices": opponent_choices(checkpoints, max_simulations),
+        "opponent_choices": opponent_choices(checkpoints if own is None else own, max_simulations),
         "max_simulations": max_simulations,
     }
