@@ -147,7 +147,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> None:
     """Play in the browser (:mod:`crossenvs.web`): serve the page until Ctrl-C."""
     from .web import serve
 
-    serve(args.host, args.port, args.checkpoints, args.max_simulations, out)
+    serve(args.host, args.port, args.checkpoints, args.max_simulations, out, args.docs_url)
 
 
 def run_checkpoints(run_dir: Path, simulations: int) -> tuple[Game, str, list[tuple[float, Player]]]:
@@ -490,6 +490,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=1000,
         metavar="N",
         help="the most simulations per move a page may ask of an opponent",
+    )
+    serve.add_argument(
+        "--docs-url",
+        default=None,
+        metavar="URL",
+        help="where the page links each game's rules, {name} standing for the game "
+        "(default https://crossenvs.readthedocs.io/en/latest/{name}.html)",
     )
     return parser
 

@@ -10,6 +10,7 @@ import json
 import random
 import socket
 import threading
+import time
 import urllib.error
 import urllib.request
 
@@ -22,9 +23,10 @@ from crossenvs import game_class, list_games, make_game
 from crossenvs.cli import main as cli
 from crossenvs.core.specialize import specialize
 from crossenvs.players import Player, RandomPlayer
+from crossenvs.web import board
 from crossenvs.web.app import LOOPBACK_HOSTS, MAX_BODY, create_app, read_json
 from crossenvs.web.browser import served
-from crossenvs.web.errors import PayloadTooLargeError, TurnError, UnknownSessionError
+from crossenvs.web.errors import PayloadTooLargeError, ServerFullError, TurnError, UnknownSessionError
 from crossenvs.web.sessions import Session, SessionStore
 
 
@@ -80,12 +82,62 @@ def test_the_catalog_lists_every_game_with_its_options_and_choices(client):
         "low": 1,
         "high": 1_000_000,
         "help": game_class("crosse").OPTION_SCHEMA["move_cap"].help,
+        "label": "Move limit (a draw after this many moves)",
+        "advanced": True,
     }
     assert {option["name"]: option["kind"] for option in games["charing_cross"]["options"]}["self_jump"] == "flag"
     assert games["charing_cross"]["pretrained"] == [{}] and games["crosse"]["pretrained"] == [{}]
     assert sorted(games["crisscross"]["pretrained"], key=len) == [{}, {"size": 6}]
     assert "mcts:200" in catalog["opponents"] and "az:charing_cross.pt" in catalog["opponents"]
     assert "choices" not in games["crisscross"]["options"][0]  # an integer option has no menu
+
+
+def test_the_catalog_names_each_game_as_people_do_with_its_rules_and_a_link(client, monkeypatch):
+    games = {game["name"]: game for game in client.get("/api/catalog").json()["games"]}
+    five = ("crisscross", "crossings", "neo_crossings", "charing_cross", "crosse")
+    names = {name: games[name]["display_name"] for name in five}
+    assert names == {
+        "crisscross": "Crisscross",
+        "crossings": "Crossings",
+        "neo_crossings": "Neo-Crossings",
+        "charing_cross": "Charing Cross",
+        "crosse": "Crosse",
+    }
+    for name in five:
+        game = games[name]
+        assert 200 < len(game["rules_summary"]) < 600 and "_" not in game["rules_summary"], name
+        assert game["docs_url"] == f"https://crossenvs.readthedocs.io/en/latest/{name}.html"
+    assert "checker" in games["crisscross"]["rules_summary"] and "token" in games["crosse"]["rules_summary"]
+    assert [o["name"] for o in games["crisscross"]["options"] if not o["advanced"]] == ["size"]
+    assert all(option["advanced"] for option in games["crosse"]["options"])
+    assert all("_" not in option["label"] for name in five for option in games[name]["options"])
+    local = TestClient(create_app(docs_url="/docs/{name}.html")).get("/api/catalog").json()
+    assert local["games"][0]["docs_url"] == f"/docs/{local['games'][0]['name']}.html"
+    monkeypatch.delitem(board.RULES_SUMMARIES, "crosse")  # as for a game a user registered
+    monkeypatch.delitem(board.DISPLAY_NAMES, "neo_crossings")
+    assert board.describe_game("crosse")["rules_summary"] == "Move stones with six F/B move tokens, jump to " + (
+        "capture (maximum compulsory), shed your stones to win."
+    )
+    assert board.describe_game("neo_crossings")["display_name"] == "Neo crossings"
+
+
+def test_every_opponent_the_page_lists_can_be_started(client, tmp_path):
+    catalog = client.get("/api/catalog").json()
+    choices = catalog["opponent_choices"]
+    specs = [choice["spec"] for choice in choices]
+    assert specs[:4] == ["random", "greedy", "mcts:200", "mcts:1000"] and "mcts:5000" not in specs  # over the cap
+    assert [c["label"] for c in choices][2:4] == ["MCTS (easy, 200 simulations)", "MCTS (medium, 1000 simulations)"]
+    assert not any("charing_cross" in spec for spec in specs)  # the packaged agents are the pretrained entries
+    (tmp_path / "run1").mkdir()
+    (tmp_path / "run1" / "final.pt").write_bytes(b"")
+    own = TestClient(create_app([tmp_path])).get("/api/catalog").json()["opponent_choices"]
+    assert own[-1] == {"spec": "az:run1/final.pt", "label": "Checkpoint run1/final.pt", "kind": "checkpoint"}
+    strong = TestClient(create_app(max_simulations=5000)).get("/api/catalog").json()["opponent_choices"]
+    assert "MCTS (strong, 5000 simulations)" in [choice["label"] for choice in strong]
+    for choice in choices:
+        game = "charing_cross" if choice["kind"] != "checkpoint" or "charing" in choice["spec"] else None
+        if game:
+            new_game(client, game=game, opponent=choice["spec"], reply=False)
 
 
 # --------------------------------------------------------------------------- full games
@@ -206,17 +258,44 @@ def test_sessions_are_isolated_and_their_ids_unguessable(client):
     refused(client.get(f"/api/games/{one['id']}"), 404)
 
 
-def test_the_store_is_bounded_and_forgets_idle_games():
+def finish(session: Session) -> Session:
+    """Play ``session``'s game to its end (first legal action each turn)."""
+    while not session.over:
+        session.match.play(int(session.game.legal_actions(session.match.state)[0]))
+    return session
+
+
+def test_a_full_store_drops_finished_then_abandoned_games_and_never_one_in_progress():
     game = make_game("crisscross", size=4)
-    store = SessionStore(limit=2)
-    first, second, third = (store.add(Session(game, RandomPlayer(0), 0, game.initial_state())) for _ in range(3))
-    assert len(store) == 2 and store.get(third.id) is third and store.get(second.id) is second
+
+    def session() -> Session:
+        return Session(game, RandomPlayer(0), 0, game.initial_state())
+
+    store = SessionStore(limit=2, stale_seconds=60)
+    first, second = store.add(session()), store.add(session())
+    with pytest.raises(ServerFullError, match=r"2 game slots .* in progress; finish or close one") as full:
+        store.add(session())
+    assert full.value.status == 503 and len(store) == 2  # both games in progress are kept
+    finish(second)
+    third = store.add(session())  # the finished game made room, though used more recently than the first
+    assert store.get(first.id) is first and store.get(third.id) is third and second.closed
     with pytest.raises(UnknownSessionError):
-        store.get(first.id)  # the least recently used made room
+        store.get(second.id)
+    first.last_used -= 120  # untouched longer than stale_seconds: abandoned
+    fourth = store.add(session())
+    assert store.get(fourth.id) is fourth and first.closed
+    with pytest.raises(UnknownSessionError):
+        store.get(first.id)
     idle = SessionStore(idle_seconds=0)
-    session = idle.add(Session(game, RandomPlayer(0), 0, game.initial_state()))
+    gone = idle.add(session())
     with pytest.raises(UnknownSessionError):
-        idle.get(session.id)
+        idle.get(gone.id)
+
+
+def test_a_full_server_answers_503_saying_why():
+    full = TestClient(create_app(max_sessions=1))
+    new_game(full, game="crisscross", options={"size": 4}, reply=False)
+    refused(full.post("/api/games", json={"game": "crisscross"}), 503, "in progress", "finish or close one")
 
 
 class Blocking(Player):
@@ -228,10 +307,131 @@ class Blocking(Player):
         super().__init__(0)
         self.started, self.go = threading.Event(), threading.Event()
 
+        self.calls = 0
+
     def act(self, game, state) -> int:
+        self.calls += 1
         self.started.set()
-        assert self.go.wait(10)
+        assert self.go.wait(30)
         return int(game.legal_actions(state)[0])
+
+
+def blocked_session(store: SessionStore, opponent: Player) -> Session:
+    """A Crisscross game in ``store`` where ``opponent`` moves first."""
+    game = make_game("crisscross", size=4)
+    return store.add(Session(game, opponent, 1, game.initial_state()))
+
+
+def test_deleting_a_game_drops_its_opponents_search_and_starts_no_more():
+    store, opponent = SessionStore(), Blocking()
+    session = blocked_session(store, opponent)
+    thread = threading.Thread(target=session.reply)
+    thread.start()
+    assert opponent.started.wait(10)
+    store.remove(session.id)  # DELETE while the opponent searches
+    opponent.go.set()
+    thread.join(10)
+    assert not thread.is_alive() and session.match.record == [] and opponent.calls == 1
+    assert not session.thinking
+
+
+def asgi_scope(method: str, path: str, body_length: int = 0) -> dict:
+    headers = [(b"host", b"testserver"), (b"content-type", b"application/json")]
+    if body_length:
+        headers.append((b"content-length", str(body_length).encode()))
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": headers,
+        "server": ("testserver", 80),
+        "client": ("127.0.0.1", 5000),
+    }
+
+
+def call_app(app, scope: dict, messages: list[dict], delivered: threading.Event | None = None) -> list[dict]:
+    """Call the ASGI app directly: ``messages`` are received in turn (``delivered`` set with the last, then it waits);
+    what it sent."""
+    sent: list[dict] = []
+    delivered = delivered or threading.Event()
+
+    async def run() -> None:
+        queue = list(messages)
+
+        async def receive() -> dict:
+            if queue:
+                message = queue.pop(0)
+                if not queue:
+                    delivered.set()
+                return message
+            await asyncio.sleep(3600)
+            raise AssertionError("unreachable")
+
+        async def send(message: dict) -> None:
+            sent.append(message)
+
+        await app(scope, receive, send)
+
+    asyncio.run(run())
+    return sent
+
+
+def test_a_client_gone_mid_body_is_answered_without_a_server_error():
+    app = create_app()
+    scope = asgi_scope("POST", "/api/games", body_length=100)
+    chunk = {"type": "http.request", "body": b'{"game": "cri', "more_body": True}
+    sent = call_app(app, scope, [chunk, {"type": "http.disconnect"}])  # raised ClientDisconnect before
+    start = next(message for message in sent if message["type"] == "http.response.start")
+    assert start["status"] == 400 and len(app.state.api.store) == 0
+
+
+def test_a_client_gone_during_the_reply_drops_the_search():
+    app = create_app()
+    opponent = Blocking()
+    session = blocked_session(app.state.api.store, opponent)
+    delivered = threading.Event()  # the disconnect was read: the search ends after it
+
+    def move_once_the_client_is_gone() -> None:
+        assert opponent.started.wait(10) and delivered.wait(10)
+        time.sleep(0.2)  # the app reads the disconnect in the same step
+        opponent.go.set()
+
+    threading.Thread(target=move_once_the_client_is_gone).start()
+    body = {"type": "http.request", "body": b"", "more_body": False}
+    messages = [body, {"type": "http.disconnect"}]
+    call_app(app, asgi_scope("POST", f"/api/games/{session.id}/reply"), messages, delivered)
+    assert opponent.calls == 1 and session.match.record == [] and not session.thinking
+    assert session.describe()["to_move"] == session.game.colours[0]  # still the opponent's move: asked again later
+
+
+def test_many_slow_replies_never_starve_new_games():
+    app = create_app(search_workers=2)
+    opponent = Blocking()
+    sessions = [blocked_session(app.state.api.store, opponent) for _ in range(45)]  # more than Starlette's 40 threads
+    with TestClient(app) as client:
+        answers: list[int] = []
+        threads = [
+            threading.Thread(target=lambda s=s: answers.append(client.post(f"/api/games/{s.id}/reply").status_code))
+            for s in sessions
+        ]
+        for thread in threads:
+            thread.start()
+        assert opponent.started.wait(10)
+        time.sleep(0.5)  # every reply asked for
+        began = time.monotonic()
+        new_game(client, game="crisscross", options={"size": 4}, reply=False)
+        assert time.monotonic() - began < 3, "a new game waited for the opponents' searches"
+        assert client.get(f"/api/games/{sessions[-1].id}").json()["thinking"]  # queued replies count as thinking
+        opponent.go.set()
+        for thread in threads:
+            thread.join(30)
+    assert answers == [200] * 45 and all(len(s.match.record) == 1 for s in sessions)
 
 
 def test_while_the_opponent_thinks_the_state_reads_and_moves_wait():
@@ -378,6 +578,15 @@ def test_illegal_and_malformed_moves_are_refused_and_change_nothing(client):
     assert client.post(path, json={"move": "f4-i5", "reply": False}).json()["record"][0]["notation"] == "3F:f4-i5"
     refused(client.post(path, json={"move": "pass"}), 409, "not yours")
     refused(client.post(f"/api/games/{state['id']}/undo", json={"all": True}), 400, "unknown field")
+
+
+def test_an_off_board_square_in_crisscross_says_to_click_an_empty_square_not_ringed_pieces(client):
+    crosse = new_game(client, game="crosse", seed=0, reply=False)
+    message = refused(client.post(f"/api/games/{crosse['id']}/move", json={"move": "z9-z10"}), 400)
+    assert "ringed" in message  # pieces move in Crosse: they are ringed
+    state = new_game(client, game="crisscross", options={"size": 5}, reply=False)
+    message = refused(client.post(f"/api/games/{state['id']}/move", json={"move": "z9"}), 400, "off the 5x5 board")
+    assert "ringed" not in message and "click an empty square" in message, message
 
 
 def test_nothing_to_undo_and_a_finished_game_answer_409(client):

@@ -20,6 +20,14 @@ from crossenvs.web.browser import chromium_page, served
 pytestmark = pytest.mark.browser
 
 READY = 'body[data-phase="your-turn"], body[data-phase="over"]'
+START_VIEW = 'body[data-view="start"][data-phase="setup"]'
+NAMES = {
+    "crisscross": "Crisscross",
+    "crossings": "Crossings",
+    "neo_crossings": "Neo-Crossings",
+    "charing_cross": "Charing Cross",
+    "crosse": "Crosse",
+}
 END_LINE = re.compile(r"^Game over: (White|Black) wins: .+\. You (win|lose)\.$|^Game over: Draw: .+\. A draw\.$")
 
 
@@ -47,23 +55,25 @@ def wait(page) -> str:
 def start(page, url: str, game: str, side: str = "first", position_text: str | None = None, **options) -> None:
     """A new game from the form, as a person fills it in."""
     page.goto(url)
-    wait(page)
-    page.select_option("#game", game)
+    page.wait_for_selector(START_VIEW)
+    page.check(f"#game-{game}")
     for name, value in options.items():
         field = page.locator(f"#option-{name}")
+        if not field.is_visible():
+            page.click("#advanced summary")  # move_cap and the other advanced options are folded away
         if field.evaluate("element => element.tagName") == "SELECT":
             field.select_option(str(value))
         else:
             field.fill(str(value))
     page.select_option("#side", side)
-    page.fill("#opponent", "random")
-    if position_text is None:
-        page.click("#start")
-    else:
+    page.select_option("#opponent-choice", "random")
+    page.click("#start")
+    wait(page)
+    if position_text is not None:
         page.fill("#position", position_text)
         page.click("#load-position")
-    wait(page)
-    assert page.locator("#title").inner_text().startswith(f"{game}: you play ")
+        wait(page)
+    assert page.locator("#title").inner_text().startswith(f"{NAMES[game]}: you play ")
 
 
 def click_turn(page, rng: random.Random) -> None:
@@ -102,7 +112,9 @@ def record(page) -> list[str]:
 def test_every_game_draws_its_board_and_takes_a_move_by_clicks(page, url, game):
     start(page, url, game)
     assert page.locator("#board rect.cell").count() in (64, 100)  # 8x8 (Crisscross's default too), Crosse 10x10
-    assert page.locator("#legend dt").count() >= 3 and page.locator("#status").inner_text().endswith("your move")
+    assert page.locator("#legend li .swatch").count() >= 3 and page.locator("#status").inner_text().endswith(
+        "your move"
+    )
     rng = random.Random(game)
     while len(record(page)) < 2:  # your turn (a Charing Cross re-placement is a second decision), then the reply
         click_turn(page, rng)
@@ -154,7 +166,7 @@ def test_crosse_by_clicks_to_the_end_with_tokens(page, url):
 
 def test_crosse_jumps_hop_by_hop_from_a_position_and_undo(page, url):
     start(page, url, "crosse", side="second", position_text=position(CROSSE_C4, "white"), move_cap=30)
-    assert page.locator("#title").inner_text() == "crosse: you play white against random"
+    assert page.locator("#title").inner_text() == "Crosse: you play white against random"
     assert page.locator("#board .selected").count() == 1  # the only stone that can jump is picked up
     page.click('#board [data-target][data-square="f8"]')
     wait(page)
@@ -174,10 +186,12 @@ def test_crosse_jumps_hop_by_hop_from_a_position_and_undo(page, url):
 
 def test_typed_moves_and_their_errors(page, url):
     start(page, url, "crisscross", size=5)
+    assert page.locator("#hint").inner_text() == "Click an empty square to place your piece there."
     page.fill("#typed-move", "z9")
     page.click("#typed button")
     wait(page)
-    assert "crisscross" in page.locator("#message").inner_text()
+    message = page.locator("#message").inner_text()
+    assert "crisscross" in message and "off the 5x5 board" in message and "ringed" not in message, message
     page.fill("#typed-move", "c3")
     page.click("#typed button")
     wait(page)
@@ -208,3 +222,40 @@ def test_a_double_click_plays_once_and_no_new_game_starts_while_a_reply_is_due(p
     phases = page.evaluate("window.phases")
     waiting = [phase for phase in phases if phase[0] in ("busy", "thinking")]
     assert waiting and all(start and load for _, start, load in waiting), phases  # Start from this position too
+
+
+def test_the_start_view_names_the_games_explains_them_and_lists_the_opponents(page, url):
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(url)
+    page.wait_for_selector(START_VIEW)
+    cards = page.locator("#games .game-card")
+    assert sorted(name.strip() for name in cards.locator(".name").all_inner_texts()) == sorted(NAMES.values())
+    for card in cards.all():
+        assert len(card.locator("p").first.inner_text()) > 200  # a paragraph of rules
+        assert card.locator("a").get_attribute("href").endswith(".html")
+    page.check("#game-crosse")
+    assert not page.locator("#option-move_cap").is_visible()  # folded under Advanced
+    assert not page.locator("#opponent").is_visible()  # the free-text spec too
+    opponents = page.locator("#opponent-choice option").all_inner_texts()
+    assert opponents[:2] == ["Random moves (easiest)", "Greedy (best next move)"]
+    assert "MCTS (easy, 200 simulations)" in opponents and any(o.startswith("Pretrained agent") for o in opponents)
+    page.click("#advanced summary")
+    assert page.locator("#option-move_cap").is_visible()
+    text = page.locator("body").inner_text()
+    for internal in ("charing_cross", "neo_crossings", "move_cap", "move cap", "first_player"):
+        assert internal not in text, internal
+    page.select_option("#opponent-choice", "random")
+    page.click("#start")
+    wait(page)
+    assert page.locator("#title").inner_text().startswith("Crosse: you play black")
+    box = page.locator("#board-area").bounding_box()
+    colours = page.locator("#legend li").evaluate_all("els => els.map(e => e.dataset.colour)")
+    assert {"#debe82", "#d67864", "#282828", "#eeece4"} <= set(colours)  # ring cells, ring corners, the stones
+    page.click("#new")
+    page.check("#game-crisscross")
+    page.fill("#option-size", "5")
+    page.click("#start")
+    wait(page)
+    assert page.locator("#board-area").bounding_box() == box  # the board area does not jump with the board's size
+    assert box["width"] >= 560 and page.locator("aside").bounding_box()["x"] > box["x"] + box["width"]  # side by side
+    assert page.locator("#hint").inner_text() == "Click an empty square to place your piece there."

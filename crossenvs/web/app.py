@@ -18,17 +18,27 @@ DELETE    ``/api/games/{id}``             forget the game
 Every refusal is JSON ``{"error": "..."}`` with a 4xx status: 400 malformed or illegal, 403 a
 checkpoint outside the allowed folders, 404 an unknown game id, 409 not the moment (not your
 turn, game over, opponent thinking, nothing to undo), 413 too large, 415 not JSON; 400 too for a
-Host header the server does not answer, and 503 when every game slot holds a thinking opponent.
+Host header the server does not answer, and 503 when every game slot holds a game in progress
+(finished games and games untouched for a while make room first: :class:`~crossenvs.web.sessions.SessionStore`).
 ``reply`` (default true) lets the opponent answer within the same request; the page sends false
-and then asks ``/reply``, so the person's move shows while the opponent searches. Work that may
-take a while (making a game, a search) runs in the thread pool: the server keeps answering meanwhile.
+and then asks ``/reply``, so the person's move shows while the opponent searches.
+
+Making a game runs in Starlette's thread pool; the opponents' searches run in a pool of their
+own (``search_workers`` threads, a queue behind them), so however many replies are due, the
+server keeps answering other requests. A search is cancelled when its game is deleted or its
+request's client disconnects (between searches: see :mod:`crossenvs.web.sessions`). A client that
+disconnects while sending its body is answered nothing and logged nothing.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import re
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +47,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -48,7 +58,7 @@ from ..core.errors import CrossenvsError
 from ..core.game import Game
 from ..core.registry import make_game
 from .board import catalog
-from .errors import BadRequestError, ContentTypeError, PayloadTooLargeError
+from .errors import BadRequestError, ClientGoneError, ContentTypeError, PayloadTooLargeError
 from .opponents import DEFAULT_MAX_SIMULATIONS, CheckpointFolders, make_opponent
 from .sessions import MAX_SESSIONS, Session, SessionStore
 
@@ -65,6 +75,8 @@ SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
 ]
+#: threads that run the opponents' searches (more replies wait in a queue; requests never wait for them)
+SEARCH_WORKERS = max(2, min(8, os.cpu_count() or 2))
 NEW_GAME_FIELDS = ("game", "options", "side", "opponent", "position", "seed", "reply")
 MOVE_FIELDS = ("action", "move", "reply")
 
@@ -120,10 +132,35 @@ class AllowedHosts:
 class Api:
     """The request handlers over one :class:`SessionStore` and one set of checkpoint folders."""
 
-    def __init__(self, folders: CheckpointFolders, max_simulations: int, max_sessions: int) -> None:
+    def __init__(
+        self,
+        folders: CheckpointFolders,
+        max_simulations: int,
+        max_sessions: int,
+        search_workers: int = SEARCH_WORKERS,
+        docs_url: str | None = None,
+    ) -> None:
         self.folders = folders
         self.max_simulations = max_simulations
         self.store = SessionStore(max_sessions)
+        self.searches = ThreadPoolExecutor(search_workers, thread_name_prefix="crossenvs-search")
+        self.docs_url = docs_url
+
+    async def search(self, request: Request, session: Session) -> None:
+        """The opponent's reply, in the search pool; cancelled when the game is closed or the client leaves."""
+        session.claim_reply()
+        gone = threading.Event()
+        try:
+            future = self.searches.submit(session.claimed_reply, gone.is_set)
+        except BaseException:  # the pool is shut down: nothing will clear the flag
+            session.claimed_reply(lambda: True)
+            raise
+        watcher = asyncio.ensure_future(watch_disconnect(request, gone))
+        try:
+            await asyncio.wrap_future(future)
+        finally:
+            gone.set()  # a handler cancelled here leaves no move to be played later
+            watcher.cancel()
 
     async def index(self, request: Request) -> Response:
         """The page."""
@@ -131,7 +168,10 @@ class Api:
 
     async def catalog(self, request: Request) -> Response:
         """The games with their options, and the opponents the page suggests."""
-        return JSONResponse(await run_in_threadpool(catalog, self.folders.listed(), self.max_simulations))
+        own = self.folders.listed  # the --checkpoints folders' own are listed by name; the packaged are 'pretrained'
+        return JSONResponse(
+            await run_in_threadpool(lambda: catalog(own(), self.max_simulations, self.docs_url, own(packaged=False)))
+        )
 
     async def new_game(self, request: Request) -> Response:
         """A new game (201), after the opponent's first turn unless ``reply`` is false."""
@@ -139,7 +179,7 @@ class Api:
         reply = flag(body, "reply")
         session = await run_in_threadpool(self.make_session, body)
         if reply:
-            await run_in_threadpool(session.reply)
+            await self.search(request, session)
         return JSONResponse(session.describe(), status_code=201)
 
     async def state(self, request: Request) -> Response:
@@ -162,14 +202,14 @@ class Api:
         reply = flag(body, "reply")
         await run_in_threadpool(session.move, action, text)
         if reply:
-            await run_in_threadpool(session.reply)
+            await self.search(request, session)
         return JSONResponse(session.describe())
 
     async def reply(self, request: Request) -> Response:
         """The opponent plays until it is the person's turn (or the game is over)."""
         session = self.session(request)
         await read_json(request, ())
-        await run_in_threadpool(session.reply)
+        await self.search(request, session)
         return JSONResponse(session.describe())
 
     async def undo(self, request: Request) -> Response:
@@ -202,6 +242,15 @@ class Api:
 
 
 # ----------------------------------------------------------------------------- request bodies
+async def watch_disconnect(request: Request, gone: threading.Event) -> None:
+    """Set ``gone`` when the client disconnects (the body is read already: the next message is the disconnect)."""
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            gone.set()
+            return
+
+
 async def read_body(request: Request) -> bytes:
     """The body, at most :data:`MAX_BODY` bytes: a larger declared length is refused (413) before any is
     read, and a body sent in chunks is read no further than the limit."""
@@ -210,11 +259,16 @@ async def read_body(request: Request) -> bytes:
         raise PayloadTooLargeError(f"the request body has {declared} bytes; at most {MAX_BODY} are read")
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise PayloadTooLargeError(f"the request body has more than {MAX_BODY} bytes; at most {MAX_BODY} are read")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_BODY:
+                raise PayloadTooLargeError(
+                    f"the request body has more than {MAX_BODY} bytes; at most {MAX_BODY} are read"
+                )
+            chunks.append(chunk)
+    except ClientDisconnect:  # no one to answer: an expected refusal, not a server error with a traceback
+        raise ClientGoneError("the client disconnected before sending the whole body") from None
     return b"".join(chunks)
 
 
@@ -318,9 +372,12 @@ def create_app(
     max_simulations: int = DEFAULT_MAX_SIMULATIONS,
     allowed_hosts: Sequence[str] | None = None,
     max_sessions: int = MAX_SESSIONS,
+    search_workers: int = SEARCH_WORKERS,
+    docs_url: str | None = None,
 ) -> Starlette:
-    """The app: checkpoints from the packaged agents and ``checkpoints``; ``allowed_hosts`` None answers any Host."""
-    api = Api(CheckpointFolders(checkpoints), max_simulations, max_sessions)
+    """The app: checkpoints from the packaged agents and ``checkpoints``; ``allowed_hosts`` None answers any Host;
+    ``docs_url`` the address of the rules pages (:data:`~crossenvs.web.board.DOCS_URL` when None)."""
+    api = Api(CheckpointFolders(checkpoints), max_simulations, max_sessions, search_workers, docs_url)
     game_path = "/api/games/{session_id}"
     routes = [
         Route("/", api.index),

@@ -58,8 +58,29 @@ def layout(game: Game) -> dict[str, Any]:
         "pieces": pieces,
         "edges": {side: hex_colour(rgb) for side, rgb in view.edge_colours().items()},
         "legend": [list(entry) for entry in view.legend()],
+        "legend_swatches": legend_swatches(game, cells),
         "last_move_colour": hex_colour(LAST_MOVE),
     }
+
+
+def legend_swatches(game: Game, cells: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The legend with the colour of each entry: ``{letter, meaning, colour, shape}``, ``shape`` ``piece``
+    (a piece's colour) or ``cell`` (the fill of the cells of that kind, e.g. Crosse's ring)."""
+    view = game.view
+    pieces = {letter: code for code, letter in game.cell_letters.items() if code != 0}
+    fills = {}
+    for row in cells:
+        for cell in row:
+            fills.setdefault(cell["kind"], cell["fill"])
+    swatches = []
+    for letter, meaning in view.legend():
+        if letter in pieces:
+            colour = hex_colour(view.piece_colours.get(pieces[letter], (128, 128, 128)))
+            swatches.append({"letter": letter, "meaning": meaning, "colour": colour, "shape": "piece"})
+        else:
+            colour = fills.get(meaning, hex_colour(BACKGROUND))
+            swatches.append({"letter": letter, "meaning": meaning, "colour": colour, "shape": "cell"})
+    return swatches
 
 
 def legal_moves(game: Game, state: State) -> dict[str, Any]:
@@ -85,13 +106,78 @@ def legal_moves(game: Game, state: State) -> dict[str, Any]:
     return {"moves": moves, "placements": placements, "choices": choices}
 
 
-def describe_game(name: str) -> dict[str, Any]:
-    """One game of the catalog: its options as its schema declares them, colours and summary."""
+#: where the rules pages are: ``{name}`` is the game's registry name (``docs/<name>.md`` builds ``<name>.html``);
+#: ``crossenvs serve --docs-url`` points it at a local build
+DOCS_URL = "https://crossenvs.readthedocs.io/en/latest/{name}.html"
+#: the five games' names as people write them (a game registered by a user shows its registry name)
+DISPLAY_NAMES = {
+    "crisscross": "Crisscross",
+    "crossings": "Crossings",
+    "neo_crossings": "Neo-Crossings",
+    "charing_cross": "Charing Cross",
+    "crosse": "Crosse",
+}
+#: one paragraph of rules per game, in our words from ``docs/<name>.md`` (a user's game shows its summary line)
+RULES_SUMMARIES = {
+    "crisscross": "Players take turns placing a checker on any empty square. Red wants a chain of touching "
+    "checkers (side by side, not diagonally) from the top edge to the bottom edge, Blue from the left edge "
+    "to the right. A new checker that closes in a straight run of enemy checkers between itself and another "
+    "of yours flips the whole run to your colour. A full board with no chain is a draw.",
+    "crossings": "Each side starts with two rows of stones. On your turn move one stone one square, or push a "
+    "straight line of your stones along its own direction by up to its length; the front stone may capture "
+    "a single enemy stone it lands on. A stone that reaches the far rank is frozen there, and whoever has "
+    "more frozen stones at the start of his turn wins, so every crossing must be answered at once.",
+    "neo_crossings": "Stones move as in Crossings: one stone a step, or a line of stones along its direction by "
+    "up to its length. A line that lands on an enemy line captures the whole enemy run in front of it, and "
+    "nothing is frozen. At the start of your turn, if you have more stones on your far rank than your "
+    "opponent has on his, you win; a symmetry rule forbids simply mirroring the opponent.",
+    "charing_cross": "Each side has two knights that race sideways across the board and two rooks that race up "
+    "or down it. A piece steps one square forward (straight or diagonally) or jumps over an adjacent piece. "
+    "A jumped piece is not captured but sent back home, and its owner picks which home square it returns "
+    "to. The first piece to reach its goal line wins.",
+    "crosse": "A give-away game on a 10x10 board with a ring of 12 cells around an unused centre. You move "
+    "stones with six single-use tokens (1, 2 or 3 steps, forward or back); jumps capture, are compulsory "
+    "and must take the most stones. Covering the ring's four corners sheds the stones on your first row. "
+    "You win by getting rid of all your stones, or of all but four that hold the corners.",
+}
+#: options folded under "advanced" on the page: a game starts well without them
+ADVANCED_OPTIONS = frozenset(
+    {"move_cap", "first_player", "self_jump", "stuck_tokens", "cover_removal", "stalemate", "symmetry_rule"}
+)
+#: the options' names as the page writes them (others: the name with spaces)
+OPTION_LABELS = {
+    "size": "Board size",
+    "move_cap": "Move limit (a draw after this many moves)",
+    "first_player": "Colour that moves first",
+    "self_jump": "Pieces may jump their own side",
+    "stuck_tokens": "When no token can move",
+    "cover_removal": "Removing the first row",
+    "stalemate": "When a player cannot move",
+    "symmetry_rule": "Symmetry rule",
+}
+#: MCTS levels the page offers (those within the server's cap)
+MCTS_LEVELS = ((200, "easy"), (1000, "medium"), (5000, "strong"))
+#: search strengths of a pretrained agent the page offers (simulations per move, within the cap)
+PRETRAINED_LEVELS = ((16, "quick"), (100, "medium"), (400, "strong"))
+
+
+def describe_option(option: Any) -> dict[str, Any]:
+    """An option as the schema describes it, with the page's label and whether it is folded away."""
+    label = OPTION_LABELS.get(option.name, option.name.replace("_", " ").capitalize())
+    return {**option.describe(), "label": label, "advanced": option.name in ADVANCED_OPTIONS}
+
+
+def describe_game(name: str, docs_url: str = DOCS_URL) -> dict[str, Any]:
+    """One game of the catalog: its options as its schema declares them, colours, summary and rules."""
+    summary = game_spec(name).summary
     return {
         "name": name,
-        "summary": game_spec(name).summary,
+        "display_name": DISPLAY_NAMES.get(name, name.replace("_", " ").capitalize()),
+        "summary": summary,
+        "rules_summary": RULES_SUMMARIES.get(name, summary[:1].upper() + summary[1:] + "."),
+        "docs_url": docs_url.format(name=name),
         "colours": list(make_game(name).colours),
-        "options": [option.describe() for option in game_class(name).OPTION_SCHEMA],
+        "options": [describe_option(option) for option in game_class(name).OPTION_SCHEMA],
         "pretrained": [opts for game, opts in _pretrained() if game == name],
     }
 
@@ -102,10 +188,36 @@ def _pretrained() -> list[tuple[str, dict[str, Any]]]:
     return available()
 
 
-def catalog(checkpoints: list[str], max_simulations: int) -> dict[str, Any]:
-    """Every registered game and the opponents the page suggests."""
+def opponent_choices(checkpoints: list[str], max_simulations: int) -> list[dict[str, Any]]:
+    """The opponents the page lists: ``{spec, label, kind}``; ``kind`` pretrained ones need an agent for the game."""
+    choices = [
+        {"spec": "random", "label": "Random moves (easiest)", "kind": "builtin"},
+        {"spec": "greedy", "label": "Greedy (best next move)", "kind": "builtin"},
+    ]
+    choices += [
+        {"spec": f"mcts:{n}", "label": f"MCTS ({level}, {n} simulations)", "kind": "builtin"}
+        for n, level in MCTS_LEVELS
+        if n <= max_simulations
+    ]
+    choices += [
+        {"spec": f"pretrained:{n}", "label": f"Pretrained agent ({level}, {n} simulations)", "kind": "pretrained"}
+        for n, level in PRETRAINED_LEVELS
+        if n <= max_simulations
+    ]
+    choices += [
+        {"spec": spec, "label": f"Checkpoint {spec.removeprefix('az:')}", "kind": "checkpoint"} for spec in checkpoints
+    ]
+    return choices
+
+
+def catalog(
+    checkpoints: list[str], max_simulations: int, docs_url: str | None = None, own: list[str] | None = None
+) -> dict[str, Any]:
+    """Every registered game and the opponents the page suggests: ``opponents`` the specs (kept for scripts),
+    ``opponent_choices`` labelled, with the checkpoints ``own`` (those of ``--checkpoints``, not the packaged)."""
     return {
-        "games": [describe_game(name) for name in list_games()],
+        "games": [describe_game(name, docs_url or DOCS_URL) for name in list_games()],
         "opponents": ["random", "greedy", "mcts:200", "mcts:1000", "pretrained", *checkpoints],
+        "opponent_choices": opponent_choices(checkpoints if own is None else own, max_simulations),
         "max_simulations": max_simulations,
     }

@@ -57,3 +57,9 @@ class ServerFullError(WebError, RuntimeError):
     """Every game slot is taken by a game whose opponent is thinking."""
 
     status = 503
+
+
+class ClientGoneError(WebError, ConnectionError):
+    """The client disconnected before its request was read whole: answered (to no one) without a traceback."""
+
+    status = 400

@@ -75,10 +75,11 @@ class CheckpointFolders:
         """The allowed folders, for error messages."""
         return ", ".join(str(root) for root in self.roots)
 
-    def listed(self) -> list[str]:
-        """Specs for the checkpoints in the folders (``az:<name>`` or ``<name>.zip``), for the page's suggestions."""
+    def listed(self, packaged: bool = True) -> list[str]:
+        """Specs for the checkpoints in the folders (``az:<name>`` or ``<name>.zip``), for the page's suggestions;
+        without those of the packaged agents unless ``packaged`` (the page offers them as ``pretrained``)."""
         specs: list[str] = []
-        for root in self.roots:
+        for root in self.roots if packaged else [root for root in self.roots if root != AGENTS_FOLDER]:
             found = []
             for path in root.rglob("*"):  # lazily: a folder of runs can hold many files
                 if len(specs) + len(found) >= MAX_LISTED:

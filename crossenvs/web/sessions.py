@@ -8,6 +8,13 @@ its id is 128 random bits, so a page cannot reach another's game by guessing.
 The opponent searches outside the session's lock (states are values, so it reads a position no
 one changes) with a ``thinking`` flag set: the page can read the state meanwhile, while a move or
 an undo is refused with 409 until the reply is in.
+
+A search cannot be stopped halfway: MCTS is one compiled call (numba, without the GIL) that
+checks nothing while it runs, and splitting it into chunks of simulations would need another
+kernel. So a reply is cancelled between searches instead: once its game is closed (``DELETE``,
+dropped from the store) or its request is gone (the client disconnected), the search running
+finishes, its move is thrown away, and no further search starts for that game. ``--max-simulations``
+bounds how long that last search takes.
 """
 
 from __future__ import annotations
@@ -29,12 +36,16 @@ from ..players import Player
 from .board import layout, legal_moves
 from .errors import ServerFullError, TurnError, UnknownSessionError
 
-#: games the server holds at once; the least recently used idle one makes room for a new one
+#: games the server holds at once; when all are taken, a finished or long-untouched one makes room
 MAX_SESSIONS = 64
 #: a game untouched this long (seconds) is dropped
 IDLE_SECONDS = 6 * 3600
-#: what ends an error about typed notation that names no square with legal moves (the terminal says 'help')
+#: a game untouched this long (seconds) counts as abandoned: it may make room for a new one when the server is full
+STALE_SECONDS = 15 * 60
+#: what ends an error about typed notation that names no square with legal moves (the terminal says 'help'),
+#: in games where pieces move (they are ringed) and in games where one places on empty squares
 BROWSER_HINT = "the pieces you can move are ringed on the board"
+PLACING_HINT = "click an empty square of the board, or type its name such as c3"
 
 
 @dataclass(frozen=True)
@@ -58,6 +69,7 @@ class Session:
         self.match = Match(game, state)
         self.history: list[Snapshot] = []
         self.thinking = False
+        self.closed = False
         self.last_used = time.monotonic()
         self._lock = threading.Lock()
         self._layout = layout(game)
@@ -70,31 +82,56 @@ class Session:
             self._check_persons_turn()
             state = self.match.state
             if text is not None:
-                action, _ = read_move(self.game, state, text, BROWSER_HINT)
+                action, _ = read_move(self.game, state, text, self._typing_hint(state))
             elif action is None or not (0 <= action < self.game.num_actions and self.game.legal_mask(state)[action]):
                 raise illegal_action(self.game, state, action)
             self._play(int(action))
 
-    def reply(self) -> None:
+    def reply(self, cancelled: Callable[[], bool] = lambda: False) -> None:
         """The opponent plays until it is the person's turn again or the game ends (several actions in a row:
-        a Crosse jump sequence hop by hop, an extra turn, a Charing Cross re-placement)."""
+        a Crosse jump sequence hop by hop, an extra turn, a Charing Cross re-placement).
+
+        Stops between searches once the session is closed or ``cancelled()`` is true; the move of a search
+        that ends after that is not played (see the module docstring)."""
+        self.claim_reply()
+        self.claimed_reply(cancelled)
+
+    def claim_reply(self) -> None:
+        """Mark the opponent thinking (409 if it is already), before its search is queued."""
         with self._lock:
             if self.thinking:
                 raise TurnError(f"{self.opponent.name} is thinking already; wait for its move")
             self.thinking = True
+
+    def claimed_reply(self, cancelled: Callable[[], bool] = lambda: False) -> None:
+        """The searches of :meth:`reply`, after :meth:`claim_reply`; clears ``thinking`` however they end."""
         try:
             while True:
                 with self._lock:
                     state = self.match.state
+                    if self.closed or cancelled():
+                        return
                     if self.game.is_terminal(state) or self.game.current_player(state) == self.human:
                         return
                 action = self.opponent.act(self.game, state)
                 with self._lock:
+                    if self.closed or cancelled():
+                        return  # the game was closed, or its page left, while the opponent searched
                     self._play(int(action))
         finally:
             with self._lock:
                 self.thinking = False
                 self.last_used = time.monotonic()
+
+    def close(self) -> None:
+        """Forget the game: a search under way is not played, and no further one starts."""
+        with self._lock:
+            self.closed = True
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended."""
+        return self.game.is_terminal(self.match.state)
 
     def undo(self) -> None:
         """Take back the person's last action and every opponent action after it; 409 if there is none."""
@@ -118,6 +155,10 @@ class Session:
         self.history.append(Snapshot(match.state, list(match.last_move), match.last_mover, mover))
         match.play(action)
         self.last_used = time.monotonic()
+
+    def _typing_hint(self, state: State) -> str:
+        """How the page offers moves now: ringed pieces, or empty squares to click (Crisscross places only)."""
+        return BROWSER_HINT if legal_moves(self.game, state)["moves"] else PLACING_HINT
 
     def _check_persons_turn(self) -> None:
         if self.thinking:
@@ -195,25 +236,39 @@ def illegal_action(game: Game, state: State, action: int | None) -> IllegalActio
 
 
 class SessionStore:
-    """The sessions of one server, at most ``limit``; idle ones expire after ``idle_seconds``."""
+    """The sessions of one server, at most ``limit``; idle ones expire after ``idle_seconds``.
 
-    def __init__(self, limit: int = MAX_SESSIONS, idle_seconds: float = IDLE_SECONDS) -> None:
+    When all ``limit`` slots are taken, a new game takes the slot of a finished game, else of one
+    untouched for ``stale_seconds`` (abandoned), the least recently used first; a game in
+    progress is never dropped for another, and when every game is in progress a new one is refused
+    (503, :class:`~crossenvs.web.errors.ServerFullError`)."""
+
+    def __init__(
+        self, limit: int = MAX_SESSIONS, idle_seconds: float = IDLE_SECONDS, stale_seconds: float = STALE_SECONDS
+    ) -> None:
         self.limit = limit
         self.idle_seconds = idle_seconds
+        self.stale_seconds = stale_seconds
         self._sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
 
     def add(self, session: Session) -> Session:
-        """Keep ``session``, dropping expired ones and, when full, the least recently used idle one."""
+        """Keep ``session``, dropping expired ones and, when full, a finished or abandoned one; 503 if none is."""
         with self._lock:
             now = time.monotonic()
             for key in [k for k, s in self._sessions.items() if now - s.last_used > self.idle_seconds]:
-                del self._sessions[key]
+                self._sessions.pop(key).close()
             if len(self._sessions) >= self.limit:
-                idle = [s for s in self._sessions.values() if not s.thinking]
-                if not idle:
-                    raise ServerFullError(f"all {self.limit} games on this server are busy; try again shortly")
-                del self._sessions[min(idle, key=lambda s: s.last_used).id]
+                waiting = [s for s in self._sessions.values() if not s.thinking]
+                finished = [s for s in waiting if s.over]
+                stale = [s for s in waiting if now - s.last_used > self.stale_seconds]
+                if not (finished or stale):
+                    minutes = round(self.stale_seconds / 60)
+                    raise ServerFullError(
+                        f"all {self.limit} game slots on this server hold games in progress; finish or close one "
+                        f"(a game untouched for {minutes} minutes makes room), or try again later"
+                    )
+                self._sessions.pop(min(finished or stale, key=lambda s: s.last_used).id).close()
             self._sessions[session.id] = session
             return session
 
@@ -222,7 +277,8 @@ class SessionStore:
         with self._lock:
             session = self._sessions.get(session_id)
             if session is None or (time.monotonic() - session.last_used > self.idle_seconds and not session.thinking):
-                self._sessions.pop(session_id, None)
+                if session is not None:
+                    self._sessions.pop(session_id).close()
                 raise UnknownSessionError(f"no game {session_id[:40]!r} on this server (expired, or never made)")
             return session
 
@@ -230,7 +286,9 @@ class SessionStore:
         """Forget the session ``session_id``; 404 if there is none."""
         self.get(session_id)
         with self._lock:
-            self._sessions.pop(session_id, None)
+            session = self._sessions.pop(session_id, None)
+        if session is not None:
+            session.close()
 
     def __len__(self) -> int:
         return len(self._sessions)

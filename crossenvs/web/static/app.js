@@ -1,5 +1,7 @@
 // crossenvs serve: the page. Plain JavaScript, no build step, nothing from the network.
 //
+// The page opens on the start view (<body data-view="start">): the games by name with their
+// rules, the settings and the opponent; Start switches to the play view (data-view="play").
 // The server knows the rules; the page only draws what /api/games/{id} describes and sends the
 // action id the person picked. Legal moves come grouped by source square: click a ringed piece,
 // then one of its targets; a single-square action (a placement) is one click; an action with no
@@ -44,7 +46,7 @@ function gamePath(suffix) {
 
 function setPhase(phase) {
   document.body.dataset.phase = phase;
-  const idle = phase === "your-turn" || phase === "over" || phase === "waiting";
+  const idle = phase === "your-turn" || phase === "over" || phase === "waiting" || phase === "setup";
   $("undo").disabled = !(idle && ui.state && ui.state.can_undo);
   $("start").disabled = !idle && phase !== "loading";
   $("load-position").disabled = $("start").disabled; // a new game while a reply is due would race with it
@@ -57,7 +59,21 @@ function phaseOf(state) {
 }
 
 function say(text) {
-  $("message").textContent = text || "";
+  $("message").textContent = "";
+  $("start-message").textContent = "";
+  $(document.body.dataset.view === "start" ? "start-message" : "message").textContent = text || "";
+}
+
+function setView(view) {
+  document.body.dataset.view = view;
+  $("play-view").hidden = view !== "play";
+  $("start-view").hidden = view !== "start";
+  $("new").hidden = view !== "play";
+}
+
+function displayName(name) {
+  const game = ui.catalog && describe(name);
+  return game ? game.display_name : name;
 }
 
 // One request at a time: the phase says busy, an error is shown, the board stays as it was.
@@ -69,8 +85,8 @@ async function request(work) {
   } catch (error) {
     say(error.message);
   }
-  if (ui.state) show(ui.state);
-  else setPhase("loading");
+  if (ui.state && document.body.dataset.view === "play") show(ui.state);
+  else setPhase(ui.state || ui.catalog ? "setup" : "loading");
 }
 
 async function opponentTurn() {
@@ -93,19 +109,30 @@ function play(action) {
   });
 }
 
+function chosenGame() {
+  const checked = document.querySelector('#games input[name="game"]:checked');
+  return checked ? checked.value : ui.catalog.games[0].name;
+}
+
 function newGame(position) {
-  const name = $("game").value;
+  const name = chosenGame();
   const body = {
     game: name,
     options: readOptions(name),
     side: $("side").value,
-    opponent: $("opponent").value.trim() || "random",
+    opponent: $("opponent").value.trim() || $("opponent-choice").value || "random",
     reply: false,
   };
   if (position !== undefined) body.position = position;
   return request(async () => {
+    const state = await api("POST", "/api/games", body);
+    if (ui.state && ui.state.id !== state.id) {
+      // the game left behind is closed on the server: its slot is free, a search for it is dropped
+      api("DELETE", gamePath("")).catch(() => {});
+    }
     ui.flipped = false;
-    show(await api("POST", "/api/games", body), "busy");
+    setView("play");
+    show(state, "busy");
     history.replaceState(null, "", `#${ui.state.id}`);
     await opponentTurn();
   });
@@ -233,9 +260,7 @@ function renderBoard() {
   board.replaceChildren();
   const width = state.width * CELL + 2 * MARGIN;
   const height = state.height * CELL + 2 * MARGIN;
-  board.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  board.setAttribute("width", width);
-  board.setAttribute("height", height);
+  board.setAttribute("viewBox", `0 0 ${width} ${height}`); // drawn into the reserved square: nothing moves
   const legal = state.legal;
   drawEdges(state, board);
   drawCells(state, board);
@@ -342,13 +367,27 @@ function renderRecord() {
 function renderLegend() {
   const legend = $("legend");
   legend.replaceChildren();
-  for (const [letter, meaning] of ui.state.legend.concat([["[ ]", "last move (green outline)"]])) {
-    const term = document.createElement("dt");
-    term.textContent = letter;
-    const text = document.createElement("dd");
-    text.textContent = meaning;
-    legend.append(term, text);
+  const last = { letter: "", meaning: "last move", colour: ui.state.last_move_colour, shape: "last" };
+  for (const entry of ui.state.legend_swatches.concat([last])) {
+    const item = document.createElement("li");
+    const swatch = document.createElement("span");
+    swatch.className = `swatch ${entry.shape}`;
+    if (entry.shape === "last") swatch.style.borderColor = entry.colour;
+    else swatch.style.background = entry.colour;
+    item.dataset.colour = entry.colour;
+    item.append(swatch, entry.meaning);
+    legend.appendChild(item);
   }
+}
+
+// What to do now, in words: a newcomer does not know that pieces are ringed or squares clickable.
+function hint(state) {
+  if (!state.your_turn) return "";
+  const legal = state.legal;
+  if (Object.keys(legal.moves).length) return "Click one of your ringed pieces, then a dotted square to move it there.";
+  if (legal.placements.length > FEW_PLACEMENTS) return "Click an empty square to place your piece there.";
+  if (legal.placements.length || legal.choices.length) return "Choose with a button below the board (or click a dotted square).";
+  return "";
 }
 
 function show(state, phase) {
@@ -358,8 +397,9 @@ function show(state, phase) {
   const sources = Object.keys(state.legal.moves);
   const alone = sources.length === 1 && state.legal.placements.length === 0 && state.legal.choices.length === 0;
   if (changed || !state.legal.moves[ui.selected]) ui.selected = alone ? sources[0] : null; // a jump goes on hop by hop
-  $("title").textContent = `${state.game}: you play ${state.you.colour} against ${state.opponent}`;
+  $("title").textContent = `${displayName(state.game)}: you play ${state.you.colour} against ${state.opponent}`;
   $("status").textContent = state.your_turn ? `${state.status}: your move` : state.status;
+  $("hint").textContent = hint(state);
   const end = $("end");
   end.hidden = !state.over;
   end.textContent = state.over ? state.result.line : "";
@@ -397,14 +437,37 @@ function describe(name) {
   return ui.catalog.games.find((game) => game.name === name);
 }
 
+function buildGames() {
+  const box = $("games");
+  for (const game of ui.catalog.games) {
+    const card = document.createElement("label");
+    card.className = "game-card";
+    const radio = document.createElement("input");
+    Object.assign(radio, { type: "radio", name: "game", value: game.name, id: `game-${game.name}` });
+    radio.addEventListener("change", buildOptions);
+    const name = document.createElement("span");
+    name.className = "name";
+    name.textContent = ` ${game.display_name}`;
+    const rules = document.createElement("p");
+    rules.textContent = game.rules_summary;
+    const link = document.createElement("a");
+    Object.assign(link, { href: game.docs_url, target: "_blank", rel: "noopener" });
+    link.textContent = `Full rules of ${game.display_name}`;
+    const more = document.createElement("p");
+    more.appendChild(link);
+    card.append(radio, name, rules, more);
+    box.appendChild(card);
+  }
+  box.querySelector("input").checked = true;
+}
+
 function buildOptions() {
-  const game = describe($("game").value);
-  $("summary").textContent = game.summary;
-  const box = $("options");
-  box.replaceChildren();
+  const game = describe(chosenGame());
+  $("options").replaceChildren();
+  $("advanced-options").replaceChildren();
   for (const option of game.options) {
     const label = document.createElement("label");
-    label.append(`${option.name.replaceAll("_", " ")} `);
+    label.append(`${option.label || option.name.replaceAll("_", " ")} `);
     let input;
     if (option.kind === "flag") {
       input = document.createElement("input");
@@ -423,16 +486,17 @@ function buildOptions() {
     input.id = `option-${option.name}`;
     input.dataset.option = option.name;
     label.appendChild(input);
-    box.appendChild(label);
+    $(option.advanced ? "advanced-options" : "options").appendChild(label);
   }
   const first = game.colours[0];
   $("side").options[0].textContent = `first (${first} by default)`;
   $("side").options[1].textContent = `second (${game.colours[1]} by default)`;
-  const list = $("opponents");
+  const list = $("opponent-choice");
+  const before = list.value;
   list.replaceChildren();
-  for (const spec of ui.catalog.opponents) {
-    if (spec === "pretrained" && game.pretrained.length === 0) continue;
-    list.appendChild(new Option(spec));
+  for (const choice of ui.catalog.opponent_choices) {
+    if (choice.kind === "pretrained" && game.pretrained.length === 0) continue;
+    list.add(new Option(choice.label, choice.spec, false, choice.spec === before));
   }
 }
 
@@ -465,8 +529,9 @@ async function resume(id) {
   } catch (error) {
     return false; // gone (the server restarted, or the game expired): a new one starts
   }
+  setView("play");
   show(state);
-  $("game").value = state.game;
+  $(`game-${state.game}`).checked = true;
   buildOptions();
   await request(opponentTurn);
   return true;
@@ -474,9 +539,13 @@ async function resume(id) {
 
 async function start() {
   ui.catalog = await api("GET", "/api/catalog");
-  for (const game of ui.catalog.games) $("game").add(new Option(game.name, game.name));
+  buildGames();
   buildOptions();
-  $("game").addEventListener("change", buildOptions);
+  $("new").addEventListener("click", () => {
+    setView("start");
+    say("");
+    setPhase("setup");
+  });
   $("new-game").addEventListener("submit", (event) => {
     event.preventDefault();
     newGame();
@@ -511,7 +580,10 @@ async function start() {
     }
   });
   const id = location.hash.slice(1);
-  if (!(id && (await resume(id)))) await newGame();
+  if (!(id && (await resume(id)))) {
+    setView("start");
+    setPhase("setup");
+  }
 }
 
 start().catch((error) => say(`cannot load the page: ${error.message}`));
