@@ -19,14 +19,14 @@ Every refusal is JSON ``{"error": "..."}`` with a 4xx status: 400 malformed or i
 checkpoint outside the allowed folders, 404 an unknown game id, 409 not the moment (not your
 turn, game over, opponent thinking, nothing to undo), 413 too large, 415 not JSON; 400 too for a
 Host header the server does not answer, and 503 when every game slot holds a game in progress
-(finished games and games untouched for a while make room first: :class:`~crossenvs.web.sessions.SessionStore`).
+(finished games and games untouched for a while make room first: ``SessionStore`` in ``crossenvs/web/sessions.py``).
 ``reply`` (default true) lets the opponent answer within the same request; the page sends false
 and then asks ``/reply``, so the person's move shows while the opponent searches.
 
 Making a game runs in Starlette's thread pool; the opponents' searches run in a pool of their
 own (``search_workers`` threads, a queue behind them), so however many replies are due, the
 server keeps answering other requests. A search is cancelled when its game is deleted or its
-request's client disconnects (between searches: see :mod:`crossenvs.web.sessions`). A client that
+request's client disconnects (between searches: see ``crossenvs/web/sessions.py``). A client that
 disconnects while sending its body is answered nothing and logged nothing.
 """
 
@@ -376,7 +376,7 @@ def create_app(
     docs_url: str | None = None,
 ) -> Starlette:
     """The app: checkpoints from the packaged agents and ``checkpoints``; ``allowed_hosts`` None answers any Host;
-    ``docs_url`` the address of the rules pages (:data:`~crossenvs.web.board.DOCS_URL` when None)."""
+    ``docs_url`` the address of the rules pages (``DOCS_URL`` of ``crossenvs/web/board.py`` when None)."""
     api = Api(CheckpointFolders(checkpoints), max_simulations, max_sessions, search_workers, docs_url)
     game_path = "/api/games/{session_id}"
     routes = [
