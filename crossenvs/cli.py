@@ -131,7 +131,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> None:
     """Play in the browser (:mod:`crossenvs.web`): serve the page until Ctrl-C."""
     from .web import serve
 
-    serve(args.host, args.port, args.checkpoints, args.max_simulations, out)
+    serve(args.host, args.port, args.checkpoints, args.max_simulations, out, trust_pickles=args.trust_pickles)
 
 
 def run_checkpoints(run_dir: Path, simulations: int) -> tuple[Game, str, list[tuple[float, Player]]]:
@@ -366,6 +366,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=1000,
         metavar="N",
         help="the most simulations per move a page may ask of an opponent (default 1000)",
+    )
+    serve.add_argument(
+        "--trust-pickles",
+        action="store_true",
+        help="let pages name pickle:<file>.zip from the --checkpoints folders: unpickling runs any code the file "
+        "holds, so only for folders whose every file you trust (docs/security.md)",
     )
     return parser
 

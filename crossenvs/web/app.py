@@ -318,9 +318,11 @@ def create_app(
     max_simulations: int = DEFAULT_MAX_SIMULATIONS,
     allowed_hosts: Sequence[str] | None = None,
     max_sessions: int = MAX_SESSIONS,
+    trust_pickles: bool = False,
 ) -> Starlette:
-    """The app: checkpoints from the packaged agents and ``checkpoints``; ``allowed_hosts`` None answers any Host."""
-    api = Api(CheckpointFolders(checkpoints), max_simulations, max_sessions)
+    """The app: checkpoints from the packaged agents and ``checkpoints``; ``allowed_hosts`` None answers any Host;
+    ``trust_pickles`` lets pages name ``pickle:<file>.zip`` (unpickled: runs any code the file holds)."""
+    api = Api(CheckpointFolders(checkpoints, trust_pickles=trust_pickles), max_simulations, max_sessions)
     game_path = "/api/games/{session_id}"
     routes = [
         Route("/", api.index),

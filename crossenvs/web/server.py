@@ -71,6 +71,7 @@ def serve(
     checkpoints: Sequence[str | Path] = (),
     max_simulations: int = DEFAULT_MAX_SIMULATIONS,
     out: TextIO | None = None,
+    trust_pickles: bool = False,
 ) -> None:
     """Serve the page until Ctrl-C (then return normally); the URL is printed (flushed) once the socket listens."""
     try:
@@ -86,7 +87,7 @@ def serve(
         address = sock.getsockname()[0]
         loopback = is_loopback(address)
         allowed = (*LOOPBACK_HOSTS, host, address) if loopback else None
-        app = create_app(checkpoints, max_simulations, allowed_hosts=allowed)
+        app = create_app(checkpoints, max_simulations, allowed_hosts=allowed, trust_pickles=trust_pickles)
         out.write(f"crossenvs serve: open {url_of(sock)} in a browser (Ctrl-C stops)\n")
         if not loopback:
             out.write(f"note: --host {host} lets other machines reach this server; games are not password-protected\n")
