@@ -147,7 +147,11 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> None:
     """Play in the browser (:mod:`crossenvs.web`): serve the page until Ctrl-C."""
     from .web import serve
 
+<<<<<<< HEAD
     serve(args.host, args.port, args.checkpoints, args.max_simulations, out, args.docs_url)
+=======
+    serve(args.host, args.port, args.checkpoints, args.max_simulations, out, trust_pickles=args.trust_pickles)
+>>>>>>> faults
 
 
 def run_checkpoints(run_dir: Path, simulations: int) -> tuple[Game, str, list[tuple[float, Player]]]:
@@ -497,6 +501,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="URL",
         help="where the page links each game's rules, {name} standing for the game "
         "(default https://crossenvs.readthedocs.io/en/latest/{name}.html)",
+    )
+    serve.add_argument(
+        "--trust-pickles",
+        action="store_true",
+        help="let pages name pickle:<file>.zip from the --checkpoints folders: unpickling runs any code the file "
+        "holds, so only for folders whose every file you trust (docs/security.md)",
     )
     return parser
 

@@ -97,12 +97,14 @@ def test_a_short_run_writes_checkpoints_resumes_and_plays_as_an_opponent(tmp_pat
     assert "illegal_action" not in info and reward in (-1.0, 0.0, 1.0)
 
 
-def test_resume_without_checkpoints_is_a_clear_error(tmp_path):
+def test_resuming_a_run_killed_before_its_first_checkpoint_starts_it_from_its_config(tmp_path):
     run_dir = tmp_path / "empty"
     run_dir.mkdir()
-    (run_dir / "config.yaml").write_text(tiny_config(tmp_path).read_text())
+    (run_dir / "config.yaml").write_text(tiny_config(tmp_path, total_steps=256, eval_games=2).read_text())
     result = run_selfplay("--resume", str(run_dir))
-    assert result.returncode == 2 and "no checkpoint to resume from" in result.stderr
+    assert result.returncode == 0, result.stderr
+    assert "no checkpoint yet, so the run starts from its config.yaml" in result.stdout
+    assert [p.name for p in (run_dir / "checkpoints").glob("step_*.json")] == ["step_256.json"]
 
 
 def test_resume_from_a_corrupt_checkpoint_is_a_clear_error(tmp_path):
@@ -118,6 +120,9 @@ def test_resume_from_a_corrupt_checkpoint_is_a_clear_error(tmp_path):
 def test_a_corrupt_checkpoint_is_a_clear_error(tmp_path):
     broken = tmp_path / "step_5.zip"
     broken.write_bytes(b"not a zip file")
+    with pytest.raises(crossenvs.CrossenvsError, match="corrupt or unreadable"):
+        selfplay.ck.load_sb3(broken, allow_pickle=True)
+    (tmp_path / "step_5.json").write_text(json.dumps({"step": 5, "game": "crisscross", "options": {}}))
     with pytest.raises(crossenvs.CrossenvsError, match="corrupt or unreadable"):
         selfplay.ck.load_sb3(broken)
     with pytest.raises(crossenvs.CrossenvsError, match="does not exist"):

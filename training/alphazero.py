@@ -23,8 +23,11 @@ How it works:
 * **A run's folder.** ``config.yaml``; ``checkpoints/latest.pt`` (weights, optimiser, counters;
   written atomically every ``checkpoint_minutes`` and at the end), ``checkpoints/final.pt``, and
   ``checkpoints/seconds_<n>.pt`` (the network after n seconds, for ``crossenvs rating-plot``);
-  ``tensorboard/``; ``summary.json``. ``--resume`` continues from ``latest.pt`` (the replay buffer
-  starts empty again). Should ``latest.pt`` be unreadable, the error names the newest good
+  ``tensorboard/``; ``summary.json``. ``--resume`` continues from ``latest.pt``, which keeps the
+  replay buffer too (float16, ``replay_size`` positions: 21 MB for configs/alphazero/crisscross6.yaml).
+  A run killed before its first checkpoint resumes from its config.yaml; a kill while writing
+  leaves hidden ``.<name>.tmp`` files, removed on resume. ``--resume RUN --evaluate-only`` runs the
+  final evaluation again (for a run killed during its final match). Should ``latest.pt`` be unreadable, the error names the newest good
   snapshot and the ``--from-checkpoint`` command that continues from it (a snapshot keeps the
   network and counters, not the optimiser, which starts afresh).
 * **The end.** The final network plays ``eval_games`` games against ``eval_opponent`` (seats
@@ -62,11 +65,13 @@ from crossenvs.players import make_player
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
     ConfigError,
+    check_config_memory,
     check_from_checkpoint,
     check_resume_folder,
     check_wall_clock,
     config_from_dict,
     read_yaml_config,
+    remove_incomplete,
     resume_offer,
     run_cli,
     script_text,
@@ -124,6 +129,34 @@ class Config:
             choices = ", ".join(PRECISION_CHOICES)
             raise ConfigError(f"{where}: 'precision' must be one of {choices}, got {self.precision!r}")
         make_player(self.eval_opponent, game=game)  # an unknown player spec stops the run before it starts
+        check_config_memory(memory_needed(self, game), where, "num_envs, simulations, replay_size, channels or blocks")
+
+
+def memory_needed(config: Config, game) -> dict[str, int]:
+    """Bytes a run needs, estimated from the config before any folder or buffer exists: the replay buffer (and
+    the copy written with latest.pt), the search trees, the games' histories, the network's parameters times
+    weights, gradients and AdamW's two moments, and its activations for a training batch or a search step."""
+    height, width, planes = game.observation_shape
+    cells, actions, observation = height * width, game.num_actions, height * width * planes
+    channels, nodes = config.channels, config.simulations + 1
+    parameters = 9 * channels * (planes + 2 * channels * config.blocks) + cells * (4 * actions + 2 * 64) + 64
+    meta = len(game.initial_state().meta)
+    return {
+        "replay buffer (replay_size)": 2 * config.replay_size * replay_row_bytes(game),
+        "search trees (num_envs x simulations)": config.num_envs * nodes * (cells + 4 * meta + 8 * actions + 16),
+        "game histories (num_envs)": config.num_envs * 2 * cells * 4 * (observation + actions),
+        "network and optimiser (channels, blocks)": 16 * parameters,
+        "activations (batch_size, num_envs, channels)": 12
+        * max(3 * config.batch_size, config.num_envs)
+        * channels
+        * cells
+        * (2 * config.blocks + 2),
+    }
+
+
+def replay_row_bytes(game) -> int:
+    """One position in the replay buffer: its observation and policy in float16, its result in float32."""
+    return 2 * math.prod(game.observation_shape) + 2 * game.num_actions + 4
 
 
 def load_config(path: Path | str, overrides: dict[str, Any] | None = None) -> Config:
@@ -164,6 +197,22 @@ class Replay:
         observations = np.take_along_axis(flat, cells[chosen][:, :, None], axis=1).reshape(observations.shape)
         policies = np.take_along_axis(policies, actions[chosen], axis=1)
         return observations, policies, self.results[rows]
+
+    def state(self) -> dict[str, torch.Tensor]:
+        """The positions held, oldest first, as tensors (saved with latest.pt, read back with weights_only=True)."""
+        order = np.roll(np.arange(self.size), -self.next) if self.size == len(self.results) else np.arange(self.size)
+        arrays = {"observations": self.observations, "policies": self.policies, "results": self.results}
+        return {name: torch.from_numpy(np.ascontiguousarray(array[order])) for name, array in arrays.items()}
+
+    def restore(self, state: dict[str, Any], path: Path) -> None:
+        """The positions of :meth:`state` added back (the newest ``capacity`` of them, should the config have shrunk)."""
+        try:
+            observations, policies, results = (state[name].numpy() for name in ("observations", "policies", "results"))
+            self.add(observations, policies, results)
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise CheckpointError(
+                f"checkpoint {path} holds a replay buffer that does not fit this run: {exc!r}"
+            ) from None
 
 
 # ----------------------------------------------------------------------------- self-play
@@ -251,18 +300,21 @@ def usable(path: Path) -> bool:
     return True
 
 
-def checkpoint_to_resume(run_dir: Path, args: argparse.Namespace) -> tuple[Path, dict[str, Any]]:
+def checkpoint_to_resume(run_dir: Path, args: argparse.Namespace) -> tuple[Path | None, dict[str, Any] | None]:
     """``latest.pt``, or the checkpoint ``--from-checkpoint`` names, read before any work; should it be unreadable,
-    the error names the newest good snapshot before it and the command that resumes from there."""
+    the error names the newest good snapshot before it and the command that resumes from there. ``(None, None)``
+    for a run killed before its first checkpoint: it starts again from its config.yaml."""
     folder = run_dir / ck.CHECKPOINTS
+    if folder.is_dir():
+        remove_incomplete(folder)  # the .<name>.tmp files a kill during a write left
     if args.from_checkpoint:
         names = "latest.pt, final.pt or seconds_<n>.pt"
         chosen = check_from_checkpoint(args.from_checkpoint, folder, CHECKPOINT_FILE, names)
     else:
         chosen = folder / ck.AZ_LATEST
     snapshots = sorted(folder.glob(ck.AZ_SNAPSHOT_GLOB), key=ck.az_snapshot_seconds, reverse=True)
-    if not chosen.exists() and not snapshots:
-        raise CheckpointError(f"no checkpoint to resume from: {chosen} is missing")
+    if not chosen.exists() and not snapshots and not (folder / ck.AZ_FINAL).exists():
+        return None, None
     try:
         return chosen, read_document(chosen)
     except CheckpointError as exc:
@@ -307,15 +359,21 @@ def superseded(chosen: Path, wall_seconds: float) -> list[Path]:
 def train(args: argparse.Namespace) -> dict[str, Any]:
     device = ck.resolve_device(args.device)
     overrides = {"max_minutes": args.max_minutes}
+    if args.resume and args.evaluate_only:
+        return evaluate_only(args, device)
     if args.resume:
         run_dir = check_resume_folder(args.resume)
         config = load_config(run_dir / "config.yaml", overrides)
         chosen, document = checkpoint_to_resume(run_dir, args)
+        if chosen is None:
+            print(f"resuming {run_dir}: no checkpoint yet, so the run starts from its config.yaml")
     else:
         config = load_config(args.config, overrides)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         run_dir = (Path(args.run_dir) if args.run_dir else ROOT / "runs" / f"az-{config.game}-{stamp}").resolve()
         start_run_folder(run_dir, "--run-dir" if args.run_dir else "run folder", config)
+    if not args.resume:
+        document = None
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
     selfplay = SelfPlay(config, rng)
@@ -324,7 +382,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     optimizer = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
     counters = {"moves": 0, "positions": 0, "updates": 0, "games": 0, "wall_seconds": 0.0}
     latest = run_dir / ck.CHECKPOINTS / ck.AZ_LATEST
-    if args.resume:
+    if document is not None:
         restore(net, optimizer, counters, document, chosen)
         set_aside(superseded(chosen, counters["wall_seconds"]), run_dir / ck.CHECKPOINTS)
         rng = np.random.default_rng([config.seed, counters["moves"]])  # fresh streams from here on
@@ -333,6 +391,9 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
             f"resuming {run_dir} from {chosen.name} at move {counters['moves']:,} ({counters['positions']:,} positions)"
         )
     replay = Replay(config.replay_size, game.observation_shape, game.num_actions)
+    if document is not None and "replay" in document:
+        replay.restore(document["replay"], chosen)
+        print(f"replay buffer restored: {replay.size:,} positions")
     symmetries = game.symmetries()
     precision = fastest_precision(net, device, config.num_envs) if config.precision == "auto" else config.precision
     evaluate = evaluator(net, device, precision)
@@ -362,18 +423,33 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         progress.update(time.monotonic() - started, counters)
         if time.monotonic() - last_checkpoint >= config.checkpoint_minutes * 60:
             counters["wall_seconds"] = wall_before + time.monotonic() - started
-            ck.save_alphazero(latest, net, game, {"optimizer": optimizer.state_dict(), "counters": counters})
+            ck.save_alphazero(latest, net, game, latest_extra(optimizer, counters, replay))
             snapshot = run_dir / ck.CHECKPOINTS / ck.az_snapshot_name(counters["wall_seconds"])
             ck.save_alphazero(snapshot, net, game, {"counters": counters})  # for rating against wall-clock time
             last_checkpoint = time.monotonic()
     progress.close()
     seconds = time.monotonic() - started
     counters["wall_seconds"] = wall_before + seconds
-    ck.save_alphazero(latest, net, game, {"optimizer": optimizer.state_dict(), "counters": counters})
+    ck.save_alphazero(latest, net, game, latest_extra(optimizer, counters, replay))
     final = ck.save_alphazero(run_dir / ck.CHECKPOINTS / ck.AZ_FINAL, net, game, {"counters": counters})
     ck.save_alphazero(
         run_dir / ck.CHECKPOINTS / ck.az_snapshot_name(counters["wall_seconds"]), net, game, {"counters": counters}
     )
+    writer.close()
+    speed = round((counters["positions"] - positions_before) / max(seconds, 1e-9), 1)
+    return final_evaluation(config, run_dir, final, counters, device, {"positions_per_second": speed}, precision)
+
+
+def latest_extra(optimizer: torch.optim.Optimizer, counters: dict, replay: Replay) -> dict[str, Any]:
+    """What latest.pt keeps besides the network: the optimiser, the counters and the replay buffer."""
+    return {"optimizer": optimizer.state_dict(), "counters": counters, "replay": replay.state()}
+
+
+def final_evaluation(
+    config: Config, run_dir: Path, final: Path, counters: dict, device: str, session: dict, precision: str = ""
+) -> dict[str, Any]:
+    """The final network against ``eval_opponent``, ``summary.json`` and the closing line."""
+    game = crossenvs.make_game(config.game, **config.options)
     agent = AlphaZeroPlayer(final, config.eval_simulations, game=game, device=device)
     opponent = make_player(config.eval_opponent, game=game)
     evaluation = match(game, agent, opponent, config.eval_games, seed=(config.seed + 1) % 2**63)
@@ -382,7 +458,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         "options": config.options,
         "positions": counters["positions"],
         "updates": counters["updates"],
-        "positions_per_second": round((counters["positions"] - positions_before) / max(seconds, 1e-9), 1),
+        **session,
         "device": device,
         "precision": precision,
         "checkpoint": str(final),
@@ -390,14 +466,32 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         **evaluation,
     }
     write_atomically(run_dir / "summary.json", json.dumps(summary, indent=2))
-    writer.close()
+    speed = f", {session['positions_per_second']:,.0f} positions/s" if "positions_per_second" in session else ""
     print(
-        f"{config.game}{config.options}: {counters['positions']:,} positions ({counters['updates']:,} updates), "
-        f"{summary['positions_per_second']:,.0f} positions/s on {device} ({precision}); vs {opponent.name} "
+        f"{config.game}{config.options}: {counters['positions']:,} positions ({counters['updates']:,} updates)"
+        f"{speed} on {device} ({precision or 'evaluation only'}); vs {opponent.name} "
         f"{evaluation['score']:.1%} score ({evaluation['win_rate']:.1%} wins) over {evaluation['games']} games, both "
         f"seats, searching {config.eval_simulations} simulations; checkpoint {final}"
     )
     return summary
+
+
+def evaluate_only(args: argparse.Namespace, device: str) -> dict[str, Any]:
+    """``--resume RUN --evaluate-only``: the final evaluation again, of final.pt (else latest.pt, or the
+    ``--from-checkpoint``), for a run killed during its final match; nothing is trained."""
+    run_dir = check_resume_folder(args.resume)
+    config = load_config(run_dir / "config.yaml", {"max_minutes": args.max_minutes})
+    folder = run_dir / ck.CHECKPOINTS
+    if args.from_checkpoint:
+        names = "latest.pt, final.pt or seconds_<n>.pt"
+        chosen = check_from_checkpoint(args.from_checkpoint, folder, CHECKPOINT_FILE, names)
+    else:
+        chosen = next((folder / name for name in (ck.AZ_FINAL, ck.AZ_LATEST) if (folder / name).exists()), None)
+        if chosen is None:
+            raise CheckpointError(f"--evaluate-only: {folder} holds neither final.pt nor latest.pt to evaluate")
+    counters = read_document(chosen)["counters"]
+    print(f"evaluating {chosen} again (no training)")
+    return final_evaluation(config, run_dir, chosen, counters, device, {})
 
 
 def tensorboard_writer(run_dir: Path):

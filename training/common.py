@@ -24,6 +24,7 @@ import yaml
 import crossenvs
 from crossenvs import flag_checks as checks
 from crossenvs.checkpoints import CHECKPOINTS
+from crossenvs.core.checks import check_memory
 from crossenvs.core.errors import CheckpointError, OutputPathError, UsageError
 from crossenvs.flag_checks import check_folder_creatable, check_int_range, check_minutes
 
@@ -103,6 +104,16 @@ def config_from_dict(cls: type[ConfigType], raw: dict[str, Any], where: str = "c
     return cls(**values)
 
 
+def check_config_memory(parts: dict[str, int], where: str, keys: str) -> None:
+    """Refuse a config whose buffers and network cannot fit in memory, before any run folder exists.
+
+    ``parts`` maps what needs memory (replay buffer, network and optimiser...) to its bytes; ``keys`` names
+    the config keys that shrink them.
+    """
+    biggest = ", ".join(f"{name} {size / 2**30:,.2f} GiB" for name, size in sorted(parts.items(), key=lambda i: -i[1]))
+    check_memory(sum(parts.values()), f"{where}: this config ({biggest})", f"lower {keys}")
+
+
 def check_wall_clock(minutes: float, where: str) -> None:
     """Every run has a finite wall-clock cap (``max_minutes`` > 0): a config can never run for hours unbidden."""
     if not (math.isfinite(minutes) and minutes > 0):
@@ -127,6 +138,12 @@ def trainer_parser(description: str, example_config: str, default_run_dir: str) 
     parser.add_argument("--max-minutes", type=float, help="override the config's wall-clock cap (minutes, above 0)")
     parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="auto: CUDA when present")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (for logs and CI)")
+    parser.add_argument(
+        "--evaluate-only",
+        action="store_true",
+        help="with --resume: train no further, only run the final evaluation of the run's newest checkpoint again "
+        "(rewrites summary.json; for a run killed during its final match)",
+    )
     return parser
 
 
@@ -134,6 +151,8 @@ def check_trainer_args(args: argparse.Namespace) -> None:
     """Flags that are out of range or do not go together, refused before any config is read."""
     if args.from_checkpoint and not args.resume:
         raise UsageError("--from-checkpoint needs --resume RUN_DIR (it names a checkpoint of that run)")
+    if getattr(args, "evaluate_only", False) and not args.resume:
+        raise UsageError("--evaluate-only needs --resume RUN_DIR (it evaluates that run's newest checkpoint)")
     if args.run_dir and args.resume:
         raise UsageError(f"--run-dir is for a new run (--config); --resume {args.resume} already names the folder")
     if args.max_minutes is not None:
@@ -151,6 +170,38 @@ def run_cli(train: Callable[[argparse.Namespace], Any], args: argparse.Namespace
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def protocol_step(what: str) -> None:
+    """Called between the steps of :func:`commit_files` (tests stand a kill in here); does nothing."""
+
+
+def commit_files(writes: list[tuple[Path, Callable[[Path], Any]]]) -> None:
+    """Write a checkpoint's files so that a kill at any moment leaves the run resumable.
+
+    Each ``write(temporary)`` writes one file under a hidden temporary name (``.<name>.tmp``); then the
+    temporaries are renamed in order, so the **last** file (the metadata) appears only once every other
+    one is complete: it is the commit marker. Readers take a checkpoint only where its metadata is,
+    and resuming removes what a kill left (:func:`remove_incomplete`).
+    """
+    temporaries = []
+    for path, write in writes:
+        temporary = path.with_name(f".{path.name}.tmp")
+        write(temporary)
+        protocol_step(f"wrote {temporary.name}")
+        temporaries.append((temporary, path))
+    for temporary, path in temporaries:
+        os.replace(temporary, path)
+        protocol_step(f"renamed {path.name}")
+
+
+def remove_incomplete(folder: Path, orphans: list[Path] = ()) -> list[Path]:
+    """Remove the temporary files a killed writer left in ``folder`` (``.<name>.tmp``, any suffix after) and
+    ``orphans`` (data files whose metadata never appeared); the files removed."""
+    removed = [path for path in folder.glob(".*.tmp*") if path.is_file()] + list(orphans)
+    for path in removed:
+        path.unlink(missing_ok=True)
+    return removed
 
 
 def write_atomically(path: Path, text: str) -> None:

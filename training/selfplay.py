@@ -29,6 +29,7 @@ import contextlib
 import copy
 import dataclasses
 import json
+import math
 import os
 import re
 import sys
@@ -42,8 +43,6 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-from torch import nn
 
 import crossenvs
 from crossenvs import checkpoints as ck
@@ -56,11 +55,14 @@ from crossenvs.players import ModelPlayer, Player, Positions, RandomPlayer
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (
     ConfigError,
+    check_config_memory,
     check_from_checkpoint,
     check_resume_folder,
     check_wall_clock,
+    commit_files,
     config_from_dict,
     read_yaml_config,
+    remove_incomplete,
     resume_offer,
     run_cli,
     script_text,
@@ -143,33 +145,37 @@ def _check_ranges(config: Config, where: str) -> None:
     for name, ok, what in checks:
         if not ok:
             raise ConfigError(f"{where}: '{name}' must be {what}, got {getattr(config, name)}")
+    check_config_memory(memory_needed(config), where, "num_envs, n_steps, net_width or pool_size")
+
+
+def memory_needed(config: Config) -> dict[str, int]:
+    """Bytes a run needs, estimated from the config alone (before any folder or buffer exists): the rollout
+    buffer (float32 observations and masks, flattened once more for training), the envs, and the policy's
+    parameters times weights, gradients and Adam's two moments, plus the frozen copies in the opponent pool."""
+    game = crossenvs.make_game(config.game, **config.options)
+    cells, planes = math.prod(game.observation_shape[:2]), game.observation_shape[2]
+    observation, actions, width = cells * planes, game.num_actions, config.net_width
+    if config.policy == "cnn":  # BoardCNN, then SB3's default 64-64 heads
+        parameters = 9 * 64 * (planes + 64) + 64 * cells * width + 2 * (width * 64 + 64 * 64) + 64 * (actions + 1)
+    else:  # the flattened board into two width-width MLPs (policy and value)
+        parameters = 2 * (observation * width + width * width) + width * (actions + 1)
+    rollout = config.num_envs * config.n_steps * 4 * (observation + actions + 8)
+    return {
+        "rollout buffer (num_envs x n_steps)": 2 * rollout,
+        "envs (num_envs)": config.num_envs * 4 * 4 * (observation + actions),
+        "policy and optimiser (net_width)": 16 * parameters,
+        "opponent pool (pool_size x net_width)": 4 * parameters * (config.pool_size + 1),
+    }
 
 
 # ----------------------------------------------------------------------------- policy network
-class BoardCNN(BaseFeaturesExtractor):
-    """Two 3x3 convolutions over the board planes, then a dense layer (boards are small)."""
-
-    def __init__(self, observation_space, features_dim: int = 128, channels: int = 64) -> None:
-        height, width, planes = observation_space.shape
-        super().__init__(observation_space, features_dim)
-        self.net = nn.Sequential(
-            nn.Conv2d(planes, channels, 3, padding=1),
-            nn.ReLU(),
-            nn.Conv2d(channels, channels, 3, padding=1),
-            nn.ReLU(),
-            nn.Flatten(),
-            nn.Linear(channels * height * width, features_dim),
-            nn.ReLU(),
-        )
-
-    def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        return self.net(observations.permute(0, 3, 1, 2))
+#: two 3x3 convolutions over the board planes, then a dense layer; in crossenvs.checkpoints, whose
+#: pickle-free reader rebuilds the same policy from a checkpoint's metadata
+BoardCNN = ck.BoardCNN
 
 
 def policy_kwargs(config: Config) -> dict[str, Any]:
-    if config.policy == "cnn":
-        return {"features_extractor_class": BoardCNN, "features_extractor_kwargs": {"features_dim": config.net_width}}
-    return {"net_arch": [config.net_width, config.net_width]}
+    return ck.ppo_policy_kwargs(config.policy, config.net_width)
 
 
 def new_model(config: Config, env, device: str, tensorboard_log: str | None = None) -> MaskablePPO:
@@ -297,7 +303,7 @@ class Run:
             if len(policies) == self.config.pool_size:
                 break
             try:
-                policies.append(ck.load_sb3(self.zip_path(step), device=device).policy)
+                policies.append(ck.load_sb3(self.zip_path(step), device=device))
             except crossenvs.CrossenvsError as exc:
                 print(f"note: {exc}; it stays out of the opponent pool")
         for policy in reversed(policies):  # oldest first, as they joined
@@ -310,29 +316,44 @@ class Run:
         return self.wall_before + time.monotonic() - self.started
 
     def save_checkpoint(self, model: MaskablePPO) -> Path:
-        """``step_<n>.zip`` and ``step_<n>.json``, each written to a temporary name and renamed."""
+        """``step_<n>.zip`` and then ``step_<n>.json``, the metadata last (:func:`common.commit_files`): a
+        checkpoint counts only once its metadata is there, so a kill at any moment leaves the run resumable."""
         self.checkpoints.mkdir(parents=True, exist_ok=True)
         step = int(model.num_timesteps)
         final = self.checkpoints / ck.sb3_step_name(step)
-        temporary = self.checkpoints / f".{ck.sb3_step_name(step, '.tmp.zip')}"
-        model.save(temporary)
-        os.replace(temporary, final)
         metadata = {
             "game": self.config.game,
             "options": self.config.options,
             "config": dataclasses.asdict(self.config),
+            "architecture": ck.sb3_architecture(self.config.policy, self.config.net_width),
             "step": step,
             "wall_seconds": round(self.wall_seconds(), 1),
             "crossenvs_version": crossenvs.__version__,
             "checkpoint": final.name,
         }
-        write_atomically(self.checkpoints / ck.sb3_step_name(step, ".json"), json.dumps(metadata, indent=2))
+        commit_files(
+            [
+                (final, model.save),
+                (ck.sb3_metadata_path(final), lambda path: path.write_text(json.dumps(metadata, indent=2))),
+            ]
+        )
         return final
 
     def steps(self) -> list[int]:
-        """The steps of the run's checkpoints, oldest first (a model or its metadata is enough to count)."""
-        names = (re.fullmatch(CHECKPOINT_FILE, path.name) for path in self.checkpoints.glob(ck.sb3_step_name("*", "")))
+        """The steps of the run's checkpoints, oldest first: those whose metadata was written (the commit marker)."""
+        names = (re.fullmatch(CHECKPOINT_FILE, path.name) for path in self.checkpoints.glob(ck.SB3_META_GLOB))
         return sorted({int(match.group(1)) for match in names if match})
+
+    def remove_incomplete(self) -> None:
+        """What a kill while writing a checkpoint left: temporary files, and a model whose metadata never came."""
+        steps = set(self.steps())
+        orphans = [
+            path
+            for path in self.checkpoints.glob(ck.sb3_step_name("*"))
+            if (match := re.fullmatch(CHECKPOINT_FILE, path.name)) and int(match.group(1)) not in steps
+        ]
+        if self.checkpoints.is_dir():
+            remove_incomplete(self.checkpoints, orphans)
 
     def zip_path(self, step: int) -> Path:
         return self.checkpoints / ck.sb3_step_name(step)
@@ -351,15 +372,13 @@ class Run:
             return False
         return True
 
-    def chosen_step(self, from_checkpoint: str | None) -> int:
-        """The step to resume from: the newest checkpoint, or the one ``--from-checkpoint`` names."""
+    def chosen_step(self, from_checkpoint: str | None) -> int | None:
+        """The step to resume from: the newest checkpoint, the one ``--from-checkpoint`` names, or None (none yet)."""
         if from_checkpoint:
             path = check_from_checkpoint(from_checkpoint, self.checkpoints, CHECKPOINT_FILE, "step_<n>.zip")
             return int(re.fullmatch(CHECKPOINT_FILE, path.name).group(1))
         steps = self.steps()
-        if not steps:
-            raise CheckpointError(f"no checkpoint to resume from in {self.checkpoints}")
-        return steps[-1]
+        return steps[-1] if steps else None
 
     def newer_files(self, step: int) -> list[Path]:
         """The files of the checkpoints after ``step``: another line of history once a run resumes from ``step``."""
@@ -376,21 +395,33 @@ def resume(args: argparse.Namespace, device: str) -> tuple[Run, MaskablePPO, dic
     """The run in ``--resume``'s folder and its model, from the newest checkpoint or ``--from-checkpoint``.
 
     Checked before any training: the folder can be written, and the checkpoint reads; should it be
-    corrupt, the error names the previous good one and the command that resumes from it.
+    corrupt, the error names the previous good one and the command that resumes from it. Nothing is
+    unpickled: the model is built from the config and takes the checkpoint's weights and optimiser
+    state (read with ``weights_only=True``). A run killed before its first checkpoint starts again
+    from its ``config.yaml``; what a kill left half-written is removed first.
     """
     run_dir = check_resume_folder(args.resume)
     config = load_config(run_dir / "config.yaml", {"total_steps": args.total_steps, "max_minutes": args.max_minutes})
     run = Run(config, run_dir, device)
+    run.remove_incomplete()
     step = run.chosen_step(args.from_checkpoint)
+    if step is None:
+        print(f"resuming {run_dir}: no checkpoint yet, so the run starts from its config.yaml")
+        model = new_model(config, run.make_env(), device, tensorboard_log=str(run_dir / "tensorboard"))
+        return run, model, {}
     # fresh random streams for the games from here on (not a replay of the first steps)
-    env = run.make_env(seed=config.seed + step)
+    model = new_model(config, run.make_env(seed=config.seed + step), device)
     try:
         metadata = run.metadata(step)
-        model = ck.load_sb3(run.zip_path(step), env=env, device=device)
-    except crossenvs.CrossenvsError as exc:
+        policy = ck.load_sb3(run.zip_path(step), game=crossenvs.make_game(config.game, **config.options))
+        model.policy.load_state_dict(policy.state_dict())
+        model.policy.optimizer.load_state_dict(ck.read_sb3_optimizer(run.zip_path(step)))
+    except (crossenvs.CrossenvsError, RuntimeError, ValueError) as exc:
+        reason = str(exc) if isinstance(exc, crossenvs.CrossenvsError) else f"{run.zip_path(step)} does not fit: {exc}"
         previous = next((older for older in reversed(run.steps()) if older < step and run.usable(older)), None)
         offer = run.zip_path(previous) if previous is not None else None
-        raise resume_offer(script_text(__file__), args.resume, str(exc), offer) from None
+        raise resume_offer(script_text(__file__), args.resume, reason, offer) from None
+    model.num_timesteps = step
     set_aside(run.newer_files(step), run.checkpoints)
     model.tensorboard_log = str(run_dir / "tensorboard")
     run.wall_before = float(metadata.get("wall_seconds", 0.0))
@@ -436,6 +467,8 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
 
 def _train(args: argparse.Namespace) -> dict[str, Any]:
     device = ck.resolve_device(args.device)
+    if args.resume and args.evaluate_only:
+        return evaluate_only(args, device)
     if args.resume:
         run, model, _ = resume(args, device)
         config, run_dir = run.config, run.run_dir
@@ -453,32 +486,58 @@ def _train(args: argparse.Namespace) -> dict[str, Any]:
     model.learn(
         total_timesteps=remaining,
         callback=SelfPlayCallback(run),
-        reset_num_timesteps=not args.resume,
+        reset_num_timesteps=model.num_timesteps == 0,
         progress_bar=not args.no_progress,
         tb_log_name="selfplay",
     )
     seconds = time.monotonic() - started
     checkpoint = run.save_checkpoint(model)
-    evaluation = win_rate_vs_random(model, config, config.eval_games)
-    summary = {
-        "game": config.game,
-        "options": config.options,
-        "steps": int(model.num_timesteps),
+    session = {
         "steps_this_session": int(model.num_timesteps - steps_before),
         "seconds_this_session": round(seconds, 1),
         "steps_per_second": round((model.num_timesteps - steps_before) / max(seconds, 1e-9), 1),
+    }
+    return final_evaluation(model.policy, config, run_dir, checkpoint, int(model.num_timesteps), device, session)
+
+
+def final_evaluation(
+    policy: Any, config: Config, run_dir: Path, checkpoint: Path, steps: int, device: str, session: dict
+) -> dict[str, Any]:
+    """The match against the random policy, ``summary.json`` and the closing line."""
+    evaluation = win_rate_vs_random(policy, config, config.eval_games)
+    summary = {
+        "game": config.game,
+        "options": config.options,
+        "steps": steps,
+        **session,
         "checkpoint": str(checkpoint),
         "device": device,
         **evaluation,
     }
     write_atomically(run_dir / "summary.json", json.dumps(summary, indent=2))
     options = ", ".join(f"{k}={v}" for k, v in config.options.items())
+    speed = f", {summary['steps_per_second']:,.0f} steps/s" if "steps_per_second" in summary else ""
     print(
-        f"{config.game}({options}): {summary['steps']:,} steps, {summary['steps_per_second']:,.0f} steps/s on "
+        f"{config.game}({options}): {summary['steps']:,} steps{speed} on "
         f"{device}; vs random {evaluation['win_rate']:.1%} wins, {evaluation['draw_rate']:.1%} draws over "
         f"{evaluation['games']} games (both seats); checkpoint {checkpoint}"
     )
     return summary
+
+
+def evaluate_only(args: argparse.Namespace, device: str) -> dict[str, Any]:
+    """``--resume RUN --evaluate-only``: the final evaluation of the run's newest (or chosen) checkpoint, again."""
+    run_dir = check_resume_folder(args.resume)
+    config = load_config(run_dir / "config.yaml", {"max_minutes": args.max_minutes})
+    run = Run(config, run_dir, device)
+    run.remove_incomplete()
+    step = run.chosen_step(args.from_checkpoint)
+    if step is None:
+        raise CheckpointError(f"--evaluate-only: {run.checkpoints} holds no checkpoint to evaluate")
+    game = crossenvs.make_game(config.game, **config.options)
+    policy = ck.load_sb3(run.zip_path(step), game=game, device=device)
+    print(f"evaluating {run.zip_path(step)} again (no training)")
+    return final_evaluation(policy, config, run_dir, run.zip_path(step), step, device, {})
 
 
 def main(argv: list[str] | None = None) -> int:

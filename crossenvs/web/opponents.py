@@ -1,8 +1,9 @@
 """Opponents of the web app: player specs read by :func:`crossenvs.players.make_player`, with two guards.
 
-A page can name any string, and a checkpoint is unpickled when it loads (torch and
-stable-baselines3 both read pickles), so the server reads checkpoints only from folders the person
-who started it allowed: the packaged agents (:mod:`crossenvs.agents`) and each ``--checkpoints``
+A page can name any string, so the server reads checkpoints only from folders the person
+who started it allowed, and only the pickle-free way (AlphaZero ``.pt`` with ``weights_only=True``,
+a MaskablePPO ``.zip`` rebuilt from its ``step_<n>.json``); ``pickle:<file>.zip``, which unpickles
+and so runs any code in the file, only when the server was started with ``--trust-pickles``. Folders: the packaged agents (:mod:`crossenvs.agents`) and each ``--checkpoints``
 folder. A checkpoint is named relative to one of them (``az:charing_cross.pt``,
 ``az:run1/checkpoints/final.pt:64``, ``run2/step_1000.zip``) or by an absolute path inside one;
 the path is resolved (``..`` and symbolic links followed) before it is checked, so nothing
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..agents import FOLDER as AGENTS_FOLDER
+from ..checkpoints import PICKLE_PREFIX
 from ..core.errors import CheckpointError, InvalidOptionError, UsageError
 from ..core.game import Game
 from ..players import CHECKPOINT_SUFFIXES, PATH_KIND, Player, UnknownPlayerError, make_player, player_specs
@@ -33,7 +35,8 @@ MAX_LISTED = 200
 class CheckpointFolders:
     """The folders checkpoints may be read from; the first that holds a relative name wins."""
 
-    def __init__(self, folders: Sequence[str | Path] = (), packaged: bool = True) -> None:
+    def __init__(self, folders: Sequence[str | Path] = (), packaged: bool = True, trust_pickles: bool = False) -> None:
+        self.trust_pickles = trust_pickles  # pickle:<file> may be named (crossenvs serve --trust-pickles)
         roots = [Path(folder).expanduser().resolve() for folder in folders]
         for root in roots:
             if not root.is_dir():
@@ -98,10 +101,12 @@ def make_opponent(spec: str, game: Game, folders: CheckpointFolders, seed: int |
     if not text:
         raise BadRequestError("give an opponent: random, greedy, mcts:<simulations>, pretrained or a checkpoint")
     try:
-        player = make_player(text, game=game, seed=seed, paths=folders.resolve, kinds=PAGE_KINDS)
+        kinds = (*PAGE_KINDS, PICKLE_PREFIX) if folders.trust_pickles else PAGE_KINDS
+        player = make_player(text, game=game, seed=seed, paths=folders.resolve, kinds=kinds)
     except UnknownPlayerError:
+        refused = " (pickle: needs crossenvs serve --trust-pickles)" if text.startswith(f"{PICKLE_PREFIX}:") else ""
         raise BadRequestError(
-            f"unknown opponent {text!r}: use {player_specs(PAGE_KINDS)} from the allowed folders"
+            f"unknown opponent {text!r}{refused}: use {player_specs(kinds)} from the allowed folders"
         ) from None
     except (InvalidOptionError, CheckpointError) as exc:
         raise BadRequestError(f"opponent {text!r}: {exc}") from None
