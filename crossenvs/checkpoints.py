@@ -469,11 +469,7 @@ def read_sb3_metadata(path: str | Path) -> dict[str, Any]:
 
 
 def sb3_player(argument: str, game: Game | None, seed: int | None) -> Player:
-<<<<<<< HEAD
-    """A bare checkpoint path as a player (the spec kind ``crossenvs.players.PATH_KIND``)."""
-=======
-    """A bare checkpoint path as a player (the spec kind :data:`crossenvs.players.PATH_KIND`): read without pickle."""
->>>>>>> faults
+    """A bare checkpoint path as a player (the spec kind ``crossenvs.players.PATH_KIND``): read without pickle."""
     return ModelPlayer(load_sb3(argument, game), name=Path(argument).stem, seed=seed)
 
 

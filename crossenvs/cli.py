@@ -147,11 +147,15 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> None:
     """Play in the browser (:mod:`crossenvs.web`): serve the page until Ctrl-C."""
     from .web import serve
 
-<<<<<<< HEAD
-    serve(args.host, args.port, args.checkpoints, args.max_simulations, out, args.docs_url)
-=======
-    serve(args.host, args.port, args.checkpoints, args.max_simulations, out, trust_pickles=args.trust_pickles)
->>>>>>> faults
+    serve(
+        args.host,
+        args.port,
+        args.checkpoints,
+        args.max_simulations,
+        out,
+        args.docs_url,
+        trust_pickles=args.trust_pickles,
+    )
 
 
 def run_checkpoints(run_dir: Path, simulations: int) -> tuple[Game, str, list[tuple[float, Player]]]:

@@ -372,20 +372,20 @@ def create_app(
     max_simulations: int = DEFAULT_MAX_SIMULATIONS,
     allowed_hosts: Sequence[str] | None = None,
     max_sessions: int = MAX_SESSIONS,
-<<<<<<< HEAD
     search_workers: int = SEARCH_WORKERS,
     docs_url: str | None = None,
-) -> Starlette:
-    """The app: checkpoints from the packaged agents and ``checkpoints``; ``allowed_hosts`` None answers any Host;
-    ``docs_url`` the address of the rules pages (``DOCS_URL`` of ``crossenvs/web/board.py`` when None)."""
-    api = Api(CheckpointFolders(checkpoints), max_simulations, max_sessions, search_workers, docs_url)
-=======
     trust_pickles: bool = False,
 ) -> Starlette:
     """The app: checkpoints from the packaged agents and ``checkpoints``; ``allowed_hosts`` None answers any Host;
+    ``docs_url`` the address of the rules pages (``DOCS_URL`` of ``crossenvs/web/board.py`` when None);
     ``trust_pickles`` lets pages name ``pickle:<file>.zip`` (unpickled: runs any code the file holds)."""
-    api = Api(CheckpointFolders(checkpoints, trust_pickles=trust_pickles), max_simulations, max_sessions)
->>>>>>> faults
+    api = Api(
+        CheckpointFolders(checkpoints, trust_pickles=trust_pickles),
+        max_simulations,
+        max_sessions,
+        search_workers,
+        docs_url,
+    )
     game_path = "/api/games/{session_id}"
     routes = [
         Route("/", api.index),

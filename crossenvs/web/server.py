@@ -71,11 +71,8 @@ def serve(
     checkpoints: Sequence[str | Path] = (),
     max_simulations: int = DEFAULT_MAX_SIMULATIONS,
     out: TextIO | None = None,
-<<<<<<< HEAD
     docs_url: str | None = None,
-=======
     trust_pickles: bool = False,
->>>>>>> faults
 ) -> None:
     """Serve the page until Ctrl-C (then return normally); the URL is printed (flushed) once the socket listens."""
     try:
@@ -91,11 +88,9 @@ def serve(
         address = sock.getsockname()[0]
         loopback = is_loopback(address)
         allowed = (*LOOPBACK_HOSTS, host, address) if loopback else None
-<<<<<<< HEAD
-        app = create_app(checkpoints, max_simulations, allowed_hosts=allowed, docs_url=docs_url)
-=======
-        app = create_app(checkpoints, max_simulations, allowed_hosts=allowed, trust_pickles=trust_pickles)
->>>>>>> faults
+        app = create_app(
+            checkpoints, max_simulations, allowed_hosts=allowed, docs_url=docs_url, trust_pickles=trust_pickles
+        )
         out.write(f"crossenvs serve: open {url_of(sock)} in a browser (Ctrl-C stops)\n")
         if not loopback:
             out.write(f"note: --host {host} lets other machines reach this server; games are not password-protected\n")
