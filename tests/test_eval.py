@@ -141,6 +141,8 @@ def test_cli_bad_input_is_a_clear_error(capsys, tmp_path):
     six = MaskablePPO("MlpPolicy", gymnasium.make("crossenvs/Crisscross-v0", size=6), n_steps=32, device="cpu")
     six.save(tmp_path / "six.zip")
     assert cli(["eval", "crisscross", "--option", "size=4", "--players", "random", str(tmp_path / "six.zip")]) == 2
+    assert "no six.json beside it" in capsys.readouterr().err  # read by unpickling only when asked for
+    assert cli(["eval", "crisscross", "--option", "size=4", "--players", "random", f"pickle:{tmp_path}/six.zip"]) == 2
     assert "another game or board size" in capsys.readouterr().err
     (tmp_path / "run" / "checkpoints").mkdir(parents=True)
     (tmp_path / "run" / "checkpoints" / "step_5.json").write_text("{not json")
@@ -171,7 +173,9 @@ def test_cli_gif_and_rating_plot(tmp_path):
     model = MaskablePPO("MlpPolicy", gymnasium.make("crossenvs/Crisscross-v0", size=4), n_steps=32, device="cpu")
     for step in (32, 64):
         model.save(run / f"step_{step}.zip")
-        (run / f"step_{step}.json").write_text(json.dumps({"game": "crisscross", "options": {"size": 4}, "step": step}))
+        architecture = {"policy": "mlp", "net_width": 64}  # SB3's default MlpPolicy: two layers of 64
+        metadata = {"game": "crisscross", "options": {"size": 4}, "step": step, "architecture": architecture}
+        (run / f"step_{step}.json").write_text(json.dumps(metadata))
     plot = tmp_path / "ratings.png"
     assert cli(["rating-plot", str(tmp_path / "run"), "--out", str(plot), "--games", "2"]) == 0
     assert plot.stat().st_size > 0 and np.asarray(Image.open(plot)).ndim == 3
