@@ -14,6 +14,7 @@ import argparse
 import importlib
 import importlib.util
 import math
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -325,6 +326,52 @@ GIF_MS = (10, 655_350)
 PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".webp")
 
 
+def cmd_ladder(args: argparse.Namespace, out: TextIO) -> None:
+    """Rate a ladder's rungs against each other (random pinned at 0) and write the ladder file."""
+    import datetime
+    import platform
+
+    from .eval.ladder import build_ladder, default_rungs, default_workers
+
+    game = make_game(args.game, **parse_options(args.option))
+    specs = args.rungs or default_rungs(game)
+    workers = args.workers or default_workers()
+    out.write(f"{game!r}: {len(specs)} rungs, each against its {args.reach} nearest above, "
+              f"{args.games_per_pair} games a pair, {workers} processes\n")  # fmt: skip
+    made = f"{datetime.date.today().isoformat()}, {os.cpu_count()} cores, {platform.machine()}"
+    command = "crossenvs " + " ".join(sys.argv[1:]) if sys.argv[0].endswith("crossenvs") else ""
+    ladder = build_ladder(
+        game, specs, args.games_per_pair, reach=args.reach, seed=args.seed, workers=workers,
+        command=command or f"crossenvs ladder {args.game} --games-per-pair {args.games_per_pair}",
+        made=made, progress=lambda line: out.write(f"  {line}\n"),
+    )  # fmt: skip
+    for rung in ladder.rungs:
+        out.write(
+            f"{rung.spec:<16} {rung.rating:7.0f}   95%: {rung.low:6.0f} .. {rung.high:<6.0f} {rung.games:6} games\n"
+        )
+    Path(args.out).write_text(ladder.to_json())
+    out.write(f"wrote {args.out}\n")
+
+
+def cmd_rate(args: argparse.Namespace, out: TextIO) -> None:
+    """A player's rating on the game's fixed-anchor ladder, comparable across runs and machines."""
+    from .eval.ladder import load_ladder, rate
+    from .players import make_player
+
+    game = make_game(args.game, **parse_options(args.option))
+    ladder = load_ladder(game, args.ladder)
+    player = make_player(args.player, game=game, seed=args.seed)
+    player.name = args.player
+
+    def progress(fit, rung: str) -> None:
+        out.write(f"  {fit.games:4} games, last against {rung:<14} {fit.rating:6.0f}  (95% {fit.interval_text()})\n")
+        out.flush()
+
+    result = rate(game, player, ladder, width=args.width, max_games=args.max_games, batch=args.batch,
+                  seed=args.seed, progress=progress)  # fmt: skip
+    out.write(result.summary(args.player) + "\n")
+
+
 def check_args(args: argparse.Namespace) -> None:
     """Refuse out-of-range numbers and outputs that cannot be written before any game is played:
     an arena that fails at its end, writing the results, has lost them."""
@@ -336,6 +383,8 @@ def check_args(args: argparse.Namespace) -> None:
         "rating-plot": _check_rating_plot,
         "serve": _check_serve,
         "check": lambda args: check_int_range(args.plies, "--plies", 1, 1_000_000),
+        "ladder": _check_ladder,
+        "rate": _check_rate,
     }
     if args.command in checks:
         checks[args.command](args)
@@ -349,6 +398,21 @@ def _check_eval(args: argparse.Namespace) -> None:
     outputs = [check_output_file(path, flag).resolve() for flag, path in flags if path]
     if len(outputs) == 2 and outputs[0] == outputs[1]:
         raise UsageError(f"--csv and --json both name {args.csv}; give them different files")
+
+
+def _check_ladder(args: argparse.Namespace) -> None:
+    check_int_range(args.games_per_pair, "--games-per-pair", 2, MAX_GAMES)
+    check_int_range(args.reach, "--reach", 1, 100)
+    if args.workers is not None:
+        check_int_range(args.workers, "--workers", 1, 1024)
+    check_output_file(args.out, "--out", (".json",))
+
+
+def _check_rate(args: argparse.Namespace) -> None:
+    check_int_range(args.max_games, "--max-games", 2, MAX_GAMES)
+    check_int_range(args.batch, "--batch", 2, MAX_GAMES)
+    if not math.isfinite(args.width) or args.width <= 0:
+        raise UsageError(f"--width {args.width}: give the widest 95% interval to stop at, in Elo points, above 0")
 
 
 def _check_gif(args: argparse.Namespace) -> None:
@@ -392,6 +456,8 @@ EXAMPLES = {
     "serve": "crossenvs serve --port 8000 --checkpoints runs",
     "check": "crossenvs check examples/tictactoe.py tictactoe",
     "solve": "crossenvs solve crisscross --option size=4",
+    "ladder": "crossenvs ladder crisscross --option size=6 --games-per-pair 200 --out crisscross_size6.json",
+    "rate": "crossenvs rate pretrained --game crisscross --option size=6",
 }
 
 
@@ -476,6 +542,30 @@ def build_parser() -> argparse.ArgumentParser:
     solver.add_argument(
         "--value-only", action="store_true", help="prove the value only, not every move's (much faster to a win)"
     )
+    ladder = game_command("ladder", "rate a fixed-anchor ladder's rungs (random at 0) and write its file")
+    ladder.add_argument(
+        "--rungs",
+        nargs="+",
+        metavar="SPEC",
+        help="the reference players, weakest first "
+        "(default: random greedy mcts:8 ... mcts:2000, and pretrained:0 ... :256 where an agent exists)",
+    )
+    ladder.add_argument("--games-per-pair", type=int, default=200, help="games between each pair of neighbours")
+    ladder.add_argument("--reach", type=int, default=2, help="each rung meets this many rungs above it")
+    ladder.add_argument("--workers", type=int, default=None, help="processes playing pairs (default: the cores)")
+    ladder.add_argument("--out", required=True, help="the ladder file to write (.json)")
+    rater = command("rate", "a player's rating on the game's fixed-anchor ladder (comparable across runs)")
+    rater.lists_game_options = True
+    rater.add_argument("player", metavar="SPEC", help=f"the player to rate: {player_specs()}")
+    rater.add_argument("--game", required=True, help=f"one of {', '.join(list_games())} (any case)")
+    rater.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE", help="a game option (repeatable; see below)"
+    )
+    rater.add_argument("--ladder", metavar="FILE", help="a ladder file (default: the one shipped for the game)")
+    rater.add_argument("--width", type=float, default=100.0, help="stop once the 95%% interval is this narrow (Elo)")
+    rater.add_argument("--max-games", type=int, default=200, help="stop after this many games at most")
+    rater.add_argument("--batch", type=int, default=10, help="games against one rung before the estimate is refit")
+    rater.add_argument("--seed", type=int, default=0, help="seed of the games")
     check = command("check", "run the contract suite on a game of your own and print its report")
     check.add_argument("module", help="a module name or .py file that registers the game")
     check.add_argument("game", nargs="?", help="the game to check (default: every game the module registers)")
@@ -548,6 +638,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, source: T
             cmd_solve(args, out)
         elif args.command == "check":
             return cmd_check(args, out)
+        elif args.command == "ladder":
+            cmd_ladder(args, out)
+        elif args.command == "rate":
+            cmd_rate(args, out)
     except CrossenvsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -35,26 +35,53 @@ class GameRecord:
     seed: int
 
 
-def play_game(game: Game, first: Player, second: Player, seed: int, max_decisions: int = 100_000) -> GameRecord:
-    """One game, ``first`` in seat 0; both players are seeded from ``seed``."""
+def opening_choice(uniform: float, mask: np.ndarray) -> int:
+    """The legal action that a uniform draw in [0, 1) picks: the same draw picks the same move in the same position."""
+    legal = np.flatnonzero(mask)
+    return int(legal[min(int(uniform * legal.size), legal.size - 1)])
+
+
+def opening_draws(seed: int, games: int, opening_plies: int) -> np.ndarray:
+    """Uniform draws for the random openings: row ``k // 2`` serves games ``k`` and ``k + 1``, which swap seats."""
+    return np.random.default_rng([seed, 7]).random(((games + 1) // 2, opening_plies))
+
+
+def play_game(
+    game: Game,
+    first: Player,
+    second: Player,
+    seed: int,
+    max_decisions: int = 100_000,
+    opening: Sequence[float] = (),
+) -> GameRecord:
+    """One game, ``first`` in seat 0; both players are seeded from ``seed``.
+
+    ``opening``: uniform draws in [0, 1), one per decision: the first ``len(opening)`` decisions are
+    random legal moves picked by them (see :func:`round_robin`'s ``opening_plies``).
+    """
     first.seed(seed)
     second.seed(seed + 1)
     state = game.initial_state()
     seats = (first, second)
-    for _ in range(max_decisions):
+    for decision in range(max_decisions):
         if game.is_terminal(state):
             break
-        state = game.apply(state, seats[game.current_player(state)].act(game, state))
+        if decision < len(opening):
+            action = opening_choice(opening[decision], game.legal_mask(state))
+        else:
+            action = seats[game.current_player(state)].act(game, state)
+        state = game.apply(state, action)
     outcome = game.outcome(state)
     score = 0.5 if outcome is None or outcome[0] == 0 else (1.0 if outcome[0] > 0 else 0.0)
     return GameRecord(first.name, second.name, score, state.ply, seed)
 
 
-def play_batched(game: Game, a: Player, b: Player, games: int, seed: int) -> list[GameRecord]:
+def play_batched(game: Game, a: Player, b: Player, games: int, seed: int, opening_plies: int = 0) -> list[GameRecord]:
     """``games`` games of two players at once in the vector env, seats alternating.
 
     Game k has ``a`` first when k is even, as in the one-at-a-time path; every game is played
-    to its end exactly once (the env's auto-reset games are ignored).
+    to its end exactly once (the env's auto-reset games are ignored). The first ``opening_plies``
+    decisions of each game are random, games ``2j`` and ``2j + 1`` sharing theirs.
     """
     from ..envs.vector import CrossVectorEnv
 
@@ -65,9 +92,17 @@ def play_batched(game: Game, a: Player, b: Player, games: int, seed: int) -> lis
     a_first = np.arange(games) % 2 == 0
     score_first = np.full(games, np.nan)
     plies = np.zeros(games, dtype=np.int64)
+    draws = opening_draws(seed, games, opening_plies)
+    decisions = 0
     while np.isnan(score_first).any():
         acting_a = (info["current_player"] == 0) == a_first
         actions = info["action_mask"].argmax(axis=1)  # any legal action for the games already scored
+        if decisions < opening_plies:  # every open game is at the same decision: all are still in the opening
+            actions = np.array([opening_choice(draws[k // 2, decisions], info["action_mask"][k]) for k in range(games)])
+            observations, _, terminations, _, info = env.step(actions)
+            decisions += 1
+            _score(terminations, info, score_first, plies)
+            continue
         open_games = np.isnan(score_first)  # restarted games are not asked of the players
         for player, rows in ((a, np.flatnonzero(acting_a & open_games)), (b, np.flatnonzero(~acting_a & open_games))):
             if len(rows):
@@ -76,38 +111,58 @@ def play_batched(game: Game, a: Player, b: Player, games: int, seed: int) -> lis
                 )
                 actions[rows] = player.act_batch(positions)
         observations, _, terminations, _, info = env.step(actions)
-        newly = terminations & np.isnan(score_first)
-        score_first[newly] = (info["seat_rewards"][newly, 0] + 1.0) / 2.0
-        plies[newly] = info["final_ply"][newly]
+        _score(terminations, info, score_first, plies)
     return [
         GameRecord(*((a.name, b.name) if a_first[k] else (b.name, a.name)), float(score_first[k]), int(plies[k]), seed)
         for k in range(games)
     ]
 
 
-def round_robin(game: Game, players: Sequence[Player], games_per_pair: int, seed: int = 0) -> list[GameRecord]:
+def _score(terminations: np.ndarray, info: dict, score_first: np.ndarray, plies: np.ndarray) -> None:
+    """Record the games that ended in this step (once: a restarted game's later ends are ignored)."""
+    newly = terminations & np.isnan(score_first)
+    score_first[newly] = (info["seat_rewards"][newly, 0] + 1.0) / 2.0
+    plies[newly] = info["final_ply"][newly]
+
+
+def round_robin(
+    game: Game, players: Sequence[Player], games_per_pair: int, seed: int = 0, opening_plies: int = 0
+) -> list[GameRecord]:
     """Every pair plays ``games_per_pair`` games, alternating who sits first.
 
     When either player is vectorised (random, models, AlphaZero) the pair plays all its games at
     once in the batched env (the other player acts game by game within it); other pairs play one
     game at a time, each seeded on its own. Both are reproducible from ``seed``.
+
+    ``opening_plies``: the first decisions of each game are random legal moves, and the two games
+    of a seat swap (games ``2j`` and ``2j + 1``) share them. Two deterministic players (AlphaZero
+    agents search deterministically) would otherwise play the same two games over and over.
     """
     names = [player.name for player in players]
     if len(set(names)) != len(names):
         raise InvalidOptionError(f"players need distinct names, got {names}")
     if isinstance(games_per_pair, bool) or not isinstance(games_per_pair, (int, np.integer)) or games_per_pair < 1:
         raise InvalidOptionError(f"games_per_pair must be a whole number of games, at least 1, got {games_per_pair!r}")
+    if (
+        isinstance(opening_plies, bool)
+        or not isinstance(opening_plies, (int, np.integer))
+        or not 0 <= opening_plies <= 1000
+    ):
+        raise InvalidOptionError(
+            f"opening_plies must be a whole number of random decisions, 0 to 1000, got {opening_plies!r}"
+        )
     seed = check_seed(seed, "round_robin seed") or 0
     records = []
     for pair_index, (a, b) in enumerate(itertools.combinations(players, 2)):
         # below 2**62, so that the players' seeds (pair seed + game index + 1) stay below 2**63
         pair_seed = (seed * 1_000_003 + pair_index * 10_007) % 2**62
         if a.vectorized or b.vectorized:
-            records += play_batched(game, a, b, games_per_pair, pair_seed)
+            records += play_batched(game, a, b, games_per_pair, pair_seed, opening_plies)
             continue
+        draws = opening_draws(pair_seed, games_per_pair, opening_plies)
         for game_index in range(games_per_pair):
             first, second = (a, b) if game_index % 2 == 0 else (b, a)
-            records.append(play_game(game, first, second, seed=pair_seed + game_index))
+            records.append(play_game(game, first, second, pair_seed + game_index, opening=draws[game_index // 2]))
     return records
 
 

@@ -1,0 +1,78 @@
+"""Build the fixed-anchor ladders shipped in ``crossenvs/ladders/``: one per pretrained agent.
+
+    python benchmarks/ladders.py                                # every ladder not yet built
+    python benchmarks/ladders.py --only crisscross_size6 --force --games-per-pair 200
+
+Each ladder is ``crossenvs ladder <game> [--option ...] --games-per-pair N`` over the default
+rungs (:func:`crossenvs.eval.ladder.default_rungs`); this script runs them all, in the processes
+given by ``--workers``, writes each file as soon as it is done (so a killed run keeps what it
+finished), and prints every rung's rating and interval, the table on the docs' evaluation page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import platform
+import sys
+import time
+from pathlib import Path
+
+from crossenvs import agents, make_game
+from crossenvs.eval.ladder import LADDER_DIR, build_ladder, default_rungs, default_workers, ladder_file_name
+
+
+#: games per pair of each ladder: fewer where MCTS-2000 is slow (a Crosse game of it takes ~10 s on one core)
+GAMES_PER_PAIR = {"crisscross_size6": 100, "crisscross": 100, "charing_cross": 100, "crossings": 60,
+                  "neo_crossings": 60, "crosse": 40}  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument(
+        "--games-per-pair", type=int, default=None, help="games between each pair of neighbours (default: GAMES_PER_PAIR)"
+    )
+    parser.add_argument("--reach", type=int, default=2, help="each rung meets this many rungs above it")
+    parser.add_argument("--workers", type=int, default=default_workers(), help="processes playing pairs")
+    parser.add_argument("--only", nargs="+", help="ladder names (file names without .json) to build")
+    parser.add_argument("--force", action="store_true", help="rebuild ladders whose file exists")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out-dir", type=Path, default=LADDER_DIR, help="where the ladder files go")
+    args = parser.parse_args()
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    made = f"{datetime.date.today().isoformat()}, {platform.machine()} with {default_workers()} cores"
+    for name, options in agents.available():
+        game = make_game(name, **options)
+        file_name = ladder_file_name(game)
+        target = args.out_dir / file_name
+        if (args.only and file_name.removesuffix(".json") not in args.only) or (target.exists() and not args.force):
+            continue
+        games_per_pair = args.games_per_pair or GAMES_PER_PAIR.get(file_name.removesuffix(".json"), 100)
+        option_flags = "".join(f" --option {key}={value}" for key, value in sorted(options.items()))
+        command = (
+            f"crossenvs ladder {name}{option_flags} --games-per-pair {games_per_pair} --reach {args.reach} "
+            f"--seed {args.seed} --out {file_name}"
+        )
+        print(f"{game!r}: {command}", flush=True)
+        started = time.perf_counter()
+        ladder = build_ladder(
+            game,
+            default_rungs(game),
+            games_per_pair,
+            reach=args.reach,
+            seed=args.seed,
+            workers=args.workers,
+            command=command,
+            made=made,
+            progress=lambda line: print(f"  {line}", flush=True),
+        )
+        target.write_text(ladder.to_json())
+        print(f"wrote {target} in {time.perf_counter() - started:.0f} s", flush=True)
+        for rung in ladder.rungs:
+            half = (rung.high - rung.low) / 2
+            print(f"  {rung.spec:<16} {rung.rating:7.0f}  +-{half:4.0f}  ({rung.low:.0f} .. {rung.high:.0f})")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

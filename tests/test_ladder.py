@@ -1,0 +1,207 @@
+"""Fixed-anchor ladders: the rating fit, building a ladder, rating against it, the shipped files, the CLI."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+
+import numpy as np
+import pytest
+
+from crossenvs import agents, make_game
+from crossenvs.cli import main
+from crossenvs.core.errors import InvalidOptionError
+from crossenvs.eval.arena import GameRecord
+from crossenvs.eval.ladder import (
+    LADDER_DIR,
+    Ladder,
+    LadderError,
+    LadderFit,
+    Rung,
+    anchored_ratings,
+    build_ladder,
+    check_agent,
+    fit_rating,
+    ladder_file_name,
+    load_ladder,
+    next_rung,
+    play_pairs,
+    rate,
+    read_ladder,
+)
+from crossenvs.players import make_player
+
+SMALL = make_game("crisscross", size=4)
+
+
+def elo_gap(score: float) -> float:
+    return 400.0 * math.log10(score / (1.0 - score))
+
+
+def test_fit_matches_the_elo_formula_and_narrows_with_games():
+    few = fit_rating([100.0] * 8, [1, 1, 1, 1, 1, 1, 0, 0])  # 75% against a rung at 100
+    many = fit_rating([100.0] * 800, [1, 1, 1, 0] * 200)
+    for fit in (few, many):
+        assert fit.rating == pytest.approx(100.0 + elo_gap(0.75), abs=0.01)
+        assert fit.low < fit.rating < fit.high
+    assert many.width < few.width / 5  # 100 times the games: about a tenth of the width
+
+
+def test_fit_of_a_draw_heavy_record_counts_draws_as_half():
+    fit = fit_rating([0.0] * 4, [0.5, 0.5, 0.5, 0.5])
+    assert fit.rating == pytest.approx(0.0, abs=0.01)
+
+
+def test_a_clean_sweep_gets_the_exact_one_sided_bound():
+    fit = fit_rating([250.0] * 10, [1.0] * 10)
+    assert math.isinf(fit.high) and fit.low == fit.rating
+    assert fit.low == pytest.approx(250.0 + elo_gap(0.05 ** (1 / 10)), abs=0.01)  # P(10 wins) = 5% there
+    assert fit.interval_text().startswith(">= ")
+    lost = fit_rating([250.0] * 10, [0.0] * 10)
+    assert math.isinf(lost.low) and lost.high == pytest.approx(250.0 - elo_gap(0.05 ** (1 / 10)), abs=0.01)
+
+
+def records_for(score_of: dict[tuple[str, str], float], games: int) -> list[GameRecord]:
+    """Games whose first seat scores exactly ``score_of[(a, b)]`` over ``games`` games of each pair."""
+    out = []
+    for (a, b), score in score_of.items():
+        wins = round(score * games)
+        out += [GameRecord(a, b, 1.0 if k < wins else 0.0, 10, k) for k in range(games)]
+    return out
+
+
+def test_anchored_ratings_pin_random_at_zero_and_recover_the_gaps():
+    records = records_for({("strong", "random"): 0.75, ("stronger", "strong"): 0.75}, 400)
+    rungs = {rung.spec: rung for rung in anchored_ratings(records, ["random", "strong", "stronger"], bootstrap=50)}
+    assert (rungs["random"].rating, rungs["random"].low, rungs["random"].high) == (0.0, 0.0, 0.0)
+    assert rungs["strong"].rating == pytest.approx(elo_gap(0.75), abs=5)
+    assert rungs["stronger"].rating == pytest.approx(2 * elo_gap(0.75), abs=10)
+    assert rungs["strong"].low < rungs["strong"].rating < rungs["strong"].high
+    assert rungs["stronger"].high - rungs["stronger"].low > rungs["strong"].high - rungs["strong"].low  # chained
+
+
+def test_pairs_are_reproducible_whatever_the_number_of_processes():
+    specs, pairs = ["random", "greedy", "mcts:8"], [(0, 1), (1, 2)]
+    one = play_pairs(SMALL, specs, pairs, 4, seed=3, workers=1)
+    two = play_pairs(SMALL, specs, pairs, 4, seed=3, workers=2)
+    assert one == two and len(one) == 8
+
+
+def test_build_ladder_rates_its_rungs_and_round_trips():
+    ladder = build_ladder(SMALL, ["random", "mcts:8", "mcts:64"], 20, seed=1, command="test")
+    assert [rung.spec for rung in ladder.rungs][0] == "random" and ladder.rating_of("random") == 0.0
+    assert ladder.rating_of("mcts:64") > ladder.rating_of("random")
+    assert Ladder.from_json(ladder.to_json()) == ladder
+    with pytest.raises(InvalidOptionError, match="rung 'mcts:0'"):
+        build_ladder(SMALL, ["random", "mcts:0"], 4)  # a bad spec is refused before any game
+    with pytest.raises(InvalidOptionError, match="anchor"):
+        build_ladder(SMALL, ["greedy", "mcts:8"], 4)
+
+
+def synthetic_ladder(game=SMALL, **extra) -> Ladder:
+    rungs = (Rung("random", 0, 0, 0, 100), Rung("mcts:8", 150, 100, 200, 100), Rung("mcts:64", 400, 330, 470, 100))
+    return Ladder(game.name, dict(game.options), rungs, "test", "today", 100, dict(extra))
+
+
+def test_next_rung_follows_the_estimate_and_climbs_past_sweeps():
+    ladder = synthetic_ladder()
+    assert next_rung(ladder, None).spec == "mcts:8"
+    assert next_rung(ladder, LadderFit(380, 300, 460, 10, 0.5)).spec == "mcts:64"
+    assert next_rung(ladder, LadderFit(160, 160, math.inf, 10, 1.0)).spec == "mcts:64"  # beyond the bound
+    assert next_rung(ladder, LadderFit(500, 500, math.inf, 10, 1.0)).spec == "mcts:64"  # nothing above: the top
+    assert next_rung(ladder, LadderFit(100, -math.inf, 100, 10, 0.0)).spec == "random"
+
+
+def test_rate_stops_at_the_budget_and_counts_every_game():
+    ladder = synthetic_ladder()
+    player = make_player("mcts:16", game=SMALL)
+    result = rate(SMALL, player, ladder, width=1.0, max_games=30, batch=10, seed=2)
+    assert result.fit.games == 30 == sum(len(scores) for scores in result.played.values())
+    again = rate(SMALL, make_player("mcts:16", game=SMALL), ladder, width=1.0, max_games=30, batch=10, seed=2)
+    assert again.fit == result.fit  # seeded: the same games, the same rating
+    assert "on the crisscross ladder" in result.summary("mcts:16")
+
+
+def test_rate_stops_once_the_interval_is_narrow_enough():
+    result = rate(SMALL, make_player("mcts:16", game=SMALL), synthetic_ladder(), width=2000, max_games=200, batch=10)
+    assert result.fit.games == 10 and result.fit.width <= 2000
+
+
+def test_ladder_files_are_checked(tmp_path):
+    with pytest.raises(LadderError, match="no ladder file"):
+        read_ladder(tmp_path / "none.json")
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(LadderError, match="not a ladder file"):
+        read_ladder(tmp_path / "bad.json")
+    (tmp_path / "big.json").write_bytes(b" " * 1_000_001)
+    with pytest.raises(LadderError, match="at most"):
+        read_ladder(tmp_path / "big.json")
+    (tmp_path / "other.json").write_text(synthetic_ladder(make_game("crisscross", size=5)).to_json())
+    with pytest.raises(LadderError, match="not of crisscross"):
+        load_ladder(SMALL, tmp_path / "other.json")
+    with pytest.raises(LadderError, match="no ladder for crisscross"):
+        load_ladder(SMALL)  # no shipped ladder at size 4
+
+
+def test_a_ladder_rated_with_another_agent_is_refused():
+    game = make_game("crisscross", size=6)
+    with pytest.raises(LadderError, match="another agent file"):
+        check_agent(synthetic_ladder(game, agent_sha256="0" * 64), game)
+
+
+SHIPPED = [make_game(name, **options) for name, options in agents.available()]
+
+
+@pytest.mark.parametrize("game", SHIPPED, ids=ladder_file_name)
+def test_every_pretrained_agent_has_a_shipped_ladder(game):
+    ladder = load_ladder(game)
+    check_agent(ladder, game)  # rated with the agent that is installed
+    ratings = {rung.spec: rung.rating for rung in ladder.rungs}
+    assert ratings["random"] == 0.0
+    assert ratings["mcts:2000"] > ratings["mcts:500"] > ratings["mcts:32"] > ratings["random"]
+    assert ratings["pretrained:64"] > ratings["mcts:32"]
+    assert ladder.command.startswith(f"crossenvs ladder {game.name}")
+    for rung in ladder.rungs:
+        assert rung.low <= rung.rating <= rung.high and rung.games > 0
+
+
+def test_shipped_ladder_files_are_plain_json():
+    for path in LADDER_DIR.glob("*.json"):
+        assert set(json.loads(path.read_text())) >= {"game", "options", "rungs", "command", "made"}
+
+
+def test_cli_rate_prints_an_anchored_rating():
+    out = io.StringIO()
+    argv = ["rate", "mcts:32", "--game", "Crisscross", "--option", "size=6", "--max-games", "10", "--batch", "10"]
+    assert main(argv, out=out) == 0
+    last = out.getvalue().splitlines()[-1]
+    assert last.startswith("mcts:32: ") and "on the crisscross ladder (95% interval" in last
+
+
+def test_cli_ladder_writes_a_file(tmp_path):
+    out, target = io.StringIO(), tmp_path / "small.json"
+    argv = ["ladder", "crisscross", "--option", "size=4", "--rungs", "random", "mcts:8", "--games-per-pair", "4"]
+    assert main([*argv, "--workers", "1", "--out", str(target)], out=out) == 0
+    assert load_ladder(SMALL, target).rating_of("random") == 0.0
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["rate", "random", "--game", "crisscross", "--width", "0"], "--width"),
+        (["rate", "random", "--game", "crisscross", "--max-games", "1"], "--max-games"),
+        (["ladder", "crisscross", "--out", "x.txt"], "--out"),
+        (["ladder", "crisscross", "--games-per-pair", "1", "--out", "x.json"], "--games-per-pair"),
+    ],
+)
+def test_cli_refuses_bad_numbers_before_playing(argv, message, capsys):
+    assert main(argv, out=io.StringIO()) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_fit_is_finite_for_mixed_results():
+    rng = np.random.default_rng(0)
+    scores = rng.integers(0, 2, size=50).astype(float)
+    fit = fit_rating(rng.uniform(0, 800, size=50), scores)
+    assert all(math.isfinite(value) for value in (fit.rating, fit.low, fit.high))
