@@ -21,7 +21,6 @@ from pathlib import Path
 from crossenvs import agents, make_game
 from crossenvs.eval.ladder import LADDER_DIR, build_ladder, default_rungs, default_workers, ladder_file_name
 
-
 #: games per pair of each ladder: fewer where MCTS-2000 is slow (a Crosse game of it takes ~10 s on one core)
 GAMES_PER_PAIR = {"crisscross_size6": 100, "crisscross": 100, "charing_cross": 100, "crossings": 60,
                   "neo_crossings": 60, "crosse": 40}  # fmt: skip
