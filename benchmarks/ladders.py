@@ -19,17 +19,51 @@ import time
 from pathlib import Path
 
 from crossenvs import agents, make_game
-from crossenvs.eval.ladder import LADDER_DIR, build_ladder, default_rungs, default_workers, ladder_file_name
+from crossenvs.eval.ladder import (
+    LADDER_DIR,
+    MCTS_RUNGS,
+    PRETRAINED_RUNGS,
+    available,
+    build_ladder,
+    default_rungs,
+    default_workers,
+    ladder_file_name,
+    read_ladder,
+)
 
 #: games per pair of each ladder: fewer where MCTS-2000 is slow (a Crosse game of it takes ~10 s on one core)
 GAMES_PER_PAIR = {"crisscross_size6": 100, "crisscross": 100, "charing_cross": 100, "crossings": 60,
                   "neo_crossings": 60, "crosse": 40}  # fmt: skip
 
 
+def markdown_table() -> str:
+    """Every shipped ladder's rungs: rating and 95% interval against random, one column per ladder."""
+    ladders = [read_ladder(LADDER_DIR / name) for name in available()]
+    specs = list(
+        dict.fromkeys(rung.spec for ladder in ladders for rung in sorted(ladder.rungs, key=lambda r: r.rating))
+    )
+    specs = [spec for spec in (*MCTS_RUNGS, *PRETRAINED_RUNGS) if spec in specs]
+    titles = [f"{ladder.game} {ladder.options}" if ladder.options else ladder.game for ladder in ladders]
+    lines = ["| rung | " + " | ".join(titles) + " |", "|---" * (len(ladders) + 1) + "|"]
+    for spec in specs:
+        cells = []
+        for ladder in ladders:
+            rung = next((r for r in ladder.rungs if r.spec == spec), None)
+            cells.append("" if rung is None else f"{rung.rating:.0f} ({rung.low:.0f} .. {rung.high:.0f})")
+        lines.append(f"| {spec} | " + " | ".join(cells) + " |")
+    games = " / ".join(f"{ladder.games_per_pair}" for ladder in ladders)
+    lines.append("")
+    lines.append(f"Games per pair: {games}; made {ladders[0].made if ladders else ''}.")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
-        "--games-per-pair", type=int, default=None, help="games between each pair of neighbours (default: GAMES_PER_PAIR)"
+        "--games-per-pair",
+        type=int,
+        default=None,
+        help="games between each pair of neighbours (default: GAMES_PER_PAIR)",
     )
     parser.add_argument("--reach", type=int, default=2, help="each rung meets this many rungs above it")
     parser.add_argument("--workers", type=int, default=default_workers(), help="processes playing pairs")
@@ -37,7 +71,13 @@ def main() -> None:
     parser.add_argument("--force", action="store_true", help="rebuild ladders whose file exists")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out-dir", type=Path, default=LADDER_DIR, help="where the ladder files go")
+    parser.add_argument(
+        "--table", action="store_true", help="print the shipped ladders as a Markdown table, build none"
+    )
     args = parser.parse_args()
+    if args.table:
+        print(markdown_table())
+        return
     args.out_dir.mkdir(parents=True, exist_ok=True)
     made = f"{datetime.date.today().isoformat()}, {platform.machine()} with {default_workers()} cores"
     for name, options in agents.available():

@@ -203,12 +203,18 @@ def run_checkpoints(run_dir: Path, simulations: int) -> tuple[Game, str, list[tu
     return game, "training step", players
 
 
+#: ``rating-plot --ladder`` without a file: the ladder shipped for the run's game
+SHIPPED_LADDER = "shipped"
+
+
 def cmd_rating_plot(args: argparse.Namespace, out: TextIO) -> None:
     """Rate every checkpoint of a run against baselines; plot rating against training step or time."""
     from .eval.arena import bradley_terry, round_robin
     from .players import make_player
 
     game, x_label, checkpoints = run_checkpoints(args.run_dir, args.simulations)
+    if args.ladder is not None:
+        return ladder_plot(args, out, game, x_label, checkpoints)
     specs = args.baselines or ["random", "greedy", f"mcts:{args.mcts}"]
     baselines = [make_player(spec, game=game) for spec in specs]
     records = round_robin(game, baselines, args.games, seed=args.seed)  # the baselines meet once
@@ -235,6 +241,39 @@ def cmd_rating_plot(args: argparse.Namespace, out: TextIO) -> None:
     figure.savefig(args.out, dpi=100)
     for name, rating in zip(names, rated):
         out.write(f"{name:<24} {rating:7.0f}\n")
+    out.write(f"wrote {args.out}\n")
+
+
+def ladder_plot(
+    args: argparse.Namespace, out: TextIO, game: Game, x_label: str, checkpoints: list[tuple[float, Player]]
+) -> None:
+    """rating-plot --ladder: each checkpoint rated on the game's fixed-anchor ladder (``--games`` games at most)."""
+    from .eval.ladder import load_ladder, rate
+
+    ladder = load_ladder(game, None if args.ladder == SHIPPED_LADDER else args.ladder)
+    fits = []
+    for _, player in checkpoints:
+        fits.append(rate(game, player, ladder, max_games=args.games, batch=min(10, args.games), seed=args.seed).fit)
+        out.write(f"{player.name:<24} {fits[-1].rating:7.0f}  (95% {fits[-1].interval_text()})\n")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xs = [x for x, _ in checkpoints]
+    figure, axis = plt.subplots(figsize=(6, 4))
+    lows = [fit.rating - fit.low if math.isfinite(fit.low) else 0.0 for fit in fits]
+    highs = [fit.high - fit.rating if math.isfinite(fit.high) else 0.0 for fit in fits]
+    axis.errorbar(xs, [fit.rating for fit in fits], yerr=[lows, highs], marker="o", capsize=3, label="checkpoints")
+    top = max(fit.rating for fit in fits)
+    for offset, rung in enumerate(r for r in ladder.rungs if r.rating <= top + 200):
+        axis.axhline(rung.rating, linestyle=":", color=f"C{offset % 9 + 1}", linewidth=0.8, label=rung.spec)
+    axis.set_xlabel(x_label)
+    axis.set_ylabel("ladder rating (Elo, random = 0)")
+    axis.set_title(f"{game.name} {game.options or ''}: on the fixed-anchor ladder")
+    axis.legend(fontsize="small", ncol=2)
+    figure.tight_layout()
+    figure.savefig(args.out, dpi=100)
     out.write(f"wrote {args.out}\n")
 
 
@@ -534,6 +573,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--baselines", nargs="+", help="player specs to rate against (default: random greedy mcts:<--mcts>)"
     )
     plot.add_argument("--simulations", type=int, default=64, help="search of AlphaZero checkpoints")
+    plot.add_argument(
+        "--ladder",
+        nargs="?",
+        const=SHIPPED_LADDER,
+        metavar="FILE",
+        help="rate each checkpoint on a fixed-anchor ladder instead (the game's shipped one, or FILE), "
+        "--games games at most: the same scale in every run",
+    )
     plot.add_argument("--seed", type=int, default=0, help="seed of the games")
     solver = game_command("solve", "the game-theoretic value of a position and its optimal moves (exact)")
     solver.add_argument("--position", metavar="FILE", help="position text to solve (default: the start)")

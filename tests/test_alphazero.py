@@ -197,6 +197,13 @@ def test_a_tiny_run_trains_checkpoints_resumes_and_plays(tmp_path):
     plot = tmp_path / "ratings.png"
     rating_args = ["rating-plot", str(run), "--baselines", "random", "greedy", "--games", "2", "--simulations", "2"]
     assert crossenvs_cli([*rating_args, "--out", str(plot)]) == 0 and plot.stat().st_size > 1000
+    from crossenvs.eval.ladder import build_ladder
+
+    assert "no ladder rating (no ladder for crisscross" in first.stdout  # no ladder is shipped at size 4
+    ladder = tmp_path / "ladder4.json"
+    ladder.write_text(build_ladder(game, ["random", "mcts:8"], 4).to_json())
+    ladder_args = ["rating-plot", str(run), "--ladder", str(ladder), "--games", "4", "--simulations", "2"]
+    assert crossenvs_cli([*ladder_args, "--out", str(plot)]) == 0 and plot.stat().st_size > 1000
     import gymnasium
 
     env = gymnasium.make("crossenvs/Crisscross-v0", size=4, opponent=f"az:{run / 'checkpoints' / 'final.pt'}:4")
@@ -267,3 +274,19 @@ def test_the_example_game_trains_too():
     actions, policies, _, _ = search.run(*states, fixed_evaluator(9), np.random.default_rng(0))
     assert actions.shape == (4,) and np.allclose(policies.sum(axis=1), 1.0)
     assert crossenvs.game_spec("tictactoe").gym_id == "crossenvs/TicTacToe-v0"
+
+
+def test_the_final_agent_is_rated_on_the_shipped_ladder():
+    """make train's last line: the agent's anchored rating, from the Crisscross 6x6 ladder."""
+    sys.path.insert(0, str(ROOT / "training"))
+    import alphazero
+    from crossenvs import agents
+
+    game = make_game("crisscross", size=6)
+    config = alphazero.Config(game="crisscross", options={"size": 6}, eval_ladder_games=10)
+    agent = make_player("pretrained:0", game=game)
+    rated = alphazero.ladder_rating(game, agent, config)
+    assert rated["ladder_games"] == 10 and rated["ladder_text"].startswith("ladder rating ")
+    assert rated["ladder_low"] is None or rated["ladder_low"] <= rated["ladder_rating"]
+    assert alphazero.ladder_rating(game, agent, alphazero.Config(game="crisscross", eval_ladder_games=0)) == {}
+    assert agents.path("crisscross", size=6).is_file()

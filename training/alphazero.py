@@ -31,8 +31,9 @@ How it works:
   snapshot and the ``--from-checkpoint`` command that continues from it (a snapshot keeps the
   network and counters, not the optimiser, which starts afresh).
 * **The end.** The final network plays ``eval_games`` games against ``eval_opponent`` (seats
-  alternating) searching with ``eval_simulations``, through the project's arena, and the run prints
-  one line: steps, positions per second, the score.
+  alternating) searching with ``eval_simulations``, through the project's arena, is rated on the
+  game's fixed-anchor ladder (``eval_ladder_games`` games at most, :mod:`crossenvs.eval.ladder`),
+  and the run prints one line: steps, positions per second, the score, the ladder rating.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from crossenvs.az.search import GumbelSearch
 from crossenvs.core.checks import check_seed
 from crossenvs.core.errors import CheckpointError
 from crossenvs.core.threads import torch_thread_choice
+from crossenvs.eval.ladder import LadderError, check_agent, load_ladder, rate
 from crossenvs.envs.vector import CrossVectorEnv
 from crossenvs.eval.arena import match
 from crossenvs.players import make_player
@@ -107,6 +109,7 @@ class Config:
     eval_games: int = 100
     eval_simulations: int = 64
     eval_opponent: str = "mcts:1000"
+    eval_ladder_games: int = 60
     precision: str = "auto"
     seed: int = 0
 
@@ -115,7 +118,7 @@ class Config:
         for name in ("num_envs", "max_considered", "channels", "batch_size", "replay_size", "eval_games"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{where}: '{name}' must be at least 1, got {getattr(self, name)}")
-        for name in ("simulations", "blocks", "eval_simulations"):
+        for name in ("simulations", "blocks", "eval_simulations", "eval_ladder_games"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{where}: '{name}' must be 0 or more, got {getattr(self, name)}")
         check_seed(self.seed, f"{where}: 'seed'")
@@ -453,6 +456,7 @@ def final_evaluation(
     agent = AlphaZeroPlayer(final, config.eval_simulations, game=game, device=device)
     opponent = make_player(config.eval_opponent, game=game)
     evaluation = match(game, agent, opponent, config.eval_games, seed=(config.seed + 1) % 2**63)
+    ladder = ladder_rating(game, agent, config)
     summary = {
         "game": config.game,
         "options": config.options,
@@ -464,6 +468,7 @@ def final_evaluation(
         "checkpoint": str(final),
         "opponent": opponent.name,
         **evaluation,
+        **ladder,
     }
     write_atomically(run_dir / "summary.json", json.dumps(summary, indent=2))
     speed = f", {session['positions_per_second']:,.0f} positions/s" if "positions_per_second" in session else ""
@@ -471,9 +476,31 @@ def final_evaluation(
         f"{config.game}{config.options}: {counters['positions']:,} positions ({counters['updates']:,} updates)"
         f"{speed} on {device} ({precision or 'evaluation only'}); vs {opponent.name} "
         f"{evaluation['score']:.1%} score ({evaluation['win_rate']:.1%} wins) over {evaluation['games']} games, both "
-        f"seats, searching {config.eval_simulations} simulations; checkpoint {final}"
+        f"seats, searching {config.eval_simulations} simulations; {ladder.get('ladder_text', 'no ladder rating')}; "
+        f"checkpoint {final}"
     )
     return summary
+
+
+def ladder_rating(game, agent: AlphaZeroPlayer, config: Config) -> dict[str, Any]:
+    """The final agent on the game's shipped fixed-anchor ladder (``eval_ladder_games`` games at most), a rating
+    comparable across runs; nothing when the config asks for no games or no ladder is shipped for this game."""
+    if config.eval_ladder_games < 2:
+        return {}
+    try:
+        ladder = load_ladder(game)
+        check_agent(ladder, game)
+    except LadderError as exc:
+        return {"ladder_text": f"no ladder rating ({exc})"}
+    result = rate(game, agent, ladder, max_games=config.eval_ladder_games, batch=10, seed=config.seed)
+    fit = result.fit
+    return {
+        "ladder_rating": round(fit.rating, 1),
+        "ladder_low": round(fit.low, 1) if math.isfinite(fit.low) else None,
+        "ladder_high": round(fit.high, 1) if math.isfinite(fit.high) else None,
+        "ladder_games": fit.games,
+        "ladder_text": f"ladder rating {fit.rating:.0f} (95% {fit.interval_text()}, {fit.games} games)",
+    }
 
 
 def evaluate_only(args: argparse.Namespace, device: str) -> dict[str, Any]:

@@ -273,6 +273,7 @@ def build_ladder(
     seed: int = 0,
     workers: int = 1,
     opening_plies: int = OPENING_PLIES,
+    repair_rounds: int = 2,
     command: str = "",
     made: str = "",
     progress: Callable[[str], None] | None = None,
@@ -281,7 +282,10 @@ def build_ladder(
 
     Every game opens with ``opening_plies`` random decisions, shared by the two games of a seat swap.
     Only neighbours meet: a far mismatch is a sweep that says little, while games between rungs of
-    similar strength pin the gaps down. ``specs`` must include the anchor, ``random``.
+    similar strength pin the gaps down. The listed order is a guess (greedy is strong in one game and
+    weak in another), so after the first games the rungs are sorted by their ratings and the pairs of
+    new neighbours play too, for up to ``repair_rounds`` rounds: a rung that swept everything it met
+    would otherwise be rated by the fit's prior alone. ``specs`` must include the anchor, ``random``.
     """
     specs = list(dict.fromkeys(specs))
     if len(specs) < 2 or ANCHOR not in specs:
@@ -293,10 +297,23 @@ def build_ladder(
             raise InvalidOptionError(f"ladder rung {spec!r}: {exc}") from None
     games_per_pair = _count(games_per_pair, "games per pair", 2, 1_000_000)
     seed = check_seed(seed, "ladder seed") or 0
-    pairs = neighbour_pairs(len(specs), reach)
-    records = play_pairs(game, specs, pairs, games_per_pair, seed, workers, progress, opening_plies)
+    pairs = set(neighbour_pairs(len(specs), reach))
+    records = play_pairs(game, specs, sorted(pairs), games_per_pair, seed, workers, progress, opening_plies)
+    for round_index in range(1, repair_rounds + 1):  # the listed order was a guess: meet the real neighbours
+        point = bradley_terry(records, specs)
+        order = sorted(range(len(specs)), key=lambda k: point[k])
+        wanted = {tuple(sorted((order[i], order[j]))) for i, j in neighbour_pairs(len(specs), reach)} - pairs
+        if not wanted:
+            break
+        pairs |= wanted
+        round_seed = (seed + 1_000_033 * round_index) % 2**62
+        records += play_pairs(game, specs, sorted(wanted), games_per_pair, round_seed, workers, progress, opening_plies)
     rungs = anchored_ratings(records, specs, seed=seed)
-    extra: dict[str, Any] = {"reach": reach, "opening_plies": opening_plies}
+    extra: dict[str, Any] = {
+        "reach": reach,
+        "opening_plies": opening_plies,
+        "pairs": [[specs[i], specs[j]] for i, j in sorted(pairs)],
+    }
     if any(spec.startswith("pretrained") for spec in specs):
         extra["agent_sha256"] = agent_digest(game)
     return Ladder(game.name, dict(game.options), tuple(rungs), command, made, games_per_pair, extra)
