@@ -205,3 +205,29 @@ def test_fit_is_finite_for_mixed_results():
     scores = rng.integers(0, 2, size=50).astype(float)
     fit = fit_rating(rng.uniform(0, 800, size=50), scores)
     assert all(math.isfinite(value) for value in (fit.rating, fit.low, fit.high))
+
+
+def first_legal(observation, mask):
+    return int(np.flatnonzero(mask)[0])
+
+
+@pytest.mark.parametrize("batched", [False, True], ids=["one-at-a-time", "vector-env"])
+def test_random_openings_vary_the_games_of_deterministic_players(batched):
+    from crossenvs.eval.arena import round_robin
+    from crossenvs.players import FunctionPlayer
+
+    def deterministic(name):
+        if batched:
+            return FunctionPlayer(lambda obs, masks: masks.argmax(axis=1), batched=True, name=name)
+        return FunctionPlayer(first_legal, name=name)
+
+    game = make_game("crisscross", size=6)
+    players = [deterministic("a"), deterministic("b")]
+    fixed = round_robin(game, players, 20, seed=0)
+    varied = round_robin(game, players, 20, seed=0, opening_plies=2)
+    assert len({(r.first, r.score_first, r.plies) for r in fixed}) <= 2  # the same two games, ten times each
+    assert len({(r.first, r.score_first, r.plies) for r in varied}) > 2
+    # the two games of a seat swap share their opening: same players, same moves, so the same length
+    assert all(varied[k].plies == varied[k + 1].plies for k in range(0, 20, 2))
+    with pytest.raises(InvalidOptionError, match="opening_plies"):
+        round_robin(game, players, 2, opening_plies=-1)
