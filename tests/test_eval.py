@@ -244,3 +244,23 @@ def test_a_clean_sweep_gets_an_honest_one_sided_interval(tmp_path):
     write_results(tmp_path / "r.json", list(table.values()), records)
     saved = {r["name"]: r for r in json.loads((tmp_path / "r.json").read_text())["ratings"]}
     assert saved["a"]["high"] is None and saved["b"]["low"] is None
+
+
+def test_an_interrupted_search_stops_at_once_and_still_answers_a_legal_move():
+    """Player.interrupt: MCTS polls the flag inside its compiled loop, the AlphaZero search between steps."""
+    import time
+
+    from crossenvs.players import MCTSPlayer, make_player
+
+    game = make_game("crisscross", size=6)
+    state = game.initial_state()
+    for warm in (MCTSPlayer(2, seed=0), make_player("pretrained:2", game=game)):
+        warm.act(game, state)  # kernels compiled (first use) before anything is timed
+    for player in (MCTSPlayer(5_000_000, seed=0), make_player("pretrained:50000", game=game)):
+        player.interrupt()  # set before the search: it runs one simulation (step) and answers
+        started = time.monotonic()
+        assert game.legal_mask(state)[player.act(game, state)]
+        assert time.monotonic() - started < 5, f"{player.name} did not stop"  # uninterrupted: minutes
+        player.clear_interrupt()
+    quick = MCTSPlayer(64, seed=1)
+    assert game.legal_mask(state)[quick.act(game, state)]  # a player never interrupted searches in full

@@ -716,3 +716,38 @@ def test_crossenvs_serve_serves_the_page_on_localhost():
         with pytest.raises(urllib.error.HTTPError) as refusal:
             urllib.request.urlopen(rebound, timeout=30)
         assert refusal.value.code == 400
+
+
+def test_deleting_a_game_interrupts_its_opponents_search_mid_way():
+    """A DELETE stops MCTS inside its compiled search, not only after it: 5M simulations take tens of seconds."""
+    from crossenvs.players import MCTSPlayer
+
+    store, opponent = SessionStore(), MCTSPlayer(5_000_000, seed=0)
+    session = blocked_session(store, opponent)
+    thread = threading.Thread(target=session.reply)
+    thread.start()
+    time.sleep(0.5)  # the search is under way
+    stopped_at = time.monotonic()
+    store.remove(session.id)
+    thread.join(10)
+    assert not thread.is_alive() and time.monotonic() - stopped_at < 3
+    assert session.match.record == [] and not session.thinking
+
+
+def test_a_page_that_leaves_interrupts_the_search_but_keeps_the_game():
+    from crossenvs.players import MCTSPlayer
+
+    store, opponent = SessionStore(), MCTSPlayer(5_000_000, seed=0)
+    session = blocked_session(store, opponent)
+    gone = threading.Event()
+    session.claim_reply()
+    thread = threading.Thread(target=session.claimed_reply, args=(gone.is_set,))
+    thread.start()
+    time.sleep(0.5)
+    gone.set()
+    session.interrupt_reply()  # what the server does when the client disconnects
+    thread.join(10)
+    assert not thread.is_alive() and session.match.record == [] and not session.closed
+    opponent.simulations = 50  # the next reply searches in full again: the flag was cleared for it
+    session.reply()
+    assert len(session.match.record) == 1

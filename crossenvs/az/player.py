@@ -57,7 +57,7 @@ class AlphaZeroPlayer(Player):
         search = self._searcher(positions.game, len(positions))
         with torch.no_grad():
             actions, _, _, _ = search.run(np.ascontiguousarray(positions.boards), np.ascontiguousarray(positions.metas),
-                                          self.evaluate)  # fmt: skip
+                                          self.evaluate, stop=self.stop_flag)  # fmt: skip
         return actions
 
     def _searcher(self, game: Game, n: int) -> GumbelSearch:

@@ -73,9 +73,17 @@ class GumbelSearch:
         self.masks = np.zeros((batch, actions), dtype=np.int8)
 
     def run(
-        self, boards: np.ndarray, metas: np.ndarray, evaluate: Evaluator, rng: np.random.Generator | None = None
+        self,
+        boards: np.ndarray,
+        metas: np.ndarray,
+        evaluate: Evaluator,
+        rng: np.random.Generator | None = None,
+        stop: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Search the ``n <= batch`` positions; Gumbel noise from ``rng`` (None: deterministic play).
+
+        ``stop``: a flag byte another thread may set (:meth:`crossenvs.players.Player.interrupt`);
+        the search then ends after the simulation step under way and answers from what it has.
 
         Returns the actions (n,), improved policies (n, A), root values (n,) for each position's
         player to move, and the roots' observations (n, H, W, C) (what the network saw).
@@ -102,6 +110,8 @@ class GumbelSearch:
         num_considered = np.minimum(self.max_considered, legal.sum(axis=1)).astype(np.int64)
         table = considered_table(self.max_considered, self.simulations)
         for _ in range(self.simulations):
+            if stop is not None and stop[0]:
+                break
             k.select(view["node_boards"], view["node_metas"], view["children"], view["parent"], view["prior"],
                      view["visits"], view["value_sum"], view["raw_value"], view["count"], gumbel, table,
                      num_considered, view["leaves"], view["observations"], view["masks"])  # fmt: skip

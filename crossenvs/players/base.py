@@ -81,6 +81,26 @@ class Player(ABC):
         """One legal action per game of ``positions`` (int64, shape (n,))."""
         return np.array([self.act(positions.game, positions.state(k)) for k in range(len(positions))], dtype=np.int64)
 
+    @property
+    def stop_flag(self) -> np.ndarray:
+        """One byte that a search polls while it runs (numba reads it without the GIL): 1 means stop now."""
+        flag = self.__dict__.get("_stop_flag")
+        if flag is None:
+            flag = self.__dict__["_stop_flag"] = np.zeros(1, dtype=np.uint8)
+        return flag
+
+    def interrupt(self) -> None:
+        """Ask a search under way in another thread to stop soon (its move is then only its best so far).
+
+        For a server whose game was closed mid-search. The flag stays set, so a search that starts
+        later stops at once too, until :meth:`clear_interrupt`. Players that do not search ignore it.
+        """
+        self.stop_flag[0] = 1
+
+    def clear_interrupt(self) -> None:
+        """Let searches run their full length again."""
+        self.stop_flag[0] = 0
+
     def start_games(self, ids: np.ndarray, uniforms: np.ndarray) -> None:
         """Games ``ids`` of a vector env start (one uniform draw each): a hook for per-game choices."""
         return None  # most players choose nothing per game

@@ -82,7 +82,7 @@ class MCTSPlayer(Player):
     def _search(self, game: Game, board: np.ndarray, meta: np.ndarray, seed: int) -> int:
         self._check_memory(game)
         search = specialize("crossenvs.players.mcts", type(game)).search
-        return int(search(board, meta, game.num_actions, self.simulations, self.c, seed))
+        return int(search(board, meta, game.num_actions, self.simulations, self.c, seed, self.stop_flag))
 
     def _check_memory(self, game: Game) -> None:
         """The tree takes a node per simulation (position, untried actions, counters): refuse what cannot fit."""

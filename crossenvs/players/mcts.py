@@ -46,8 +46,12 @@ def rollout(board: np.ndarray, meta: np.ndarray, scratch: np.ndarray) -> np.ndar
 
 
 @njit(cache=True, nogil=True)  # releases the GIL: a server searching in a thread stays responsive
-def search(board, meta, num_actions, simulations, exploration, seed) -> int:
-    """The root action with the most visits after ``simulations`` UCT simulations."""
+def search(board, meta, num_actions, simulations, exploration, seed, stop) -> int:
+    """The root action with the most visits after ``simulations`` UCT simulations.
+
+    ``stop`` is one byte that another thread may set while this runs without the GIL: the search
+    then ends after the simulation under way (the first one always runs, so a move is returned).
+    """
     np.random.seed(seed)
     nodes = simulations + 1
     boards = np.empty((nodes, board.shape[0], board.shape[1]), dtype=np.int8)
@@ -70,7 +74,9 @@ def search(board, meta, num_actions, simulations, exploration, seed) -> int:
     mask_kernel(boards[0], metas[0], untried[0])
     untried_count[0] = untried[0].sum()
     used = 1
-    for _ in range(simulations):
+    for simulation in range(simulations):
+        if simulation > 0 and stop[0] != 0:
+            break
         node = 0
         # selection: descend through fully expanded nodes by UCB1
         while untried_count[node] == 0 and first_child[node] != -1:

@@ -26,7 +26,7 @@ and then asks ``/reply``, so the person's move shows while the opponent searches
 Making a game runs in Starlette's thread pool; the opponents' searches run in a pool of their
 own (``search_workers`` threads, a queue behind them), so however many replies are due, the
 server keeps answering other requests. A search is cancelled when its game is deleted or its
-request's client disconnects (between searches: see ``crossenvs/web/sessions.py``). A client that
+request's client disconnects: the opponent is interrupted mid-search (see ``crossenvs/web/sessions.py``). A client that
 disconnects while sending its body is answered nothing and logged nothing.
 """
 
@@ -37,7 +37,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -155,7 +155,7 @@ class Api:
         except BaseException:  # the pool is shut down: nothing will clear the flag
             session.claimed_reply(lambda: True)
             raise
-        watcher = asyncio.ensure_future(watch_disconnect(request, gone))
+        watcher = asyncio.ensure_future(watch_disconnect(request, gone, session.interrupt_reply))
         try:
             await asyncio.wrap_future(future)
         finally:
@@ -242,12 +242,14 @@ class Api:
 
 
 # ----------------------------------------------------------------------------- request bodies
-async def watch_disconnect(request: Request, gone: threading.Event) -> None:
-    """Set ``gone`` when the client disconnects (the body is read already: the next message is the disconnect)."""
+async def watch_disconnect(request: Request, gone: threading.Event, on_gone: Callable[[], None]) -> None:
+    """Set ``gone`` and call ``on_gone`` when the client disconnects (the body is read already: the next
+    message is the disconnect)."""
     while True:
         message = await request.receive()
         if message["type"] == "http.disconnect":
             gone.set()
+            on_gone()
             return
 
 

@@ -9,12 +9,11 @@ The opponent searches outside the session's lock (states are values, so it reads
 one changes) with a ``thinking`` flag set: the page can read the state meanwhile, while a move or
 an undo is refused with 409 until the reply is in.
 
-A search cannot be stopped halfway: MCTS is one compiled call (numba, without the GIL) that
-checks nothing while it runs, and splitting it into chunks of simulations would need another
-kernel. So a reply is cancelled between searches instead: once its game is closed (``DELETE``,
-dropped from the store) or its request is gone (the client disconnected), the search running
-finishes, its move is thrown away, and no further search starts for that game. ``--max-simulations``
-bounds how long that last search takes.
+A reply is cancelled once its game is closed (``DELETE``, dropped from the store) or its request
+is gone (the client disconnected): the opponent is interrupted (:meth:`Player.interrupt
+<crossenvs.players.Player.interrupt>`: MCTS, a compiled call without the GIL, polls a flag byte
+between simulations, and the network search between its steps), the move of the search that
+stops is thrown away, and no further search starts for that game.
 """
 
 from __future__ import annotations
@@ -109,6 +108,7 @@ class Session:
             while True:
                 with self._lock:
                     state = self.match.state
+                    self.opponent.clear_interrupt()  # under the lock that close() takes: no interrupt is lost
                     if self.closed or cancelled():
                         return
                     if self.game.is_terminal(state) or self.game.current_player(state) == self.human:
@@ -124,9 +124,16 @@ class Session:
                 self.last_used = time.monotonic()
 
     def close(self) -> None:
-        """Forget the game: a search under way is not played, and no further one starts."""
+        """Forget the game: a search under way is stopped and not played, and no further one starts."""
         with self._lock:
             self.closed = True
+            self.opponent.interrupt()
+
+    def interrupt_reply(self) -> None:
+        """The page that asked for the reply has gone: stop the search under way (the game stays open)."""
+        with self._lock:
+            if self.thinking:
+                self.opponent.interrupt()
 
     @property
     def over(self) -> bool:
