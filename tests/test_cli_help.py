@@ -16,7 +16,7 @@ from crossenvs.cli import main as cli
 EXAMPLE_GAME = Path(__file__).resolve().parent.parent / "examples" / "tictactoe.py"
 
 
-@pytest.mark.parametrize("command", ["eval", "play", "gif", "rating-plot", "serve", "check", "list"])
+@pytest.mark.parametrize("command", sorted(EXAMPLES))
 def test_every_command_shows_its_defaults_and_an_example(command, capsys):
     with pytest.raises(SystemExit):
         build_parser().parse_args([command, "--help"])

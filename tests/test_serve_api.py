@@ -469,6 +469,9 @@ def test_mcts_releases_the_gil_so_a_search_never_stalls_the_server():
         ({"game": "crosse", "side": "red"}, 400, ["'side' must be one of first, second, black, white"]),
         ({"game": "crosse", "opponent": "alphago"}, 400, ["unknown opponent 'alphago'"]),
         ({"game": "crosse", "opponent": "mcts:lots"}, 400, ["mcts:<simulations>"]),
+        ({"game": "crosse", "opponent": "mcts:²"}, 400, ["'²' is not a whole number"]),  # was a 500
+        ({"game": "crosse", "opponent": "pretrained:²"}, 400, ["'²' is not a whole number"]),
+        ({"game": "crosse", "opponent": "rllib:runs/x"}, 400, ["unknown opponent 'rllib:runs/x'"]),  # never unpickled
         ({"game": "crosse", "opponent": "mcts:99999"}, 400, ["at most 1000", "--max-simulations"]),
         (
             {"game": "crosse", "options": {"move_cap": 300}, "opponent": "pretrained"},
