@@ -90,7 +90,8 @@ def test_pairs_are_reproducible_whatever_the_number_of_processes():
 
 def test_build_ladder_rates_its_rungs_and_round_trips():
     ladder = build_ladder(SMALL, ["random", "mcts:8", "mcts:64"], 20, seed=1, command="test")
-    assert [rung.spec for rung in ladder.rungs][0] == "random" and ladder.rating_of("random") == 0.0
+    assert {rung.spec for rung in ladder.rungs} == {"random", "mcts:8", "mcts:64"} and ladder.rating_of("random") == 0.0
+    assert [rung.rating for rung in ladder.rungs] == sorted(rung.rating for rung in ladder.rungs)  # weakest first
     assert ladder.rating_of("mcts:64") > ladder.rating_of("random")
     assert Ladder.from_json(ladder.to_json()) == ladder
     with pytest.raises(InvalidOptionError, match="rung 'mcts:0'"):
