@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -232,3 +233,14 @@ def test_random_openings_vary_the_games_of_deterministic_players(batched):
     assert all(varied[k].plies == varied[k + 1].plies for k in range(0, 20, 2))
     with pytest.raises(InvalidOptionError, match="opening_plies"):
         round_robin(game, players, 2, opening_plies=-1)
+
+
+def test_an_arena_anchors_to_the_ladder_through_its_rungs(capsys):
+    out = io.StringIO()
+    argv = ["eval", "crisscross", "--option", "size=6", "--players", "random", "mcts:9", "--games", "4", "--ladder"]
+    assert main(argv, out=out) == 0
+    text = out.getvalue()
+    assert "on the crisscross ladder's scale, random = 0, through 1 of its rungs" in text
+    assert re.search(r"random\s+│?\s*0\s", text) or re.search(r"random\s+0 ", text)  # random sits at its rung, 0
+    assert main(["eval", "crisscross", "--option", "size=6", "--players", "mcts:9", "mcts:10", "--ladder"]) == 2
+    assert "none of the players is a rung" in capsys.readouterr().err
