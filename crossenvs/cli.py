@@ -94,10 +94,33 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> None:
             player.name = f"{player.name}#{seen[player.name]}"
     records = round_robin(game, players, args.games, seed=args.seed)
     table = ratings(records, [p.name for p in players], seed=args.seed)
+    if args.ladder is not None:
+        table = anchor_to_ladder(game, args, players, table, out)
     print_table(table, out)
     for path in filter(None, (args.csv, args.json)):
         write_results(path, table, records)
         out.write(f"wrote {path}\n")
+
+
+def anchor_to_ladder(game: Game, args: argparse.Namespace, players: list[Player], table: list, out: TextIO) -> list:
+    """The arena's ratings moved onto the ladder's scale: shifted so that the players that are rungs of the
+    ladder (named by the same spec) sit, on average, at their ladder ratings."""
+    from dataclasses import replace
+
+    from .eval.ladder import load_ladder
+
+    ladder = load_ladder(game, None if args.ladder == SHIPPED_LADDER else args.ladder)
+    fixed = {rung.spec: rung.rating for rung in ladder.rungs}
+    by_name = {rating.name: rating.rating for rating in table}
+    gaps = [fixed[spec] - by_name[player.name] for spec, player in zip(args.players, players) if spec in fixed]
+    if not gaps:
+        raise InvalidOptionError(
+            f"--ladder: none of the players is a rung of the {game.name} ladder; add one of "
+            f"{', '.join(rung.spec for rung in ladder.rungs)} to --players"
+        )
+    shift = sum(gaps) / len(gaps)
+    out.write(f"(ratings on the {game.name} ladder's scale, random = 0, through {len(gaps)} of its rungs)\n")
+    return [replace(r, rating=r.rating + shift, low=r.low + shift, high=r.high + shift) for r in table]
 
 
 def print_table(table, out: TextIO) -> None:
@@ -557,6 +580,14 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--games", type=int, default=20, help="games per pair (seats alternate)")
     arena.add_argument("--csv", help="write the ratings table as CSV (default: not written)")
     arena.add_argument("--json", help="write ratings and games as JSON (default: not written)")
+    arena.add_argument(
+        "--ladder",
+        nargs="?",
+        const=SHIPPED_LADDER,
+        metavar="FILE",
+        help="put the ratings on a fixed-anchor ladder's scale (the game's shipped one, or FILE) through the "
+        "players that are its rungs, e.g. random or mcts:500",
+    )
     play = game_command("play", "play against an agent in the terminal")
     play.add_argument("--opponent", default="random", metavar="SPEC", help=f"one of: {player_specs()}")
     play.add_argument("--seat", default="first", choices=["first", "second", "0", "1"], help="the seat you play")

@@ -280,6 +280,7 @@ def test_the_final_agent_is_rated_on_the_shipped_ladder():
     """make train's last line: the agent's anchored rating, from the Crisscross 6x6 ladder."""
     sys.path.insert(0, str(ROOT / "training"))
     import alphazero
+
     from crossenvs import agents
 
     game = make_game("crisscross", size=6)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -90,7 +91,8 @@ def test_pairs_are_reproducible_whatever_the_number_of_processes():
 
 def test_build_ladder_rates_its_rungs_and_round_trips():
     ladder = build_ladder(SMALL, ["random", "mcts:8", "mcts:64"], 20, seed=1, command="test")
-    assert [rung.spec for rung in ladder.rungs][0] == "random" and ladder.rating_of("random") == 0.0
+    assert {rung.spec for rung in ladder.rungs} == {"random", "mcts:8", "mcts:64"} and ladder.rating_of("random") == 0.0
+    assert [rung.rating for rung in ladder.rungs] == sorted(rung.rating for rung in ladder.rungs)  # weakest first
     assert ladder.rating_of("mcts:64") > ladder.rating_of("random")
     assert Ladder.from_json(ladder.to_json()) == ladder
     with pytest.raises(InvalidOptionError, match="rung 'mcts:0'"):
@@ -231,3 +233,14 @@ def test_random_openings_vary_the_games_of_deterministic_players(batched):
     assert all(varied[k].plies == varied[k + 1].plies for k in range(0, 20, 2))
     with pytest.raises(InvalidOptionError, match="opening_plies"):
         round_robin(game, players, 2, opening_plies=-1)
+
+
+def test_an_arena_anchors_to_the_ladder_through_its_rungs(capsys):
+    out = io.StringIO()
+    argv = ["eval", "crisscross", "--option", "size=6", "--players", "random", "mcts:9", "--games", "4", "--ladder"]
+    assert main(argv, out=out) == 0
+    text = out.getvalue()
+    assert "on the crisscross ladder's scale, random = 0, through 1 of its rungs" in text
+    assert re.search(r"random\s+│?\s*0\s", text) or re.search(r"random\s+0 ", text)  # random sits at its rung, 0
+    assert main(["eval", "crisscross", "--option", "size=6", "--players", "mcts:9", "mcts:10", "--ladder"]) == 2
+    assert "none of the players is a rung" in capsys.readouterr().err

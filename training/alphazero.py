@@ -59,9 +59,9 @@ from crossenvs.az.search import GumbelSearch
 from crossenvs.core.checks import check_seed
 from crossenvs.core.errors import CheckpointError
 from crossenvs.core.threads import torch_thread_choice
-from crossenvs.eval.ladder import LadderError, check_agent, load_ladder, rate
 from crossenvs.envs.vector import CrossVectorEnv
 from crossenvs.eval.arena import match
+from crossenvs.eval.ladder import LadderError, check_agent, load_ladder, rate
 from crossenvs.players import make_player
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
