@@ -32,7 +32,7 @@ from crossenvs.eval.ladder import (
 )
 
 #: games per pair of each ladder: fewer where MCTS-2000 is slow (a Crosse game of it takes ~10 s on one core)
-GAMES_PER_PAIR = {"crisscross_size6": 100, "crisscross": 100, "charing_cross": 100, "crossings": 60,
+GAMES_PER_PAIR = {"crisscross_size6": 600, "crisscross": 100, "charing_cross": 100, "crossings": 60,
                   "neo_crossings": 60, "crosse": 40}  # fmt: skip
 
 
