@@ -38,12 +38,13 @@ GAMES_PER_PAIR = {"crisscross_size6": 600, "crisscross": 100, "charing_cross": 1
 
 def markdown_table() -> str:
     """Every shipped ladder's rungs: rating and 95% interval against random, one column per ladder."""
-    ladders = [read_ladder(LADDER_DIR / name) for name in available()]
+    names = available()
+    ladders = [read_ladder(LADDER_DIR / name) for name in names]
     specs = list(
         dict.fromkeys(rung.spec for ladder in ladders for rung in sorted(ladder.rungs, key=lambda r: r.rating))
     )
     specs = [spec for spec in (*MCTS_RUNGS, *PRETRAINED_RUNGS) if spec in specs]
-    titles = [f"{ladder.game} {ladder.options}" if ladder.options else ladder.game for ladder in ladders]
+    titles = [name.removesuffix(".json") for name in names]
     lines = ["| rung | " + " | ".join(titles) + " |", "|---" * (len(ladders) + 1) + "|"]
     for spec in specs:
         cells = []

@@ -161,8 +161,9 @@ def test_every_pretrained_agent_has_a_shipped_ladder(game):
     check_agent(ladder, game)  # rated with the agent that is installed
     ratings = {rung.spec: rung.rating for rung in ladder.rungs}
     assert ratings["random"] == 0.0
-    assert ratings["mcts:2000"] > ratings["mcts:500"] > ratings["mcts:32"] > ratings["random"]
-    assert ratings["pretrained:64"] > ratings["mcts:32"]
+    # orders that hold by hundreds of points (near random, MCTS-8 and MCTS-32 are within noise of it)
+    assert ratings["mcts:2000"] > ratings["mcts:128"] > ratings["random"]
+    assert ratings["pretrained:64"] > ratings["mcts:500"]
     assert ladder.command.startswith(f"crossenvs ladder {game.name}")
     for rung in ladder.rungs:
         assert rung.low <= rung.rating <= rung.high and rung.games > 0
