@@ -12,8 +12,6 @@ finished), and prints every rung's rating and interval, the table on the docs' e
 from __future__ import annotations
 
 import argparse
-import datetime
-import platform
 import sys
 import time
 from pathlib import Path
@@ -28,6 +26,7 @@ from crossenvs.eval.ladder import (
     default_rungs,
     default_workers,
     ladder_file_name,
+    made_stamp,
     read_ladder,
 )
 
@@ -80,7 +79,6 @@ def main() -> None:
         print(markdown_table())
         return
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    made = f"{datetime.date.today().isoformat()}, {platform.machine()} with {default_workers()} cores"
     for name, options in agents.available():
         game = make_game(name, **options)
         file_name = ladder_file_name(game)
@@ -103,7 +101,7 @@ def main() -> None:
             seed=args.seed,
             workers=args.workers,
             command=command,
-            made=made,
+            made=made_stamp(),
             progress=lambda line: print(f"  {line}", flush=True),
         )
         target.write_text(ladder.to_json())

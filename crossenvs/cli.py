@@ -14,7 +14,6 @@ import argparse
 import importlib
 import importlib.util
 import math
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -107,9 +106,7 @@ def anchor_to_ladder(game: Game, args: argparse.Namespace, players: list[Player]
     ladder (named by the same spec) sit, on average, at their ladder ratings."""
     from dataclasses import replace
 
-    from .eval.ladder import load_ladder
-
-    ladder = load_ladder(game, None if args.ladder == SHIPPED_LADDER else args.ladder)
+    ladder = chosen_ladder(game, args.ladder)
     fixed = {rung.spec: rung.rating for rung in ladder.rungs}
     by_name = {rating.name: rating.rating for rating in table}
     gaps = [fixed[spec] - by_name[player.name] for spec, player in zip(args.players, players) if spec in fixed]
@@ -226,8 +223,15 @@ def run_checkpoints(run_dir: Path, simulations: int) -> tuple[Game, str, list[tu
     return game, "training step", players
 
 
-#: ``rating-plot --ladder`` without a file: the ladder shipped for the run's game
+#: ``--ladder`` without a file (eval, rating-plot): the ladder shipped for the game
 SHIPPED_LADDER = "shipped"
+
+
+def chosen_ladder(game: Game, flag: str):
+    """The ladder a ``--ladder [FILE]`` flag names: the game's shipped one, or the file."""
+    from .eval.ladder import load_ladder
+
+    return load_ladder(game, None if flag == SHIPPED_LADDER else flag)
 
 
 def cmd_rating_plot(args: argparse.Namespace, out: TextIO) -> None:
@@ -271,9 +275,9 @@ def ladder_plot(
     args: argparse.Namespace, out: TextIO, game: Game, x_label: str, checkpoints: list[tuple[float, Player]]
 ) -> None:
     """rating-plot --ladder: each checkpoint rated on the game's fixed-anchor ladder (``--games`` games at most)."""
-    from .eval.ladder import load_ladder, rate
+    from .eval.ladder import rate
 
-    ladder = load_ladder(game, None if args.ladder == SHIPPED_LADDER else args.ladder)
+    ladder = chosen_ladder(game, args.ladder)
     fits = []
     for _, player in checkpoints:
         fits.append(rate(game, player, ladder, max_games=args.games, batch=min(10, args.games), seed=args.seed).fit)
@@ -390,22 +394,18 @@ PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".webp")
 
 def cmd_ladder(args: argparse.Namespace, out: TextIO) -> None:
     """Rate a ladder's rungs against each other (random pinned at 0) and write the ladder file."""
-    import datetime
-    import platform
-
-    from .eval.ladder import build_ladder, default_rungs, default_workers
+    from .eval.ladder import build_ladder, default_rungs, default_workers, made_stamp
 
     game = make_game(args.game, **parse_options(args.option))
     specs = args.rungs or default_rungs(game)
     workers = args.workers or default_workers()
     out.write(f"{game!r}: {len(specs)} rungs, each against its {args.reach} nearest above, "
               f"{args.games_per_pair} games a pair, {workers} processes\n")  # fmt: skip
-    made = f"{datetime.date.today().isoformat()}, {os.cpu_count()} cores, {platform.machine()}"
     command = "crossenvs " + " ".join(sys.argv[1:]) if sys.argv[0].endswith("crossenvs") else ""
     ladder = build_ladder(
         game, specs, args.games_per_pair, reach=args.reach, seed=args.seed, workers=workers,
         command=command or f"crossenvs ladder {args.game} --games-per-pair {args.games_per_pair}",
-        made=made, progress=lambda line: out.write(f"  {line}\n"),
+        made=made_stamp(), progress=lambda line: out.write(f"  {line}\n"),
     )  # fmt: skip
     for rung in ladder.rungs:
         out.write(

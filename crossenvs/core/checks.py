@@ -45,6 +45,13 @@ def whole_number(text: str, what: str, low: int = 0, high: int | None = None) ->
     return value
 
 
+def check_count(value: Any, what: str, low: int, high: int) -> int:
+    """A whole number (an int, not a bool or a float) in ``low..high``, or one error saying what would do."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise InvalidOptionError(f"{what}: give a whole number from {low:,} to {high:,}, got {value!r}")
+    return int(value)
+
+
 def available_memory() -> int:
     """Bytes this process may still allocate: Linux's MemAvailable where readable, else physical memory."""
     try:

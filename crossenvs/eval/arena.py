@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.checks import check_seed
+from ..core.checks import check_count, check_seed
 from ..core.errors import InvalidOptionError
 from ..core.game import Game
 from ..players import Player, Positions
@@ -143,14 +143,7 @@ def round_robin(
         raise InvalidOptionError(f"players need distinct names, got {names}")
     if isinstance(games_per_pair, bool) or not isinstance(games_per_pair, (int, np.integer)) or games_per_pair < 1:
         raise InvalidOptionError(f"games_per_pair must be a whole number of games, at least 1, got {games_per_pair!r}")
-    if (
-        isinstance(opening_plies, bool)
-        or not isinstance(opening_plies, (int, np.integer))
-        or not 0 <= opening_plies <= 1000
-    ):
-        raise InvalidOptionError(
-            f"opening_plies must be a whole number of random decisions, 0 to 1000, got {opening_plies!r}"
-        )
+    opening_plies = check_count(opening_plies, "opening_plies (random decisions opening each game)", 0, 1000)
     seed = check_seed(seed, "round_robin seed") or 0
     records = []
     for pair_index, (a, b) in enumerate(itertools.combinations(players, 2)):

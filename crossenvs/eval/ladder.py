@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.checks import check_seed
+from ..core.checks import check_count, check_seed
 from ..core.errors import CrossenvsError, InvalidOptionError
 from ..core.game import Game
 from ..core.registry import make_game
@@ -147,13 +147,6 @@ def load_ladder(game: Game, path: str | Path | None = None) -> Ladder:
             f"{path} is the ladder of {ladder.game} {ladder.options}, not of {game.name} {dict(game.options)}"
         )
     return ladder
-
-
-def _count(value: Any, what: str, low: int, high: int) -> int:
-    """A whole number of games in ``low..high``, or one error saying what would do."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
-        raise InvalidOptionError(f"{what}: give a whole number from {low:,} to {high:,}, got {value!r}")
-    return int(value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -295,7 +288,7 @@ def build_ladder(
             make_player(spec, game=game)
         except CrossenvsError as exc:
             raise InvalidOptionError(f"ladder rung {spec!r}: {exc}") from None
-    games_per_pair = _count(games_per_pair, "games per pair", 2, 1_000_000)
+    games_per_pair = check_count(games_per_pair, "games per pair", 2, 1_000_000)
     seed = check_seed(seed, "ladder seed") or 0
     pairs = set(neighbour_pairs(len(specs), reach))
     records = play_pairs(game, specs, sorted(pairs), games_per_pair, seed, workers, progress, opening_plies)
@@ -462,8 +455,8 @@ def rate(
     """
     if not math.isfinite(width) or width <= 0:
         raise InvalidOptionError(f"the interval width must be a positive number of Elo points, got {width!r}")
-    max_games = _count(max_games, "game budget", 2, 1_000_000)
-    batch = _count(batch, "games per batch", 2, max_games)
+    max_games = check_count(max_games, "game budget", 2, 1_000_000)
+    batch = check_count(batch, "games per batch", 2, max_games)
     seed = check_seed(seed, "rating seed") or 0
     check_agent(ladder, game)
     opening_plies = int(ladder.extra.get("opening_plies", OPENING_PLIES))  # the ladder's own conditions
@@ -488,6 +481,14 @@ def rate(
     return LadderRating(fit, ladder, played)
 
 
+def made_stamp() -> str:
+    """When and on what a ladder was made, for its file: the date, the processor, the cores."""
+    import datetime
+    import platform
+
+    return f"{datetime.date.today().isoformat()}, {platform.machine()} with {default_workers()} cores"
+
+
 def default_workers() -> int:
     """Processes for building a ladder: the machine's cores."""
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpucheck_count() or 1))
