@@ -91,32 +91,32 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> None:
         seen[player.name] = seen.get(player.name, 0) + 1
         if seen[player.name] > 1:
             player.name = f"{player.name}#{seen[player.name]}"
+    ladder = None if args.ladder is None else chosen_ladder(game, args.ladder)  # a bad file stops it before any game
+    if ladder is not None and not {rung.spec for rung in ladder.rungs} & set(args.players):
+        raise InvalidOptionError(
+            f"--ladder: none of the players is a rung of the {ladder.game} ladder; add one of "
+            f"{', '.join(rung.spec for rung in ladder.rungs)} to --players"
+        )
     records = round_robin(game, players, args.games, seed=args.seed)
     table = ratings(records, [p.name for p in players], seed=args.seed)
-    if args.ladder is not None:
-        table = anchor_to_ladder(game, args, players, table, out)
+    if ladder is not None:
+        table = anchor_to_ladder(ladder, args, players, table, out)
     print_table(table, out)
     for path in filter(None, (args.csv, args.json)):
         write_results(path, table, records)
         out.write(f"wrote {path}\n")
 
 
-def anchor_to_ladder(game: Game, args: argparse.Namespace, players: list[Player], table: list, out: TextIO) -> list:
+def anchor_to_ladder(ladder, args: argparse.Namespace, players: list[Player], table: list, out: TextIO) -> list:
     """The arena's ratings moved onto the ladder's scale: shifted so that the players that are rungs of the
-    ladder (named by the same spec) sit, on average, at their ladder ratings."""
+    ladder (named by the same spec; cmd_eval has checked that there is one) sit, on average, at their ladder ratings."""
     from dataclasses import replace
 
-    ladder = chosen_ladder(game, args.ladder)
     fixed = {rung.spec: rung.rating for rung in ladder.rungs}
     by_name = {rating.name: rating.rating for rating in table}
     gaps = [fixed[spec] - by_name[player.name] for spec, player in zip(args.players, players) if spec in fixed]
-    if not gaps:
-        raise InvalidOptionError(
-            f"--ladder: none of the players is a rung of the {game.name} ladder; add one of "
-            f"{', '.join(rung.spec for rung in ladder.rungs)} to --players"
-        )
     shift = sum(gaps) / len(gaps)
-    out.write(f"(ratings on the {game.name} ladder's scale, random = 0, through {len(gaps)} of its rungs)\n")
+    out.write(f"(ratings on the {ladder.game} ladder's scale, random = 0, through {len(gaps)} of its rungs)\n")
     return [replace(r, rating=r.rating + shift, low=r.low + shift, high=r.high + shift) for r in table]
 
 
