@@ -356,7 +356,9 @@ def cmd_solve(args: argparse.Namespace, out: TextIO) -> None:
 
     game = make_game(args.game, **parse_options(args.option))
     state = game.from_text(Path(args.position).read_text()) if args.position else game.initial_state()
-    solution = solve(game, state, nodes=args.nodes, table_bits=args.table_bits, moves=not args.value_only)
+    solution = solve(
+        game, state, nodes=args.nodes, table_bits=args.table_bits, moves=not args.value_only, deepening=args.deepening
+    )
     mover = game.colours[game.current_player(state)]
     verdict = {1: f"{mover} wins", 0: "a draw", -1: f"{mover} loses"}[solution.value]
     out.write(f"{game!r}, {mover} to move: {verdict} with best play\n")
@@ -617,6 +619,12 @@ def build_parser() -> argparse.ArgumentParser:
     solver.add_argument("--position", metavar="FILE", help="position text to solve (default: the start)")
     solver.add_argument("--nodes", type=int, default=50_000_000, help="positions to visit at most before giving up")
     solver.add_argument("--table-bits", type=int, default=22, help="log2 of the transposition table's slots")
+    solver.add_argument(
+        "--deepening",
+        type=int,
+        default=8,
+        help="plies of bounded searches before the full one: quick proofs of near wins (0: straight to the full search)",
+    )
     solver.add_argument(
         "--value-only", action="store_true", help="prove the value only, not every move's (much faster to a win)"
     )

@@ -59,8 +59,9 @@ SHORT_GAMES = [
 ]
 
 
+@pytest.mark.parametrize("deepening", [0, 2], ids=["full", "deepening"])
 @pytest.mark.parametrize(("name", "options", "stop_at_ply"), SHORT_GAMES, ids=[g[0] for g in SHORT_GAMES])
-def test_the_solver_agrees_with_brute_force_near_the_end_of_random_games(name, options, stop_at_ply):
+def test_the_solver_agrees_with_brute_force_near_the_end_of_random_games(name, options, stop_at_ply, deepening):
     game = make_game(name, **options)
     rng = np.random.default_rng(7)
     checked = 0
@@ -74,7 +75,7 @@ def test_the_solver_agrees_with_brute_force_near_the_end_of_random_games(name, o
             state = game.apply(state, int(legal[rng.integers(legal.size)]))
         if game.is_terminal(state):
             continue
-        solution = solve(game, state, nodes=2_000_000, table_bits=16)
+        solution = solve(game, state, nodes=2_000_000, table_bits=16, deepening=deepening)
         memo: dict = {}
         assert solution.value == brute_force(game, state, memo), game.to_text(state)
         mover = game.current_player(state)
@@ -83,6 +84,48 @@ def test_the_solver_agrees_with_brute_force_near_the_end_of_random_games(name, o
         }
         checked += 1
     assert checked >= 3
+
+
+def _wins_by_move_and_any_reply(game, state) -> bool:
+    """Brute force: some move of the mover's after which every reply ends the game in the mover's favour."""
+    mover = game.current_player(state)
+    for action in game.legal_actions(state):
+        child = game.apply(state, int(action))
+        if game.is_terminal(child):
+            if game.outcome(child)[mover] > 0:
+                return True
+            continue
+        if game.current_player(child) == mover:
+            continue
+        replies = [game.apply(child, int(reply)) for reply in game.legal_actions(child)]
+        if all(game.is_terminal(after) and game.outcome(after)[mover] > 0 for after in replies):
+            return True
+    return False
+
+
+def test_deepening_proves_a_near_win_that_a_full_search_cannot_reach():
+    """In Crossings a crossing wins only once the reply fails to answer it: three plies among ~100 moves."""
+    game = make_game("crossings")
+    rng = np.random.default_rng(3)
+    proven, beyond_full_search = 0, 0
+    for _ in range(60):
+        state, history = game.initial_state(), []
+        while not game.is_terminal(state):
+            history.append(state)
+            legal = game.legal_actions(state)
+            state = game.apply(state, int(legal[rng.integers(legal.size)]))
+        if len(history) < 2 or not _wins_by_move_and_any_reply(game, history[-2]):
+            continue
+        solution = solve(game, history[-2], nodes=200_000, table_bits=16, moves=False)
+        assert solution.value == 1, game.to_text(history[-2])
+        proven += 1
+        try:
+            solve(game, history[-2], nodes=200_000, table_bits=16, moves=False, deepening=0)
+        except SolverBudgetError:
+            beyond_full_search += 1
+        if proven >= 4:
+            break
+    assert proven >= 4 and beyond_full_search >= 1, (proven, beyond_full_search)
 
 
 def test_past_its_budget_the_solver_refuses_instead_of_guessing():
@@ -99,6 +142,8 @@ def test_bad_arguments_are_one_clear_error():
         solve(game, nodes=0)
     with pytest.raises(InvalidArgumentError, match="table_bits"):
         solve(game, table_bits=60)
+    with pytest.raises(InvalidArgumentError, match="deepening"):
+        solve(game, deepening=-1)
     with pytest.raises(crossenvs.InvalidStateError):
         solve(game, make_game("crisscross", size=4).initial_state())
 

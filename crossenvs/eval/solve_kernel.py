@@ -9,6 +9,14 @@ directly, whatever the game leaves in ``TO_MOVE`` once it is over.
 
 The transposition table is open-addressed by a 64-bit hash of board and meta (FNV-1a), one slot per
 hash, always replaced, holding the value and whether it is exact or a bound from a cut-off.
+
+A search may be *bounded* (``depth >= 0``): a position that many decisions down is a horizon leaf
+scored ``horizon`` for the root's player (``-horizon`` for the other). With ``horizon = -1`` the
+result is a lower bound on the root's true value, with ``+1`` an upper bound, so two bounded
+searches that agree have proven it, often far sooner than a full search (a win three moves away
+among hundreds of moves). The table only ever holds true values: a bounded search stores a
+position's value only when its subtree met no horizon leaf and the value is exact, and reads only
+exact entries, so its entries serve every later search, bounded or not.
 """
 
 from __future__ import annotations
@@ -53,10 +61,14 @@ def _wins_at_once(board, meta, legal, child_board, child_meta, mover) -> bool:
 
 
 @njit  # not cached: numba's cache of a recursive function crashes when it is loaded back (it compiles per process)
-def negamax(board, meta, alpha, beta, keys, values, flags, counters, node_limit, num_actions) -> int:
+def negamax(
+    board, meta, alpha, beta, keys, values, flags, counters, node_limit, num_actions, depth, root, horizon
+) -> int:
     """The value of the position for the player to move, within ``alpha..beta``; :data:`ABORT` past the budget.
 
-    ``counters[0]`` counts the nodes visited (shared across calls, so one budget covers a whole solve).
+    ``counters[0]`` counts the nodes visited (shared across calls, so one budget covers a whole solve),
+    ``counters[1]`` the horizon leaves met. ``depth < 0`` searches to the end of the game; otherwise
+    see the module's note on bounded searches (``root`` is the root's player, ``horizon`` its leaf score).
     """
     counters[0] += 1
     if counters[0] > node_limit:
@@ -68,14 +80,19 @@ def negamax(board, meta, alpha, beta, keys, values, flags, counters, node_limit,
         stored, flag = np.int64(values[slot]), flags[slot]
         if flag == EXACT:
             return stored
-        if flag == LOWER and stored > alpha:
-            alpha = stored
-        elif flag == UPPER and stored < beta:
-            beta = stored
-        if alpha >= beta:
-            return stored
-    alpha_in = alpha
+        if depth < 0:  # a bound is a bound of the true value, which only an unbounded search computes
+            if flag == LOWER and stored > alpha:
+                alpha = stored
+            elif flag == UPPER and stored < beta:
+                beta = stored
+            if alpha >= beta:
+                return stored
     mover = meta[st.TO_MOVE]
+    if depth == 0:
+        counters[1] += 1
+        return horizon if mover == root else -horizon
+    alpha_in = alpha
+    horizons_before = counters[1]
     legal = np.zeros(num_actions, dtype=np.int8)
     mask_kernel(board, meta, legal)
     child_board = np.empty_like(board)
@@ -94,14 +111,16 @@ def negamax(board, meta, alpha, beta, keys, values, flags, counters, node_limit,
             value = np.int64(st.SEAT_RETURNS[child_meta[st.STATUS], mover])
         elif child_meta[st.TO_MOVE] == mover:  # the same player decides again: same sign, same window
             value = negamax(
-                child_board, child_meta, alpha, beta, keys, values, flags, counters, node_limit, num_actions
-            )
+                child_board, child_meta, alpha, beta, keys, values, flags, counters, node_limit, num_actions,
+                depth - 1 if depth > 0 else depth, root, horizon,
+            )  # fmt: skip
             if value == ABORT:
                 return ABORT
         else:
             value = negamax(
-                child_board, child_meta, -beta, -alpha, keys, values, flags, counters, node_limit, num_actions
-            )
+                child_board, child_meta, -beta, -alpha, keys, values, flags, counters, node_limit, num_actions,
+                depth - 1 if depth > 0 else depth, root, horizon,
+            )  # fmt: skip
             if value == ABORT:
                 return ABORT
             value = -value
@@ -111,7 +130,11 @@ def negamax(board, meta, alpha, beta, keys, values, flags, counters, node_limit,
             alpha = best
         if alpha >= beta:
             break
-    keys[slot] = key
-    values[slot] = best
-    flags[slot] = UPPER if best <= alpha_in else (LOWER if best >= beta else EXACT)
+    flag = UPPER if best <= alpha_in else (LOWER if best >= beta else EXACT)
+    if depth < 0:
+        keys[slot], values[slot], flags[slot] = key, best, flag
+    elif counters[1] == horizons_before and (
+        flag == EXACT or (flag == LOWER and best == 1) or (flag == UPPER and best == -1)
+    ):  # no horizon below: a true value, and exact (a bound at a win or a loss has nothing beyond it)
+        keys[slot], values[slot], flags[slot] = key, best, EXACT
     return best

@@ -2,7 +2,10 @@
 
 The search (``crossenvs.eval.solve_kernel``) is negamax with alpha-beta pruning and a
 transposition table, in numba, written once over the three kernels every game has, so a game of
-one's own is solved by the same code. It proves a value (+1 a forced win for the player to move,
+one's own is solved by the same code. It first deepens step by step: at each depth, one search
+with every position past the horizon counted as lost and one with it counted as won bound the
+value from both sides, and when they agree the value is proven, so a win or loss a few moves away
+is found without searching the whole game; past ``deepening`` plies one search goes to the end. It proves a value (+1 a forced win for the player to move,
 0 a draw, -1 a forced loss) and, on request, the value of every legal action, whose best ones are
 the optimal moves. Past its node budget it stops and raises :class:`SolverBudgetError`: a value
 that is not proven is never reported.
@@ -29,6 +32,8 @@ from ..core.state import State
 
 #: the default budget: nodes visited before the search gives up
 DEFAULT_NODES = 50_000_000
+#: the default depth of the last bounded search before the unbounded one
+DEFAULT_DEEPENING = 8
 #: the default transposition table: 2**22 slots (40 MB)
 DEFAULT_TABLE_BITS = 22
 _SLOT_BYTES = 8 + 1 + 1  # key, value, flag
@@ -60,12 +65,15 @@ def solve(
     nodes: int = DEFAULT_NODES,
     table_bits: int = DEFAULT_TABLE_BITS,
     moves: bool = True,
+    deepening: int = DEFAULT_DEEPENING,
 ) -> Solution:
     """The proven value of ``state`` (the start by default) for the player to move.
 
     ``nodes`` bounds the positions visited (:class:`SolverBudgetError` past it); ``table_bits``
     sizes the transposition table (``2**table_bits`` slots of 10 bytes, checked against free
     memory first). ``moves`` also proves each legal action's value, which names the optimal moves.
+    ``deepening`` is how many plies deep the bounded searches go before one unbounded search (0:
+    none); they cost little and prove short wins and losses in games too big to search through.
     """
     state = game.initial_state() if state is None else state
     game.check_state(state)
@@ -75,18 +83,21 @@ def solve(
         raise InvalidArgumentError(f"nodes must be a whole number of positions above 0, got {nodes!r}")
     if isinstance(table_bits, bool) or not isinstance(table_bits, int) or not 10 <= table_bits <= 34:
         raise InvalidArgumentError(f"table_bits must be from 10 to 34, got {table_bits!r}")
+    if isinstance(deepening, bool) or not isinstance(deepening, int) or not 0 <= deepening <= 64:
+        raise InvalidArgumentError(f"deepening must be a number of plies from 0 to 64, got {deepening!r}")
     check_memory(_SLOT_BYTES << table_bits, f"a transposition table of 2**{table_bits} slots", "give fewer table_bits")
     kernels = specialize("crossenvs.eval.solve_kernel", type(game))
     keys = np.zeros(1 << table_bits, dtype=np.uint64)
     values = np.zeros(1 << table_bits, dtype=np.int8)
     flags = np.zeros(1 << table_bits, dtype=np.int8)
-    counters = np.zeros(1, dtype=np.int64)
+    counters = np.zeros(2, dtype=np.int64)  # positions visited, horizon leaves met
     table = (keys, values, flags, counters)
 
-    def search(position: State, alpha: int = -2, beta: int = 2) -> int:
+    def bounded(position: State, depth: int, horizon: int) -> int:
         value = kernels.negamax(
-            position.board.copy(), position.meta.copy(), alpha, beta, *table, nodes, game.num_actions
-        )
+            position.board.copy(), position.meta.copy(), -2, 2, *table, nodes, game.num_actions,
+            depth, game.current_player(position), horizon,
+        )  # fmt: skip
         if value == kernels.ABORT:
             raise SolverBudgetError(
                 f"{game.name}: no value proven within {nodes:,} positions ({time.perf_counter() - started:.1f} s); "
@@ -94,10 +105,21 @@ def solve(
             )
         return int(value)
 
+    def search(position: State) -> int:
+        for depth in range(1, deepening + 1):
+            horizons = counters[1]
+            low = bounded(position, depth, -1)
+            if low == 1 or counters[1] == horizons:  # a proven win, or no horizon met: exact
+                return low
+            if bounded(position, depth, 1) == low:
+                return low
+        return bounded(position, -1, 0)
+
     # Compile first (a budget of no node stops at once), so the time reported is the search's own.
     kernels.negamax(
-        state.board.copy(), state.meta.copy(), -2, 2, keys, values, flags, counters.copy(), 0, game.num_actions
-    )
+        state.board.copy(), state.meta.copy(), -2, 2, keys, values, flags, counters.copy(), 0, game.num_actions,
+        -1, 0, 0,
+    )  # fmt: skip
     started = time.perf_counter()
     per_action = _action_values(game, state, search) if moves else {}
     value = max(per_action.values()) if moves else search(state)
