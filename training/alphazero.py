@@ -45,6 +45,7 @@ import json
 import math
 import sys
 import time
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -112,13 +113,28 @@ class Config:
     eval_ladder_games: int = 60
     precision: str = "auto"
     seed: int = 0
+    # only with --actors (training/alphazero_ray.py)
+    actor_steps: int = 4
+    publish_every: int = 8
+    max_policy_lag: int = 1000
+    actor_restarts: int = 10
 
     def check(self, where: str) -> None:
         game = crossenvs.make_game(self.game, **self.options)  # unknown game or option: a clear error
-        for name in ("num_envs", "max_considered", "channels", "batch_size", "replay_size", "eval_games"):
+        for name in (
+            "num_envs", "max_considered", "channels", "batch_size", "replay_size", "eval_games", "actor_steps",
+            "publish_every",
+        ):  # fmt: skip
             if getattr(self, name) < 1:
                 raise ConfigError(f"{where}: '{name}' must be at least 1, got {getattr(self, name)}")
-        for name in ("simulations", "blocks", "eval_simulations", "eval_ladder_games"):
+        for name in (
+            "simulations",
+            "blocks",
+            "eval_simulations",
+            "eval_ladder_games",
+            "max_policy_lag",
+            "actor_restarts",
+        ):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{where}: '{name}' must be 0 or more, got {getattr(self, name)}")
         check_seed(self.seed, f"{where}: 'seed'")
@@ -219,6 +235,16 @@ class Replay:
 
 
 # ----------------------------------------------------------------------------- self-play
+class Finished(typing.NamedTuple):
+    """The positions of the games one search step ended, with each one's result for its mover."""
+
+    observations: np.ndarray
+    policies: np.ndarray
+    results: np.ndarray
+    ended: int  # games ended
+    tags: np.ndarray  # per position: the tag of the step that searched it (the Ray path's weights version)
+
+
 class SelfPlay:
     """The batch of games, their searches, and the positions of games still being played."""
 
@@ -227,36 +253,34 @@ class SelfPlay:
         self.env = CrossVectorEnv(self.game, num_envs=config.num_envs)
         self.search = GumbelSearch(self.game, config.num_envs, config.simulations, config.max_considered)
         self.rng = rng
-        self.history: list[list[tuple[np.ndarray, np.ndarray, int]]] = [[] for _ in range(config.num_envs)]
+        self.history: list[list[tuple[np.ndarray, np.ndarray, int, int]]] = [[] for _ in range(config.num_envs)]
         self.env.reset()
 
-    def step(self, evaluate) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        """One searched move in every game; the positions of the games that ended, their results, how many ended."""
+    def step(self, evaluate, tag: int = 0) -> Finished:
+        """One searched move in every game; the positions of the games that ended (``tag`` on the new ones)."""
         boards, metas = self.env.boards.copy(), self.env.metas.copy()
         movers = metas[:, crossenvs.core.state.TO_MOVE].copy()
         actions, policies, _, observations = self.search.run(boards, metas, evaluate, self.rng)
         for i in range(len(actions)):
-            self.history[i].append((observations[i], policies[i], int(movers[i])))
+            self.history[i].append((observations[i], policies[i], int(movers[i]), tag))
         _, _, terminations, _, info = self.env.step(actions)
         rewards = info["seat_rewards"]
-        finished_obs, finished_policies, finished_results = [], [], []
+        finished = [
+            (o, p, rewards[i, seat], t) for i in np.flatnonzero(terminations) for o, p, seat, t in self.history[i]
+        ]
         for i in np.flatnonzero(terminations):
-            for observation, policy, seat in self.history[i]:
-                finished_obs.append(observation)
-                finished_policies.append(policy)
-                finished_results.append(rewards[i, seat])
             self.history[i] = []
         ended = int(terminations.sum())
-        if not finished_results:
+        if not finished:
             shape = (0, *self.game.observation_shape)
-            empty = (
-                np.zeros(shape, np.float32),
-                np.zeros((0, self.game.num_actions), np.float32),
-                np.zeros(0, np.float32),
+            empty_policies = np.zeros((0, self.game.num_actions), np.float32)
+            return Finished(
+                np.zeros(shape, np.float32), empty_policies, np.zeros(0, np.float32), ended, np.zeros(0, int)
             )
-            return (*empty, ended)
-        results = np.array(finished_results, dtype=np.float32)
-        return np.stack(finished_obs), np.stack(finished_policies), results, ended
+        observations, policies, results, tags = zip(*finished)
+        return Finished(
+            np.stack(observations), np.stack(policies), np.array(results, np.float32), ended, np.array(tags)
+        )
 
 
 def train_step(
@@ -360,87 +384,144 @@ def superseded(chosen: Path, wall_seconds: float) -> list[Path]:
 
 # ----------------------------------------------------------------------------- a run
 def train(args: argparse.Namespace) -> dict[str, Any]:
+    """A run: self-play here (the default) or on Ray actors (``--actors N``); the same folder either way."""
     device = ck.resolve_device(args.device)
-    overrides = {"max_minutes": args.max_minutes}
     if args.resume and args.evaluate_only:
         return evaluate_only(args, device)
-    if args.resume:
-        run_dir = check_resume_folder(args.resume)
-        config = load_config(run_dir / "config.yaml", overrides)
-        chosen, document = checkpoint_to_resume(run_dir, args)
-        if chosen is None:
-            print(f"resuming {run_dir}: no checkpoint yet, so the run starts from its config.yaml")
+    if getattr(args, "actors", 0):
+        import alphazero_ray  # Ray only when asked for
+
+        connection = alphazero_ray.connect(args.address, args.actors)  # refused, or too few CPUs: before any folder
+        run = Run.open(args, device)
+        alphazero_ray.self_play_on_actors(run, connection)
     else:
-        config = load_config(args.config, overrides)
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        run_dir = (Path(args.run_dir) if args.run_dir else ROOT / "runs" / f"az-{config.game}-{stamp}").resolve()
-        start_run_folder(run_dir, "--run-dir" if args.run_dir else "run folder", config)
-    if not args.resume:
-        document = None
-    torch.manual_seed(config.seed)
-    rng = np.random.default_rng(config.seed)
-    selfplay = SelfPlay(config, rng)
-    game = selfplay.game
-    net = AlphaZeroNet(game.observation_shape, game.num_actions, config.channels, config.blocks).to(device).eval()
-    optimizer = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
-    counters = {"moves": 0, "positions": 0, "updates": 0, "games": 0, "wall_seconds": 0.0}
-    latest = run_dir / ck.CHECKPOINTS / ck.AZ_LATEST
-    if document is not None:
-        restore(net, optimizer, counters, document, chosen)
-        set_aside(superseded(chosen, counters["wall_seconds"]), run_dir / ck.CHECKPOINTS)
-        rng = np.random.default_rng([config.seed, counters["moves"]])  # fresh streams from here on
-        selfplay.rng = rng
-        print(
-            f"resuming {run_dir} from {chosen.name} at move {counters['moves']:,} ({counters['positions']:,} positions)"
+        run = Run.open(args, device)
+        self_play_here(run)
+    return run.finish()
+
+
+def self_play_here(run: Run) -> None:
+    """The single-process loop: one batch of games, searched and learnt from in turn."""
+    selfplay = SelfPlay(run.config, run.rng)
+    evaluate = evaluator(run.net, run.device, run.precision)
+    run.start(f"{run.config.max_minutes:g} min of self-play on {run.device} ({run.precision})")
+    while run.time_left():
+        run.absorb(selfplay.step(evaluate), moves=1, positions=run.config.num_envs)
+
+
+class Run:
+    """A run's learner side: folder, network, optimiser, replay buffer, counters and checkpoints.
+
+    Self-play, here or on Ray actors, hands it finished games through :meth:`absorb`, which trains
+    ``train_ratio`` samples per new position and writes the checkpoints when they are due.
+    """
+
+    def __init__(self, config: Config, run_dir: Path, device: str) -> None:
+        self.config, self.run_dir, self.device = config, run_dir, device
+        torch.manual_seed(config.seed)
+        self.rng = np.random.default_rng(config.seed)
+        self.game = crossenvs.make_game(config.game, **config.options)
+        shape, actions = self.game.observation_shape, self.game.num_actions
+        self.net = AlphaZeroNet(shape, actions, config.channels, config.blocks).to(device).eval()
+        self.optimizer = torch.optim.AdamW(
+            self.net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
         )
-    replay = Replay(config.replay_size, game.observation_shape, game.num_actions)
-    if document is not None and "replay" in document:
-        replay.restore(document["replay"], chosen)
-        print(f"replay buffer restored: {replay.size:,} positions")
-    symmetries = game.symmetries()
-    precision = fastest_precision(net, device, config.num_envs) if config.precision == "auto" else config.precision
-    evaluate = evaluator(net, device, precision)
-    learn = learner(net, optimizer, device, precision)
-    where = f"{config.max_minutes:g} min of self-play on {device} ({precision})"
-    print(f"{game.name}{config.options}: {where} -> {run_dir}", flush=True)  # a log shows it at once
-    writer = tensorboard_writer(run_dir)
-    progress = progress_bar(config.max_minutes * 60, args.no_progress)
-    started, last_checkpoint = time.monotonic(), time.monotonic()
-    wall_before, positions_before = counters["wall_seconds"], counters["positions"]
-    owed = 0.0  # gradient samples owed to the positions generated so far
-    while time.monotonic() - started < config.max_minutes * 60:
-        observations, policies, results, ended = selfplay.step(evaluate)
-        counters["moves"] += 1
-        counters["positions"] += config.num_envs
-        counters["games"] += ended
-        if len(results):
-            replay.add(observations, policies, results)
-        owed += config.train_ratio * config.num_envs
+        self.counters: dict[str, Any] = {"moves": 0, "positions": 0, "updates": 0, "games": 0, "wall_seconds": 0.0}
+        self.replay = Replay(config.replay_size, shape, actions)
+        self.symmetries = self.game.symmetries()
+        self.latest = run_dir / ck.CHECKPOINTS / ck.AZ_LATEST
+        self.precision = config.precision
+        self.session: dict[str, Any] = {}  # what the closing summary adds (the Ray path's counts)
+        self.no_progress = False
+
+    @classmethod
+    def open(cls, args: argparse.Namespace, device: str) -> Run:
+        """A new run's folder from ``--config``, or ``--resume``'s run restored from its checkpoint."""
+        overrides = {"max_minutes": args.max_minutes}
+        document = None
+        if args.resume:
+            run_dir = check_resume_folder(args.resume)
+            config = load_config(run_dir / "config.yaml", overrides)
+            chosen, document = checkpoint_to_resume(run_dir, args)
+            if chosen is None:
+                print(f"resuming {run_dir}: no checkpoint yet, so the run starts from its config.yaml")
+        else:
+            config = load_config(args.config, overrides)
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            run_dir = (Path(args.run_dir) if args.run_dir else ROOT / "runs" / f"az-{config.game}-{stamp}").resolve()
+            start_run_folder(run_dir, "--run-dir" if args.run_dir else "run folder", config)
+        run = cls(config, run_dir, device)
+        run.no_progress = args.no_progress
+        if document is not None:
+            run.restore(document, chosen)
+        if config.precision == "auto":
+            run.precision = fastest_precision(run.net, device, config.num_envs)
+        run.learn = learner(run.net, run.optimizer, device, run.precision)
+        return run
+
+    def restore(self, document: dict[str, Any], chosen: Path) -> None:
+        restore(self.net, self.optimizer, self.counters, document, chosen)
+        set_aside(superseded(chosen, self.counters["wall_seconds"]), self.run_dir / ck.CHECKPOINTS)
+        self.rng = np.random.default_rng([self.config.seed, self.counters["moves"]])  # fresh streams from here on
+        moves, positions = self.counters["moves"], self.counters["positions"]
+        print(f"resuming {self.run_dir} from {chosen.name} at move {moves:,} ({positions:,} positions)")
+        if "replay" in document:
+            self.replay.restore(document["replay"], chosen)
+            print(f"replay buffer restored: {self.replay.size:,} positions")
+
+    def start(self, where: str) -> None:
+        """Print what runs where, and start the clock, the progress bar and TensorBoard."""
+        print(f"{self.game.name}{self.config.options}: {where} -> {self.run_dir}", flush=True)  # a log shows it at once
+        self.writer = tensorboard_writer(self.run_dir)
+        self.progress = progress_bar(self.config.max_minutes * 60, self.no_progress)
+        self.started = self.last_checkpoint = time.monotonic()
+        self.wall_before, self.positions_before = self.counters["wall_seconds"], self.counters["positions"]
+        self.owed = 0.0  # gradient samples owed to the positions generated so far
+
+    def time_left(self) -> bool:
+        return time.monotonic() - self.started < self.config.max_minutes * 60
+
+    def absorb(self, finished: Finished, moves: int, positions: int) -> None:
+        """Take ``moves`` search steps' worth of self-play (``positions`` searched), then train what is owed."""
+        config, counters = self.config, self.counters
+        counters["moves"] += moves
+        counters["positions"] += positions
+        counters["games"] += finished.ended
+        if len(finished.results):
+            self.replay.add(finished.observations, finished.policies, finished.results)
+        self.owed += config.train_ratio * positions
         losses: dict[str, float] = {}
-        while replay.size >= config.batch_size and owed >= config.batch_size:
-            losses = learn(config.batch_size, replay.sample(rng, config.batch_size, symmetries))
+        while self.replay.size >= config.batch_size and self.owed >= config.batch_size:
+            losses = self.learn(config.batch_size, self.replay.sample(self.rng, config.batch_size, self.symmetries))
             counters["updates"] += 1
-            owed -= config.batch_size
+            self.owed -= config.batch_size
         for name, value in losses.items():
-            writer.add_scalar(name, value, counters["positions"])
-        progress.update(time.monotonic() - started, counters)
-        if time.monotonic() - last_checkpoint >= config.checkpoint_minutes * 60:
-            counters["wall_seconds"] = wall_before + time.monotonic() - started
-            ck.save_alphazero(latest, net, game, latest_extra(optimizer, counters, replay))
-            snapshot = run_dir / ck.CHECKPOINTS / ck.az_snapshot_name(counters["wall_seconds"])
-            ck.save_alphazero(snapshot, net, game, {"counters": counters})  # for rating against wall-clock time
-            last_checkpoint = time.monotonic()
-    progress.close()
-    seconds = time.monotonic() - started
-    counters["wall_seconds"] = wall_before + seconds
-    ck.save_alphazero(latest, net, game, latest_extra(optimizer, counters, replay))
-    final = ck.save_alphazero(run_dir / ck.CHECKPOINTS / ck.AZ_FINAL, net, game, {"counters": counters})
-    ck.save_alphazero(
-        run_dir / ck.CHECKPOINTS / ck.az_snapshot_name(counters["wall_seconds"]), net, game, {"counters": counters}
-    )
-    writer.close()
-    speed = round((counters["positions"] - positions_before) / max(seconds, 1e-9), 1)
-    return final_evaluation(config, run_dir, final, counters, device, {"positions_per_second": speed}, precision)
+            self.writer.add_scalar(name, value, counters["positions"])
+        self.progress.update(time.monotonic() - self.started, counters)
+        if time.monotonic() - self.last_checkpoint >= config.checkpoint_minutes * 60:
+            self.checkpoint()
+            self.last_checkpoint = time.monotonic()
+
+    def checkpoint(self) -> None:
+        """latest.pt (with optimiser and replay buffer) and the snapshot for rating against wall-clock time."""
+        self.counters["wall_seconds"] = self.wall_before + time.monotonic() - self.started
+        ck.save_alphazero(self.latest, self.net, self.game, latest_extra(self.optimizer, self.counters, self.replay))
+        snapshot = self.run_dir / ck.CHECKPOINTS / ck.az_snapshot_name(self.counters["wall_seconds"])
+        ck.save_alphazero(snapshot, self.net, self.game, {"counters": self.counters})
+
+    def finish(self) -> dict[str, Any]:
+        """The last checkpoints, final.pt, and the final evaluation with its closing line."""
+        self.progress.close()
+        seconds = time.monotonic() - self.started
+        self.checkpoint()
+        counters = self.counters
+        final = ck.save_alphazero(
+            self.run_dir / ck.CHECKPOINTS / ck.AZ_FINAL, self.net, self.game, {"counters": counters}
+        )
+        self.writer.close()
+        speed = round((counters["positions"] - self.positions_before) / max(seconds, 1e-9), 1)
+        session = {"positions_per_second": speed, **self.session}
+        return final_evaluation(self.config, self.run_dir, final, counters, self.device, session, self.precision)
 
 
 def latest_extra(optimizer: torch.optim.Optimizer, counters: dict, replay: Replay) -> dict[str, Any]:
@@ -563,6 +644,18 @@ def main(argv: list[str] | None = None) -> int:
         "Gumbel AlphaZero self-play training on a crossenvs game.",
         "configs/alphazero/crisscross6.yaml",
         "runs/az-<game>-<time>",
+    )
+    parser.add_argument(
+        "--actors",
+        type=int,
+        default=0,
+        metavar="N",
+        help="self-play on N Ray actors, one CPU each, this process learning (default 0: all in this process)",
+    )
+    parser.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="with --actors: the Ray cluster to join (host:port of its head, or 'auto'); default a local one",
     )
     return run_cli(train, parser.parse_args(argv))
 

@@ -157,6 +157,10 @@ def check_trainer_args(args: argparse.Namespace) -> None:
         raise UsageError(f"--run-dir is for a new run (--config); --resume {args.resume} already names the folder")
     if args.max_minutes is not None:
         check_minutes(args.max_minutes, "--max-minutes")
+    if getattr(args, "actors", 0):
+        check_int_range(args.actors, "--actors", 1)
+    if getattr(args, "address", None) and not getattr(args, "actors", 0):
+        raise UsageError(f"--address {args.address} is for Ray self-play: add --actors N")
     if getattr(args, "total_steps", None) is not None:
         check_int_range(args.total_steps, "--total-steps", 1)
 

@@ -1,0 +1,328 @@
+"""AlphaZero on Ray: self-play actors and one learner (``training/alphazero.py --actors N``).
+
+    python training/alphazero.py --config configs/alphazero/crisscross6.yaml --actors 2     # a local Ray
+    python training/alphazero.py --config ... --actors 16 --address head-node:6379         # a cluster
+    python training/alphazero.py --resume runs/az-crisscross-... --actors 2                 # continue a run
+
+How it works:
+
+* **Actors.** Each :class:`SelfPlayActor` (one CPU) runs the single-process trainer's batched
+  Gumbel self-play (:class:`alphazero.SelfPlay`: ``num_envs`` games searched together) with its
+  own copy of the network on its CPU. Actors are spread over the cluster's nodes.
+* **The learner** is this process (on the GPU with ``--device auto`` when there is one). It owns
+  the replay buffer and trains exactly as the single-process trainer does (:class:`alphazero.Run`:
+  ``train_ratio`` samples per new position), and it writes the same run folder and checkpoints.
+* **Weights.** Every ``publish_every`` updates the learner puts its weights in Ray's object store
+  as a new *version*, named by its count of updates. Each request to an actor carries the newest
+  version; the actor loads it if it is newer than its own and tags every position it searches with
+  the version that searched it. A game's positions reach the learner when the game ends, so even a
+  healthy actor's oldest ones are a game's length behind (about 150 updates in Crisscross 6x6 with
+  two actors); positions more than ``max_policy_lag`` updates behind, as from an actor that fell far
+  behind, are dropped (``stale_positions`` in summary.json, beside the mean lag of those kept).
+* **Backpressure.** Each actor has exactly one request (``actor_steps`` search steps) in flight:
+  the learner asks again only once it has taken the answer, so neither a queue nor the object
+  store can grow however fast the actors play, and only the newest weights stay referenced.
+* **Faults.** An actor that dies (its process killed, its node lost) is restarted by Ray, at most
+  ``actor_restarts`` times each; its games in progress are lost and the run goes on. A cluster that
+  cannot be reached stops the run before its folder is made; one lost mid-run (the head node gone)
+  stops it with ``latest.pt`` written first, so ``--resume RUN --actors N`` continues it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+import crossenvs
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import alphazero
+import common
+
+#: how long a head node's port has to answer
+CONNECT_SECONDS = 5.0
+#: how long the learner waits for an answer before it checks the clock again
+WAIT_SECONDS = 2.0
+
+
+class ClusterError(crossenvs.CrossenvsError, ConnectionError):
+    """The Ray cluster cannot be reached, has too few CPUs for the actors, or was lost mid-run."""
+
+
+class ActorError(crossenvs.CrossenvsError, RuntimeError):
+    """A self-play actor died more often than ``actor_restarts`` allows."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Connection:
+    """The Ray cluster the run uses."""
+
+    address: str  # "local" for a Ray started by this process
+    actors: int
+    cpus: int
+    nodes: int
+
+
+def connect(address: str | None, actors: int) -> Connection:
+    """Join the cluster at ``address`` (or start a local Ray) and check it has a CPU for every actor."""
+    common.check_int_range(actors, "--actors", 1)
+    try:
+        import ray
+    except ImportError:
+        raise ClusterError(
+            "--actors runs self-play on Ray, which is not installed: pip install 'crossenvs[rllib]'"
+        ) from None
+    for module in (alphazero, common, sys.modules[__name__]):  # the actors need no copy of training/
+        ray.cloudpickle.register_pickle_by_value(module)
+    if address:
+        check_reachable(address)
+    try:
+        if address:
+            ray.init(address=address, logging_level="ERROR", log_to_driver=True)
+        else:
+            ray.init(  # "local": a new Ray of its own, even where `ray start` left one running
+                address="local",
+                num_cpus=max(actors, os.cpu_count() or 1),
+                include_dashboard=False,
+                logging_level="ERROR",
+            )
+    except (ConnectionError, TimeoutError, RuntimeError, ValueError) as exc:
+        raise ClusterError(
+            f"cannot reach the Ray cluster at {address}: {first_line(exc)}; start one with `ray start --head` "
+            "and give its address (host:6379), or leave --address out for a local Ray"
+        ) from None
+    cpus = int(ray.cluster_resources().get("CPU", 0))
+    nodes = sum(1 for node in ray.nodes() if node.get("Alive"))
+    if cpus < actors:
+        ray.shutdown()
+        raise ClusterError(f"the Ray cluster at {address} has {cpus} CPUs; --actors {actors} needs one each")
+    if not address and actors > (os.cpu_count() or 1):
+        print(f"note: {actors} actors share this machine's {os.cpu_count()} cores, so each plays slower")
+    return Connection(address or "local", actors, cpus, nodes)
+
+
+def check_reachable(address: str) -> None:
+    """A head node's port answers, checked in seconds (Ray itself retries a dead address for minutes)."""
+    if address == "auto":
+        return  # Ray finds the local cluster's address itself, and says at once when there is none
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise ClusterError(
+            f"--address must be host:port of a Ray head node (e.g. 10.0.0.5:6379) or auto, got {address!r}"
+        )
+    problem = unanswered(host, int(port))
+    if problem:
+        raise ClusterError(
+            f"cannot reach the Ray cluster at {address}: {problem}; start one with `ray start --head` "
+            "and give its address (host:6379), or leave --address out for a local Ray"
+        )
+
+
+def unanswered(host: str, port: int) -> str:
+    """Why ``host:port`` does not take a connection within :data:`CONNECT_SECONDS` ('' when it does)."""
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+    except OSError as exc:
+        return exc.strerror or str(exc) or type(exc).__name__
+    return ""
+
+
+class HeadWatch:
+    """Notices a lost head node within seconds: Ray would go on for a minute, then end the process unexplained."""
+
+    def __init__(self, address: str, every: float = CONNECT_SECONDS) -> None:
+        self.address, self.every, self.last = address, every, time.monotonic()
+        host, _, port = address.rpartition(":")
+        self.host, self.port = host, int(port)
+
+    def problem(self) -> str:
+        """'' while the head node's port takes connections, else what is wrong."""
+        why = unanswered(self.host, self.port)
+        return f"does not answer ({why})" if why else ""
+
+    def check(self) -> None:
+        """Raise :class:`ClusterError` if the head does not answer (asked at most every ``every`` seconds)."""
+        if time.monotonic() - self.last >= self.every:
+            self.last = time.monotonic()
+            if self.problem():
+                raise ClusterError(f"the head node {self.address} {self.problem()}")
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
+
+
+class SelfPlayActor:
+    """One actor's batch of self-play games and its copy of the network (wrapped by ``ray.remote``)."""
+
+    def __init__(self, config: dict[str, Any], index: int, seed: int) -> None:
+        torch.set_num_threads(1)  # one CPU per actor
+        self.config = alphazero.Config(**config)
+        self.selfplay = alphazero.SelfPlay(self.config, np.random.default_rng([seed, index, time.time_ns()]))
+        game = self.selfplay.game
+        self.net = alphazero.AlphaZeroNet(
+            game.observation_shape, game.num_actions, self.config.channels, self.config.blocks
+        )
+        self.net.eval()
+        precision = self.config.precision
+        if precision == "auto":
+            precision = alphazero.fastest_precision(self.net, "cpu", self.config.num_envs)
+        self.evaluate = alphazero.evaluator(self.net, "cpu", precision)
+        self.version = -1
+
+    def play(self, version: int, weights: dict[str, torch.Tensor], steps: int) -> dict[str, Any]:
+        """``steps`` search steps with the newest weights; the positions of the games that ended, tagged."""
+        if version > self.version:  # a restarted actor (version -1) takes the newest at once
+            self.net.load_state_dict(weights)
+            self.version = version
+        parts = [self.selfplay.step(self.evaluate, tag=self.version) for _ in range(steps)]
+        return {
+            "observations": np.concatenate([p.observations for p in parts]).astype(np.float16),
+            "policies": np.concatenate([p.policies for p in parts]).astype(np.float16),
+            "results": np.concatenate([p.results for p in parts]),
+            "tags": np.concatenate([p.tags for p in parts]),
+            "ended": sum(p.ended for p in parts),
+            "moves": steps,
+            "positions": steps * self.config.num_envs,
+        }
+
+    def where(self) -> tuple[str, int]:
+        """The node and process the actor runs in (for tests and logs)."""
+        import ray
+
+        return ray.get_runtime_context().get_node_id(), os.getpid()
+
+
+class Actors:
+    """The actors and their one request each in flight (the backpressure), restarted by Ray when they die."""
+
+    def __init__(self, run: alphazero.Run, count: int) -> None:
+        import ray
+
+        self.ray, self.config = ray, run.config
+        remote = ray.remote(num_cpus=1, max_restarts=self.config.actor_restarts)(SelfPlayActor)
+        config = dataclasses.asdict(self.config)
+        self.handles = [
+            remote.options(scheduling_strategy="SPREAD").remote(config, index, self.config.seed)
+            for index in range(count)
+        ]
+        self.pending: dict[Any, int] = {}
+        self.deaths = [0] * count
+        self.answering = [True] * count  # whether each actor answered since its last death
+        self.version, self.weights = -1, None  # a version is named by the learner's count of updates
+        self.stale = self.received = 0
+        self.lag_sum = 0.0
+
+    def publish(self, run: alphazero.Run) -> None:
+        """The learner's weights as the next version (the old one is freed once no request holds it)."""
+        self.version = run.counters["updates"]
+        state = {name: tensor.detach().to("cpu", copy=True) for name, tensor in run.net.state_dict().items()}
+        self.weights = self.ray.put(state)
+
+    def ask(self, index: int) -> None:
+        request = self.handles[index].play.remote(self.version, self.weights, self.config.actor_steps)
+        self.pending[request] = index
+
+    def answer(self) -> dict[str, Any] | None:
+        """The next answer, or None when none came within :data:`WAIT_SECONDS` or an actor failed (asked again)."""
+        ready, _ = self.ray.wait(list(self.pending), num_returns=1, timeout=WAIT_SECONDS)
+        if not ready:
+            return None
+        index = self.pending.pop(ready[0])
+        try:
+            batch = self.ray.get(ready[0])
+        except self.ray.exceptions.RayActorError as exc:
+            self.failed(index, exc)
+            return None
+        self.answering[index] = True
+        self.ask(index)
+        return batch
+
+    def failed(self, index: int, exc: Exception) -> None:
+        """An actor's request failed: count a death once per life, and ask it again (Ray restarts it)."""
+        if isinstance(exc, self.ray.exceptions.ActorDiedError):  # Ray gave it up: its restarts are spent
+            raise ActorError(f"actor {index} is dead and Ray restarts it no more: {first_line(exc)}") from None
+        if self.answering[index]:  # it had answered since its last death: this is a new one
+            self.answering[index] = False
+            self.deaths[index] += 1
+            print(f"actor {index} died ({first_line(exc)}); Ray restarts it and the run goes on", flush=True)
+        else:
+            time.sleep(WAIT_SECONDS / 4)  # still restarting: ask again shortly, not in a busy loop
+        self.ask(index)
+
+    def fresh(self, batch: dict[str, Any]) -> alphazero.Finished:
+        """The batch's positions searched by weights at most ``max_policy_lag`` updates behind the newest."""
+        keep = batch["tags"] >= self.version - self.config.max_policy_lag
+        self.received += len(keep)
+        self.stale += int((~keep).sum())
+        self.lag_sum += float((self.version - batch["tags"][keep]).sum())
+        return alphazero.Finished(
+            batch["observations"][keep],
+            batch["policies"][keep],
+            batch["results"][keep],
+            batch["ended"],
+            batch["tags"][keep],
+        )
+
+    def stop(self) -> None:
+        """End the actors (and with them the requests in flight)."""
+        for handle in self.handles:
+            self.ray.kill(handle)
+
+
+def self_play_on_actors(run: alphazero.Run, connection: Connection) -> None:
+    """The learner's loop: take each actor's answer, learn from it, publish weights, ask again."""
+    import ray
+
+    count = connection.actors
+    actors = Actors(run, count)
+    actors.publish(run)
+    for index in range(count):
+        actors.ask(index)
+    placed = ray.get([handle.where.remote() for handle in actors.handles])
+    nodes = len({node for node, _ in placed})
+    print("actors: " + ", ".join(f"{i} on node {node[:12]} (pid {pid})" for i, (node, pid) in enumerate(placed)))
+    where = f"{connection.address} Ray: {nodes} of its {connection.nodes} node(s), {connection.cpus} CPUs"
+    run.start(
+        f"{run.config.max_minutes:g} min of self-play on {count} actors ({where}), "
+        f"learning on {run.device} ({run.precision})"
+    )
+    head = HeadWatch(ray.get_runtime_context().gcs_address)
+    try:
+        while run.time_left():
+            head.check()
+            batch = actors.answer()
+            if batch is None:
+                continue
+            run.absorb(actors.fresh(batch), moves=batch["moves"], positions=batch["positions"])
+            if run.counters["updates"] - actors.version >= run.config.publish_every:
+                actors.publish(run)
+    except (ActorError, ClusterError, ray.exceptions.RaySystemError, ConnectionError) as exc:
+        run.checkpoint()  # the learner's state is whole: nothing is lost
+        resume = f"latest.pt is saved: continue with --resume {run.run_dir} --actors {count}"
+        time.sleep(WAIT_SECONDS)  # a head node going down takes its actors first, its port a moment later
+        problem = head.problem()
+        if problem:
+            raise ClusterError(f"lost the Ray cluster: its head node {head.address} {problem}; {resume}") from None
+        if isinstance(exc, ActorError):
+            raise ActorError(f"{exc}; {resume}") from None
+        raise ClusterError(f"the Ray cluster failed: {first_line(exc)}; {resume}") from None
+    actors.stop()
+    run.session = {
+        "actors": count,
+        "actor_nodes": nodes,
+        "actor_deaths": sum(actors.deaths),
+        "positions_received": actors.received,
+        "stale_positions": actors.stale,
+        "mean_policy_lag_updates": round(actors.lag_sum / max(1, actors.received - actors.stale), 1),
+    }
+    ray.shutdown()
