@@ -1,0 +1,171 @@
+"""AlphaZero on Ray (training/alphazero.py --actors N): a local run, an actor killed mid-run, the whole job
+killed and resumed with its replay buffer, a simulated multi-node cluster (placement, a lost node), and
+the one-line errors for a cluster that cannot be reached or is too small. Each run lasts seconds."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+pytest.importorskip("ray", reason='needs the rllib extra: pip install "crossenvs[rllib]"')
+
+from conftest import AZ_TINY
+
+import crossenvs
+from crossenvs.players import make_player
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "training"))
+import alphazero_ray  # noqa: E402
+
+RAY_TINY = {**AZ_TINY, "max_minutes": 0.4, "checkpoint_minutes": 0.05, "actor_steps": 2, "publish_every": 2}
+
+
+def config_file(tmp_path: Path, **changes) -> Path:
+    path = tmp_path / "tiny.yaml"
+    path.write_text(json.dumps({**RAY_TINY, **changes}))
+    return path
+
+
+def start(*args: str) -> subprocess.Popen:
+    """The trainer in its own process group (so a test can kill the job and the Ray it started, whole)."""
+    command = [sys.executable, str(ROOT / "training" / "alphazero.py"), "--no-progress", *args]
+    return subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+    )
+
+
+def read_until(process: subprocess.Popen, prefix: str, seen: list[str]) -> str:
+    """Lines of the trainer's output up to the first that starts with ``prefix`` (kept in ``seen``)."""
+    for line in process.stdout:
+        seen.append(line)
+        if line.startswith(prefix):
+            return line
+    raise AssertionError(f"no line starting {prefix!r} in:\n{''.join(seen)}")
+
+
+def finish(process: subprocess.Popen, seen: list[str]) -> str:
+    out, _ = process.communicate(timeout=300)
+    text = "".join(seen) + out
+    assert process.returncode == 0, text
+    return text
+
+
+def actor_places(line: str) -> list[tuple[str, int]]:
+    """From 'actors: 0 on node ab12 (pid 7), 1 on node cd34 (pid 8)': [(node, pid), ...]."""
+    places = []
+    for part in line.removeprefix("actors:").split(","):
+        node = part.split(" on node ")[1].split()[0]
+        places.append((node, int(part.split("(pid ")[1].rstrip(")\n "))))
+    return places
+
+
+def test_two_actors_train_survive_a_killed_actor_and_leave_the_usual_run_folder(tmp_path):
+    run_dir = tmp_path / "run"
+    process, seen = start("--config", str(config_file(tmp_path)), "--actors", "2", "--run-dir", str(run_dir)), []
+    places = actor_places(read_until(process, "actors:", seen))
+    assert len(places) == 2
+    time.sleep(6)  # mid-run
+    os.kill(places[0][1], signal.SIGKILL)
+    text = finish(process, seen)
+    assert "actor 0 died" in text and "Ray restarts it and the run goes on" in text
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["actors"] == 2 and summary["actor_deaths"] >= 1
+    assert summary["positions"] > 0 and summary["updates"] > 0 and summary["games"] == 4
+    assert summary["positions_received"] > 0 and 0 <= summary["stale_positions"] <= summary["positions_received"]
+    checkpoints = run_dir / "checkpoints"
+    assert (checkpoints / "final.pt").exists() and list(checkpoints.glob("seconds_*.pt"))
+    latest = torch.load(checkpoints / "latest.pt", weights_only=True)
+    assert len(latest["replay"]["results"]) > 0 and "optimizer" in latest
+    game = crossenvs.make_game("crisscross", size=4)
+    player = make_player(f"az:{checkpoints / 'final.pt'}:4", game=game)
+    assert game.legal_mask(game.initial_state())[player.act(game, game.initial_state())]
+
+
+def test_a_job_killed_whole_resumes_on_actors_with_its_replay_buffer(tmp_path):
+    run_dir = tmp_path / "run"
+    process, seen = start("--config", str(config_file(tmp_path)), "--actors", "2", "--run-dir", str(run_dir)), []
+    read_until(process, "actors:", seen)
+    latest = run_dir / "checkpoints" / "latest.pt"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (
+        latest.exists() and len(torch.load(latest, weights_only=True)["replay"]["results"])
+    ):
+        time.sleep(1)
+    os.killpg(process.pid, signal.SIGKILL)  # the learner and the Ray it started
+    process.communicate(timeout=60)
+    before = torch.load(latest, weights_only=True)["counters"]
+    resumed, seen = start("--resume", str(run_dir), "--actors", "2", "--max-minutes", "0.15"), []
+    text = finish(resumed, seen)
+    assert f"resuming {run_dir} from latest.pt" in text
+    restored = [line for line in text.splitlines() if line.startswith("replay buffer restored:")]
+    assert restored and int(restored[0].split(":")[1].split()[0].replace(",", "")) > 0, text
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["positions"] > before["positions"] and summary["updates"] > before["updates"]
+
+
+def test_a_simulated_cluster_spreads_the_actors_and_survives_a_lost_node(tmp_path):
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
+    try:
+        workers = [cluster.add_node(num_cpus=1) for _ in range(3)]
+        cluster.wait_for_nodes()
+        refused = tmp_path / "refused"
+        too_many = start(
+            "--config", str(config_file(tmp_path)), "--actors", "4", "--address", cluster.address, "--run-dir", str(refused)
+        )  # fmt: skip
+        out, _ = too_many.communicate(timeout=120)
+        assert too_many.returncode == 2 and "has 3 CPUs; --actors 4 needs one each" in out, out
+        assert not refused.exists()
+
+        run_dir = tmp_path / "run"
+        config = config_file(tmp_path, max_minutes=0.5)
+        flags = ("--config", str(config), "--actors", "2", "--address", cluster.address, "--run-dir", str(run_dir))
+        process, seen = start(*flags), []
+        places = actor_places(read_until(process, "actors:", seen))
+        assert len({node for node, _ in places}) == 2  # spread over two nodes
+        time.sleep(6)
+        cluster.remove_node(next(w for w in workers if w.node_id.startswith(places[0][0])))
+        text = finish(process, seen)
+        assert "of its 4 node(s)" in text and "actor 0 died" in text
+        summary = json.loads((run_dir / "summary.json").read_text())
+        assert summary["actor_nodes"] == 2 and summary["actor_deaths"] >= 1 and summary["games"] == 4
+    finally:
+        cluster.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--actors", "1", "--address", "127.0.0.1:1"], "error: cannot reach the Ray cluster at 127.0.0.1:1: "),
+        (["--actors", "1", "--address", "head-node"], "error: --address must be host:port of a Ray head node"),
+        (["--address", "127.0.0.1:6379"], "error: --address 127.0.0.1:6379 is for Ray self-play: add --actors N"),
+        (["--actors", "-2"], "error: --actors must be at least 1, got -2"),
+    ],
+)
+def test_a_cluster_that_cannot_be_used_is_one_line_before_any_folder(tmp_path, flags, message):
+    run_dir = tmp_path / "run"
+    process = start("--config", str(config_file(tmp_path)), "--run-dir", str(run_dir), *flags)
+    out, _ = process.communicate(timeout=60)
+    assert process.returncode == 2 and out.startswith(message) and len(out.strip().splitlines()) == 1, out
+    assert not run_dir.exists()
+
+
+def test_the_head_watch_notices_a_head_node_that_stops_answering():
+    listener = socket.create_server(("127.0.0.1", 0))
+    address = f"127.0.0.1:{listener.getsockname()[1]}"
+    watch = alphazero_ray.HeadWatch(address, every=0)
+    watch.check()  # answers: nothing happens
+    listener.close()
+    with pytest.raises(alphazero_ray.ClusterError, match=f"the head node {address} does not answer"):
+        watch.check()
