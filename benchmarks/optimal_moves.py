@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--simulations", type=int, default=64, help="the agents' search per move")
     parser.add_argument("--tail", type=int, default=12, help="of each game, the agent's last positions tried")
     parser.add_argument("--random-plies", type=int, default=4, help="random opening plies, for variety")
-    parser.add_argument("--nodes", type=int, default=2_000_000, help="the solver's budget per position")
+    parser.add_argument("--nodes", type=int, default=500_000, help="the solver's budget per position")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--agents", nargs="+", help="only these games' agents (default: all)")
     parser.add_argument("--json", help="also write the table here")

@@ -4,6 +4,7 @@
     python training/alphazero.py --resume runs/az-crisscross-20261123-140000    # continue a run
     python training/alphazero.py --resume runs/... --from-checkpoint runs/.../checkpoints/seconds_000300.pt
     python training/alphazero.py --config ... --max-minutes 2 --device auto     # CUDA when present
+    python training/alphazero.py --config ... --actors 2 [--address HOST:6379] # self-play on Ray actors
 
 How it works:
 
@@ -30,6 +31,9 @@ How it works:
   final evaluation again (for a run killed during its final match). Should ``latest.pt`` be unreadable, the error names the newest good
   snapshot and the ``--from-checkpoint`` command that continues from it (a snapshot keeps the
   network and counters, not the optimiser, which starts afresh).
+* **On Ray** (``--actors N``, :mod:`alphazero_ray`): N actors play the self-play, each its own
+  batch of games with its own copy of the network, and this process is the learner (:class:`Run`
+  is shared by both paths, so the folder, checkpoints and ``--resume`` are the same).
 * **The end.** The final network plays ``eval_games`` games against ``eval_opponent`` (seats
   alternating) searching with ``eval_simulations``, through the project's arena, is rated on the
   game's fixed-anchor ladder (``eval_ladder_games`` games at most, :mod:`crossenvs.eval.ladder`),
