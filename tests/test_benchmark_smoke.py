@@ -99,3 +99,17 @@ def test_cold_start_benchmark_runs():
 def test_alphazero_rate_runs_in_a_fresh_process():
     bench = runpy.run_path(str(BENCH))
     assert bench["alphazero_rate"](0.5) > 0
+
+
+def test_the_ray_benchmark_runs_both_paths_and_its_parts(tmp_path):
+    pytest.importorskip("ray", reason='needs the rllib extra: pip install "crossenvs[rllib]"')
+    from conftest import AZ_TINY
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(json.dumps(AZ_TINY))
+    bench = runpy.run_path(str(BENCH.parent / "az_ray.py"))
+    parts = bench["main"](["--parts", "--config", str(config), "--seconds", "0.2"])
+    assert parts["actor"]["float32"] > 0 and parts["learner_updates"]["float32"] > 0
+    table = bench["main"](["--config", str(config), "--actors", "0", "1", "--minutes", "0.05", "--rounds", "1"])
+    assert set(table) == {0, 1} and all(row["positions_per_second"] > 0 for row in table.values())
+    assert all(row["startup_seconds"] > 0 for row in table.values())
