@@ -149,6 +149,7 @@ def test_a_simulated_cluster_spreads_the_actors_and_survives_a_lost_node(tmp_pat
     [
         (["--actors", "1", "--address", "127.0.0.1:1"], "error: cannot reach the Ray cluster at 127.0.0.1:1: "),
         (["--actors", "1", "--address", "head-node"], "error: --address must be host:port of a Ray head node"),
+        (["--actors", "1", "--address", "ray://h:10001"], "error: --address ray://h:10001: Ray Client addresses are not"),
         (["--address", "127.0.0.1:6379"], "error: --address 127.0.0.1:6379 is for Ray self-play: add --actors N"),
         (["--actors", "-2"], "error: --actors must be at least 1, got -2"),
     ],

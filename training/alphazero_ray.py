@@ -49,6 +49,10 @@ import common
 
 #: how long a head node's port has to answer
 CONNECT_SECONDS = 5.0
+#: what to do about a cluster that cannot be joined
+START_ONE = (
+    "; start one with `ray start --head` and give its address (host:6379), or leave --address out for a local Ray"
+)
 #: how long the learner waits for an answer before it checks the clock again
 WAIT_SECONDS = 2.0
 
@@ -72,8 +76,10 @@ class Connection:
 
 
 def connect(address: str | None, actors: int) -> Connection:
-    """Join the cluster at ``address`` (or start a local Ray) and check it has a CPU for every actor."""
+    """Join the cluster at ``address`` (else ``RAY_ADDRESS``, else start a local Ray) and check it has a CPU
+    for every actor."""
     common.check_int_range(actors, "--actors", 1)
+    address = address or os.environ.get("RAY_ADDRESS") or None
     try:
         import ray
     except ImportError:
@@ -94,11 +100,9 @@ def connect(address: str | None, actors: int) -> Connection:
                 include_dashboard=False,
                 logging_level="ERROR",
             )
-    except (ConnectionError, TimeoutError, RuntimeError, ValueError) as exc:
-        raise ClusterError(
-            f"cannot reach the Ray cluster at {address}: {first_line(exc)}; start one with `ray start --head` "
-            "and give its address (host:6379), or leave --address out for a local Ray"
-        ) from None
+    except Exception as exc:  # Ray's errors at the door (refused, token, version) come in many types
+        where = f"join the Ray cluster at {address}" if address else "start a local Ray"
+        raise ClusterError(f"cannot {where}: {first_line(exc)}" + (START_ONE if address else "")) from None
     cpus = int(ray.cluster_resources().get("CPU", 0))
     nodes = sum(1 for node in ray.nodes() if node.get("Alive"))
     if cpus < actors:
@@ -113,17 +117,19 @@ def check_reachable(address: str) -> None:
     """A head node's port answers, checked in seconds (Ray itself retries a dead address for minutes)."""
     if address == "auto":
         return  # Ray finds the local cluster's address itself, and says at once when there is none
-    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if address.startswith("ray://"):
+        raise ClusterError(
+            f"--address {address}: Ray Client addresses are not supported (the learner needs the object store); "
+            "run the command on a machine of the cluster with --address <head-ip>:6379 or auto"
+        )
+    host, _, port = address.rpartition(":")
     if not host or not port.isdigit():
         raise ClusterError(
             f"--address must be host:port of a Ray head node (e.g. 10.0.0.5:6379) or auto, got {address!r}"
         )
     problem = unanswered(host, int(port))
     if problem:
-        raise ClusterError(
-            f"cannot reach the Ray cluster at {address}: {problem}; start one with `ray start --head` "
-            "and give its address (host:6379), or leave --address out for a local Ray"
-        )
+        raise ClusterError(f"cannot reach the Ray cluster at {address}: {problem}{START_ONE}")
 
 
 def unanswered(host: str, port: int) -> str:
@@ -136,7 +142,7 @@ def unanswered(host: str, port: int) -> str:
 
 
 class HeadWatch:
-    """Notices a lost head node within seconds: Ray would go on for a minute, then end the process unexplained."""
+    """Notices a lost head node within seconds (Ray itself would wait a minute, then end the process unexplained)."""
 
     def __init__(self, address: str, every: float = CONNECT_SECONDS) -> None:
         self.address, self.every, self.last = address, every, time.monotonic()
