@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -79,9 +80,10 @@ def test_two_actors_train_survive_a_killed_actor_and_leave_the_usual_run_folder(
     text = finish(process, seen)
     assert "actor 0 died" in text and "Ray restarts it and the run goes on" in text
     summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary["actors"] == 2 and summary["actor_deaths"] >= 1
-    assert summary["positions"] > 0 and summary["updates"] > 0 and summary["games"] == 4
-    assert summary["positions_received"] > 0 and 0 <= summary["stale_positions"] <= summary["positions_received"]
+    assert summary["actors"] == 2 and summary["actor_deaths"] >= 1 and summary["actor_comebacks"] >= 1
+    assert summary["positions"] > 0 and summary["updates"] > 0 and summary["positions_received"] > 0
+    assert summary["newest_version_played"] > 0  # weights the learner published after its first reached an actor
+    assert summary["stale_positions"] == 0  # no game is max_policy_lag (1000) updates old in a run this short
     checkpoints = run_dir / "checkpoints"
     assert (checkpoints / "final.pt").exists() and list(checkpoints.glob("seconds_*.pt"))
     latest = torch.load(checkpoints / "latest.pt", weights_only=True)
@@ -113,6 +115,54 @@ def test_a_job_killed_whole_resumes_on_actors_with_its_replay_buffer(tmp_path):
     assert summary["positions"] > before["positions"] and summary["updates"] > before["updates"]
 
 
+def test_an_actor_past_its_restarts_stops_the_run_in_one_line_with_latest_saved(tmp_path):
+    run_dir = tmp_path / "run"
+    config = config_file(tmp_path, actor_restarts=0, max_minutes=1.0)
+    process, seen = start("--config", str(config), "--actors", "2", "--run-dir", str(run_dir)), []
+    places = actor_places(read_until(process, "actors:", seen))
+    time.sleep(6)
+    os.kill(places[1][1], signal.SIGKILL)
+    out, _ = process.communicate(timeout=120)
+    errors = [line for line in out.splitlines() if line.startswith("error:")]
+    assert process.returncode == 2 and len(errors) == 1, out
+    assert errors[0].startswith("error: actor 1 is dead and Ray restarts it no more")
+    assert errors[0].endswith(f"latest.pt is saved: continue with --resume {run_dir} --actors 2")
+    assert len(torch.load(run_dir / "checkpoints" / "latest.pt", weights_only=True)["replay"]["results"]) > 0
+    assert not (run_dir / "summary.json").exists()
+
+
+def test_positions_of_games_begun_too_many_updates_ago_are_dropped_whole():
+    tags = np.array([90, 90, 90, 97, 97, 100])
+    keep, lags = alphazero_ray.fresh_positions(tags, updates=100, max_lag=8)
+    assert keep.tolist() == [False, False, False, True, True, True] and lags.tolist() == [3, 3, 0]
+
+
+def test_a_finished_game_is_tagged_with_the_oldest_weights_that_searched_it():
+    import alphazero
+
+    config = alphazero.Config(**{**AZ_TINY, "num_envs": 4})
+    selfplay = alphazero.SelfPlay(config, np.random.default_rng(0))
+    game = selfplay.game
+    net = alphazero.AlphaZeroNet(game.observation_shape, game.num_actions, config.channels, config.blocks).eval()
+    evaluate = alphazero.evaluator(net, "cpu", "float32")
+    finished = [selfplay.step(evaluate, tag=step) for step in range(40)]
+    ended = [part for part in finished if len(part.tags)]
+    assert ended and sum(part.ended for part in finished) >= 4
+    for part in ended:
+        assert set(part.tags) <= set(range(40)) and len(part.tags) == len(part.results)
+    # the first games to end began at step 0, so every one of their positions carries tag 0
+    assert set(ended[0].tags) == {0}
+
+
+def test_a_policy_lag_below_the_publishing_interval_is_refused():
+    import alphazero
+
+    with pytest.raises(
+        alphazero.ConfigError, match="'max_policy_lag' \\(2\\) must be at least 'publish_every' \\(8\\)"
+    ):
+        alphazero.Config(**{**AZ_TINY, "max_policy_lag": 2, "publish_every": 8}).check("tiny.yaml")
+
+
 def test_a_simulated_cluster_spreads_the_actors_and_survives_a_lost_node(tmp_path):
     from ray.cluster_utils import Cluster
 
@@ -125,7 +175,7 @@ def test_a_simulated_cluster_spreads_the_actors_and_survives_a_lost_node(tmp_pat
             "--config", str(config_file(tmp_path)), "--actors", "4", "--address", cluster.address, "--run-dir", str(refused)
         )  # fmt: skip
         out, _ = too_many.communicate(timeout=120)
-        assert too_many.returncode == 2 and "has 3 CPUs; --actors 4 needs one each" in out, out
+        assert too_many.returncode == 2 and "has 3 free CPUs; --actors 4 needs one each" in out, out
         assert not refused.exists()
 
         run_dir = tmp_path / "run"
@@ -139,7 +189,7 @@ def test_a_simulated_cluster_spreads_the_actors_and_survives_a_lost_node(tmp_pat
         text = finish(process, seen)
         assert "of its 4 node(s)" in text and "actor 0 died" in text
         summary = json.loads((run_dir / "summary.json").read_text())
-        assert summary["actor_nodes"] == 2 and summary["actor_deaths"] >= 1 and summary["games"] == 4
+        assert summary["actor_nodes"] == 2 and summary["actor_deaths"] >= 1 and summary["actor_comebacks"] >= 1
     finally:
         cluster.shutdown()
 
@@ -149,7 +199,10 @@ def test_a_simulated_cluster_spreads_the_actors_and_survives_a_lost_node(tmp_pat
     [
         (["--actors", "1", "--address", "127.0.0.1:1"], "error: cannot reach the Ray cluster at 127.0.0.1:1: "),
         (["--actors", "1", "--address", "head-node"], "error: --address must be host:port of a Ray head node"),
-        (["--actors", "1", "--address", "ray://h:10001"], "error: --address ray://h:10001: Ray Client addresses are not"),
+        (
+            ["--actors", "1", "--address", "ray://h:10001"],
+            "error: --address ray://h:10001: Ray Client addresses are not",
+        ),
         (["--address", "127.0.0.1:6379"], "error: --address 127.0.0.1:6379 is for Ray self-play: add --actors N"),
         (["--actors", "-2"], "error: --actors must be at least 1, got -2"),
     ],

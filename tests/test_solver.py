@@ -86,6 +86,32 @@ def test_the_solver_agrees_with_brute_force_near_the_end_of_random_games(name, o
     assert checked >= 3
 
 
+@pytest.mark.parametrize("deepening", [1, 2, 3, 4])
+def test_every_depth_of_deepening_agrees_with_brute_force_on_wins_draws_and_losses(deepening):
+    """Bounded searches that stop at any depth, on positions worth +1, 0 and -1 (tic-tac-toe draws)."""
+    import examples.tictactoe  # noqa: F401 - registers the game
+
+    seen = set()
+    for name, options, empties in (("tictactoe", {}, 6), ("crisscross", {"size": 4}, 7)):
+        game, rng = make_game(name, **options), np.random.default_rng(11)
+        for _ in range(10):
+            state = game.initial_state()
+            while not game.is_terminal(state) and int((state.board == 0).sum()) > empties:
+                legal = game.legal_actions(state)
+                state = game.apply(state, int(legal[rng.integers(legal.size)]))
+            if game.is_terminal(state):
+                continue
+            solution = solve(game, state, nodes=2_000_000, table_bits=16, deepening=deepening)
+            memo: dict = {}
+            assert solution.value == brute_force(game, state, memo), game.to_text(state)
+            mover = game.current_player(state)
+            assert solution.action_values == {
+                int(a): _action_value(game, state, int(a), mover, memo) for a in game.legal_actions(state)
+            }
+            seen.add(solution.value)
+    assert seen == {-1, 0, 1}
+
+
 def _wins_by_move_and_any_reply(game, state) -> bool:
     """Brute force: some move of the mover's after which every reply ends the game in the mover's favour."""
     mover = game.current_player(state)

@@ -146,6 +146,11 @@ class Config:
         for name in ("learning_rate", "train_ratio", "checkpoint_minutes"):
             if not getattr(self, name) > 0:
                 raise ConfigError(f"{where}: '{name}' must be positive, got {getattr(self, name)}")
+        if self.max_policy_lag < self.publish_every:
+            raise ConfigError(
+                f"{where}: 'max_policy_lag' ({self.max_policy_lag}) must be at least 'publish_every' "
+                f"({self.publish_every}), or the actors' positions would be dropped as soon as new weights are out"
+            )
         if self.weight_decay < 0:
             raise ConfigError(f"{where}: 'weight_decay' must be 0 or more, got {self.weight_decay}")
         if self.precision not in PRECISION_CHOICES:
@@ -246,7 +251,7 @@ class Finished(typing.NamedTuple):
     policies: np.ndarray
     results: np.ndarray
     ended: int  # games ended
-    tags: np.ndarray  # per position: the tag of the step that searched it (the Ray path's weights version)
+    tags: np.ndarray  # per position: the oldest tag of its game's steps (the Ray path's weights version)
 
 
 class SelfPlay:
@@ -261,7 +266,8 @@ class SelfPlay:
         self.env.reset()
 
     def step(self, evaluate, tag: int = 0) -> Finished:
-        """One searched move in every game; the positions of the games that ended (``tag`` on the new ones)."""
+        """One searched move in every game; the positions of the games that ended, each tagged with the oldest
+        ``tag`` its game was searched with (the Ray path's weights version: a game is kept or dropped whole)."""
         boards, metas = self.env.boards.copy(), self.env.metas.copy()
         movers = metas[:, crossenvs.core.state.TO_MOVE].copy()
         actions, policies, _, observations = self.search.run(boards, metas, evaluate, self.rng)
@@ -269,10 +275,10 @@ class SelfPlay:
             self.history[i].append((observations[i], policies[i], int(movers[i]), tag))
         _, _, terminations, _, info = self.env.step(actions)
         rewards = info["seat_rewards"]
-        finished = [
-            (o, p, rewards[i, seat], t) for i in np.flatnonzero(terminations) for o, p, seat, t in self.history[i]
-        ]
+        finished = []
         for i in np.flatnonzero(terminations):
+            oldest = min(step_tag for *_, step_tag in self.history[i])  # a game is as old as its first move
+            finished += [(o, p, rewards[i, seat], oldest) for o, p, seat, _ in self.history[i]]
             self.history[i] = []
         ended = int(terminations.sum())
         if not finished:
@@ -512,6 +518,14 @@ class Run:
         ck.save_alphazero(self.latest, self.net, self.game, latest_extra(self.optimizer, self.counters, self.replay))
         snapshot = self.run_dir / ck.CHECKPOINTS / ck.az_snapshot_name(self.counters["wall_seconds"])
         ck.save_alphazero(snapshot, self.net, self.game, {"counters": self.counters})
+
+    def close(self) -> bool:
+        """Close the progress bar and TensorBoard's writer of a run that started; whether it had."""
+        if not hasattr(self, "started"):
+            return False
+        self.progress.close()
+        self.writer.close()
+        return True
 
     def finish(self) -> dict[str, Any]:
         """The last checkpoints, final.pt, and the final evaluation with its closing line."""

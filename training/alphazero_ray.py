@@ -55,6 +55,10 @@ START_ONE = (
 )
 #: how long the learner waits for an answer before it checks the clock again
 WAIT_SECONDS = 2.0
+#: how long a failed actor is left to restart before it is asked again
+RETRY_SECONDS = 0.5
+#: how long the actors may take to start (a fresh node compiles the game's kernels first)
+START_SECONDS = 600.0
 
 
 class ClusterError(crossenvs.CrossenvsError, ConnectionError):
@@ -104,10 +108,12 @@ def connect(address: str | None, actors: int) -> Connection:
         where = f"join the Ray cluster at {address}" if address else "start a local Ray"
         raise ClusterError(f"cannot {where}: {first_line(exc)}" + (START_ONE if address else "")) from None
     cpus = int(ray.cluster_resources().get("CPU", 0))
+    free = int(ray.available_resources().get("CPU", 0))
     nodes = sum(1 for node in ray.nodes() if node.get("Alive"))
-    if cpus < actors:
+    if free < actors:
         ray.shutdown()
-        raise ClusterError(f"the Ray cluster at {address} has {cpus} CPUs; --actors {actors} needs one each")
+        held = f" ({cpus - free} held by other work)" if free < cpus else ""
+        raise ClusterError(f"the Ray cluster at {address} has {free} free CPUs{held}; --actors {actors} needs one each")
     if not address and actors > (os.cpu_count() or 1):
         print(f"note: {actors} actors share this machine's {os.cpu_count()} cores, so each plays slower")
     return Connection(address or "local", actors, cpus, nodes)
@@ -162,6 +168,12 @@ class HeadWatch:
                 raise ClusterError(f"the head node {self.address} {self.problem()}")
 
 
+def fresh_positions(tags: np.ndarray, updates: int, max_lag: int) -> tuple[np.ndarray, np.ndarray]:
+    """Which positions to keep (their tag at most ``max_lag`` updates behind ``updates``), and the kept ones' lags."""
+    keep = tags >= updates - max_lag
+    return keep, updates - tags[keep]
+
+
 def first_line(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
     return text.splitlines()[0]
@@ -185,10 +197,13 @@ class SelfPlayActor:
         self.evaluate = alphazero.evaluator(self.net, "cpu", precision)
         self.version = -1
 
-    def play(self, version: int, weights: dict[str, torch.Tensor], steps: int) -> dict[str, Any]:
-        """``steps`` search steps with the newest weights; the positions of the games that ended, tagged."""
+    def play(self, version: int, weights: list, steps: int) -> dict[str, Any]:
+        """``steps`` search steps with the newest weights (``[ref]``: fetched only when newer than the actor's);
+        the positions of the games that ended, each game's tagged with the oldest version that searched it."""
         if version > self.version:  # a restarted actor (version -1) takes the newest at once
-            self.net.load_state_dict(weights)
+            import ray
+
+            self.net.load_state_dict(ray.get(weights[0]))
             self.version = version
         parts = [self.selfplay.step(self.evaluate, tag=self.version) for _ in range(steps)]
         return {
@@ -224,9 +239,12 @@ class Actors:
         self.pending: dict[Any, int] = {}
         self.deaths = [0] * count
         self.answering = [True] * count  # whether each actor answered since its last death
+        self.comebacks = 0  # answers from an actor after a death: restarts that worked
+        self.retry_at: dict[int, float] = {}  # failed actors and when to ask them again
         self.version, self.weights = -1, None  # a version is named by the learner's count of updates
         self.stale = self.received = 0
         self.lag_sum = 0.0
+        self.newest_played = -1  # the newest version an answer was tagged with
 
     def publish(self, run: alphazero.Run) -> None:
         """The learner's weights as the next version (the old one is freed once no request holds it)."""
@@ -235,11 +253,15 @@ class Actors:
         self.weights = self.ray.put(state)
 
     def ask(self, index: int) -> None:
-        request = self.handles[index].play.remote(self.version, self.weights, self.config.actor_steps)
+        request = self.handles[index].play.remote(self.version, [self.weights], self.config.actor_steps)
         self.pending[request] = index
 
     def answer(self) -> dict[str, Any] | None:
         """The next answer, or None when none came within :data:`WAIT_SECONDS` or an actor failed (asked again)."""
+        self.ask_again()
+        if not self.pending:  # every actor is restarting
+            time.sleep(RETRY_SECONDS)
+            return None
         ready, _ = self.ray.wait(list(self.pending), num_returns=1, timeout=WAIT_SECONDS)
         if not ready:
             return None
@@ -249,28 +271,38 @@ class Actors:
         except self.ray.exceptions.RayActorError as exc:
             self.failed(index, exc)
             return None
-        self.answering[index] = True
+        if not self.answering[index]:
+            self.answering[index] = True
+            self.comebacks += 1
         self.ask(index)
         return batch
 
     def failed(self, index: int, exc: Exception) -> None:
-        """An actor's request failed: count a death once per life, and ask it again (Ray restarts it)."""
-        if isinstance(exc, self.ray.exceptions.ActorDiedError):  # Ray gave it up: its restarts are spent
+        """An actor's request failed: count a death once per life, and ask it again soon (Ray restarts it)."""
+        spent = isinstance(exc, self.ray.exceptions.ActorDiedError) and not getattr(exc, "preempted", False)
+        if spent:  # Ray gave it up: its restarts are spent (a preempted node's actors do come back)
             raise ActorError(f"actor {index} is dead and Ray restarts it no more: {first_line(exc)}") from None
         if self.answering[index]:  # it had answered since its last death: this is a new one
             self.answering[index] = False
             self.deaths[index] += 1
             print(f"actor {index} died ({first_line(exc)}); Ray restarts it and the run goes on", flush=True)
-        else:
-            time.sleep(WAIT_SECONDS / 4)  # still restarting: ask again shortly, not in a busy loop
-        self.ask(index)
+        self.retry_at[index] = time.monotonic() + RETRY_SECONDS  # while it restarts, calls fail at once
 
-    def fresh(self, batch: dict[str, Any]) -> alphazero.Finished:
-        """The batch's positions searched by weights at most ``max_policy_lag`` updates behind the newest."""
-        keep = batch["tags"] >= self.version - self.config.max_policy_lag
+    def ask_again(self) -> None:
+        """Ask the failed actors whose pause is over (the others' answers are taken meanwhile)."""
+        for index, when in list(self.retry_at.items()):
+            if time.monotonic() >= when:
+                del self.retry_at[index]
+                self.ask(index)
+
+    def fresh(self, batch: dict[str, Any], updates: int) -> alphazero.Finished:
+        """The batch's games begun at most ``max_policy_lag`` updates before the learner's ``updates``."""
+        keep, lags = fresh_positions(batch["tags"], updates, self.config.max_policy_lag)
         self.received += len(keep)
         self.stale += int((~keep).sum())
-        self.lag_sum += float((self.version - batch["tags"][keep]).sum())
+        self.lag_sum += float(lags.sum())
+        if len(batch["tags"]):
+            self.newest_played = max(self.newest_played, int(batch["tags"].max()))
         return alphazero.Finished(
             batch["observations"][keep],
             batch["policies"][keep],
@@ -285,6 +317,19 @@ class Actors:
             self.ray.kill(handle)
 
 
+def started_actors(actors: Actors) -> list[tuple[str, int]]:
+    """Each actor's node and process, once all have started (:data:`START_SECONDS` at most)."""
+    import ray
+
+    try:
+        return ray.get([handle.where.remote() for handle in actors.handles], timeout=START_SECONDS)
+    except ray.exceptions.GetTimeoutError:
+        raise ClusterError(
+            f"the actors did not start within {START_SECONDS:.0f} s: the cluster's CPUs are busy, or its nodes "
+            "lack crossenvs with the rllib extra"
+        ) from None
+
+
 def self_play_on_actors(run: alphazero.Run, connection: Connection) -> None:
     """The learner's loop: take each actor's answer, learn from it, publish weights, ask again."""
     import ray
@@ -294,39 +339,44 @@ def self_play_on_actors(run: alphazero.Run, connection: Connection) -> None:
     actors.publish(run)
     for index in range(count):
         actors.ask(index)
-    placed = ray.get([handle.where.remote() for handle in actors.handles])
-    nodes = len({node for node, _ in placed})
-    print("actors: " + ", ".join(f"{i} on node {node[:12]} (pid {pid})" for i, (node, pid) in enumerate(placed)))
-    where = f"{connection.address} Ray: {nodes} of its {connection.nodes} node(s), {connection.cpus} CPUs"
-    run.start(
-        f"{run.config.max_minutes:g} min of self-play on {count} actors ({where}), "
-        f"learning on {run.device} ({run.precision})"
-    )
     head = HeadWatch(ray.get_runtime_context().gcs_address)
     try:
+        placed = started_actors(actors)
+        nodes = len({node for node, _ in placed})
+        print("actors: " + ", ".join(f"{i} on node {node[:12]} (pid {pid})" for i, (node, pid) in enumerate(placed)))
+        where = f"{connection.address} Ray: {nodes} of its {connection.nodes} node(s), {connection.cpus} CPUs"
+        run.start(
+            f"{run.config.max_minutes:g} min of self-play on {count} actors ({where}), "
+            f"learning on {run.device} ({run.precision})"
+        )
         while run.time_left():
             head.check()
             batch = actors.answer()
             if batch is None:
                 continue
-            run.absorb(actors.fresh(batch), moves=batch["moves"], positions=batch["positions"])
+            run.absorb(actors.fresh(batch, run.counters["updates"]), moves=batch["moves"], positions=batch["positions"])
             if run.counters["updates"] - actors.version >= run.config.publish_every:
                 actors.publish(run)
-    except (ActorError, ClusterError, ray.exceptions.RaySystemError, ConnectionError) as exc:
-        run.checkpoint()  # the learner's state is whole: nothing is lost
-        resume = f"latest.pt is saved: continue with --resume {run.run_dir} --actors {count}"
+    except (ActorError, ClusterError, ray.exceptions.RayError, ConnectionError) as exc:
+        saved = ""
+        if run.close():
+            run.checkpoint()  # the learner's state is whole: nothing is lost
+            saved = "latest.pt is saved: "
+        resume = f"{saved}continue with --resume {run.run_dir} --actors {count}"
         time.sleep(WAIT_SECONDS)  # a head node going down takes its actors first, its port a moment later
         problem = head.problem()
         if problem:
             raise ClusterError(f"lost the Ray cluster: its head node {head.address} {problem}; {resume}") from None
-        if isinstance(exc, ActorError):
-            raise ActorError(f"{exc}; {resume}") from None
+        if isinstance(exc, (ActorError, ClusterError)):
+            raise type(exc)(f"{exc}; {resume}") from None
         raise ClusterError(f"the Ray cluster failed: {first_line(exc)}; {resume}") from None
     actors.stop()
     run.session = {
         "actors": count,
         "actor_nodes": nodes,
         "actor_deaths": sum(actors.deaths),
+        "actor_comebacks": actors.comebacks,
+        "newest_version_played": actors.newest_played,
         "positions_received": actors.received,
         "stale_positions": actors.stale,
         "mean_policy_lag_updates": round(actors.lag_sum / max(1, actors.received - actors.stale), 1),

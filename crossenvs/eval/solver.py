@@ -73,7 +73,8 @@ def solve(
     sizes the transposition table (``2**table_bits`` slots of 10 bytes, checked against free
     memory first). ``moves`` also proves each legal action's value, which names the optimal moves.
     ``deepening`` is how many plies deep the bounded searches go before one unbounded search (0:
-    none); they cost little and prove short wins and losses in games too big to search through.
+    none); they prove short wins and losses in games too big to search through, and spend at most
+    half of the budget left, so the full search always has the other half.
     """
     state = game.initial_state() if state is None else state
     game.check_state(state)
@@ -93,26 +94,35 @@ def solve(
     counters = np.zeros(2, dtype=np.int64)  # positions visited, horizon leaves met
     table = (keys, values, flags, counters)
 
-    def bounded(position: State, depth: int, horizon: int) -> int:
+    def bounded(position: State, depth: int, horizon: int, limit: int = nodes) -> int | None:
         value = kernels.negamax(
-            position.board.copy(), position.meta.copy(), -2, 2, *table, nodes, game.num_actions,
+            position.board.copy(), position.meta.copy(), -2, 2, *table, limit, game.num_actions,
             depth, game.current_player(position), horizon,
         )  # fmt: skip
-        if value == kernels.ABORT:
-            raise SolverBudgetError(
-                f"{game.name}: no value proven within {nodes:,} positions ({time.perf_counter() - started:.1f} s); "
-                "give a larger budget (nodes=...) or a position nearer the end"
-            )
-        return int(value)
+        if value != kernels.ABORT:
+            return int(value)
+        if limit < nodes:
+            return None  # the bounded searches' share is spent: the full search has the rest
+        raise SolverBudgetError(
+            f"{game.name}: no value proven within {nodes:,} positions ({time.perf_counter() - started:.1f} s); "
+            "give a larger budget (nodes=...) or a position nearer the end"
+        )
 
     def search(position: State) -> int:
+        share = int(counters[0]) + (nodes - int(counters[0])) // 2  # at most half of what is left
         for depth in range(1, deepening + 1):
             horizons = counters[1]
-            low = bounded(position, depth, -1)
+            low = bounded(position, depth, -1, share)  # the horizon counted lost: a lower bound
+            if low is None:
+                break
             if low == 1 or counters[1] == horizons:  # a proven win, or no horizon met: exact
                 return low
-            if bounded(position, depth, 1) == low:
-                return low
+            horizons = counters[1]
+            high = bounded(position, depth, 1, share)  # the horizon counted won: an upper bound
+            if high is None:
+                break
+            if high == low or counters[1] == horizons:
+                return high
         return bounded(position, -1, 0)
 
     # Compile first (a budget of no node stops at once), so the time reported is the search's own.
