@@ -14,11 +14,11 @@ How it works:
   ``train_ratio`` samples per new position), and it writes the same run folder and checkpoints.
 * **Weights.** Every ``publish_every`` updates the learner puts its weights in Ray's object store
   as a new *version*, named by its count of updates. Each request to an actor carries the newest
-  version; the actor loads it if it is newer than its own and tags every position it searches with
-  the version that searched it. A game's positions reach the learner when the game ends, so even a
-  healthy actor's oldest ones are a game's length behind (about 150 updates in Crisscross 6x6 with
-  two actors); positions more than ``max_policy_lag`` updates behind, as from an actor that fell far
-  behind, are dropped (``stale_positions`` in summary.json, beside the mean lag of those kept).
+  version; the actor fetches and loads it only if it is newer than its own. A game's positions
+  reach the learner when the game ends, tagged with the oldest version that searched the game;
+  a game begun more than ``max_policy_lag`` updates before the learner's count, as from an actor
+  that fell far behind, is dropped whole (``stale_positions`` in summary.json, beside the mean lag
+  of the positions kept). Even a healthy actor's games are a game's length behind.
 * **Backpressure.** Each actor has exactly one request (``actor_steps`` search steps) in flight:
   the learner asks again only once it has taken the answer, so neither a queue nor the object
   store can grow however fast the actors play, and only the newest weights stay referenced.
