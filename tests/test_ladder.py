@@ -245,3 +245,13 @@ def test_an_arena_anchors_to_the_ladder_through_its_rungs(capsys):
     assert re.search(r"random\s+│?\s*0\s", text) or re.search(r"random\s+0 ", text)  # random sits at its rung, 0
     assert main(["eval", "crisscross", "--option", "size=6", "--players", "mcts:9", "mcts:10", "--ladder"]) == 2
     assert "none of the players is a rung" in capsys.readouterr().err
+
+
+def test_default_workers_counts_cores_where_there_is_no_cpu_affinity(monkeypatch):
+    """macOS and Windows have no os.sched_getaffinity: the machine's core count stands in."""
+    import os
+
+    from crossenvs.eval import ladder
+
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)
+    assert ladder.default_workers() == max(1, os.cpu_count() or 1)

@@ -491,4 +491,4 @@ def made_stamp() -> str:
 
 def default_workers() -> int:
     """Processes for building a ladder: the machine's cores."""
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpucheck_count() or 1))
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
