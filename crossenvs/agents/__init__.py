@@ -33,7 +33,8 @@ AGENTS: dict[tuple[str, str], str] = {
     ("crisscross", '{"size": 6}'): "configs/alphazero/crisscross6.yaml",
     ("crisscross", "{}"): "configs/alphazero/crisscross.yaml --max-minutes 45",
     ("crossings", "{}"): "configs/alphazero/crossings.yaml",
-    ("neo_crossings", "{}"): "configs/alphazero/neo_crossings.yaml --max-minutes 25",
+    ("neo_crossings", "{}"): "configs/alphazero/neo_crossings.yaml --max-minutes 25, then --resume <its run> "
+    "--from-checkpoint <its run>/checkpoints/final.pt --max-minutes 35",
     ("charing_cross", "{}"): "configs/alphazero/charing_cross.yaml, then --resume <its run> --max-minutes 30",
     ("crosse", "{}"): "configs/alphazero/crosse.yaml --max-minutes 85",
 }
