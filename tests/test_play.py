@@ -18,7 +18,7 @@ from crossenvs.cli import main as cli
 from crossenvs.core.view import LAST_MOVE, marked_board
 from crossenvs.match import Match, play_frames, shorthand_actions
 from crossenvs.play import play as play_game
-from crossenvs.players import Player, RandomPlayer
+from crossenvs.players import Player, RandomPlayer, make_player
 
 CROSSINGS_STUCK = "to_move: white\nply: 2\n8 . . . . W . . .\n1 . . . B . . . .\n"  # docs/crossings.md
 
@@ -277,6 +277,10 @@ def test_an_illegal_move_names_the_legal_moves_from_that_square():
 
 def test_a_real_ctrl_c_stops_a_long_search_at_once():
     """SIGINT while MCTS searches for minutes: the game is abandoned within seconds, exit 130."""
+    # Compile the Crosse search here first (numba caches it on disk): LLVM holds the GIL for long stretches of a
+    # cold compile, which would delay the signal handler, and what is measured here is the search.
+    game = make_game("crosse")
+    make_player("mcts:4", game=game, seed=0).act(game, game.initial_state())
     argv = ["play", "crosse", "--opponent", "mcts:300000", "--seat", "second"]  # a search of a minute or more
     process = subprocess.Popen(
         [sys.executable, "-m", "crossenvs.cli", *argv],
@@ -289,7 +293,7 @@ def test_a_real_ctrl_c_stops_a_long_search_at_once():
         thinking = ""
         while "is thinking..." not in thinking:  # the search starts right after this line
             thinking += process.stdout.read(1) or pytest.fail(f"exited early: {process.stderr.read()}")
-        time.sleep(3)  # deep in the search (or still compiling it): either way the main thread waits
+        time.sleep(3)  # deep in the search: the main thread waits for it
         interrupted = time.monotonic()
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
