@@ -31,6 +31,18 @@ def _action_value(game, state, action, mover, memo) -> int:
     return value if game.current_player(child) == mover else -value
 
 
+def solved_as_brute_force_says(game, state, deepening: int) -> int:
+    """Solve ``state``; its value and every action's value must be brute force's. Returns the value."""
+    solution = solve(game, state, nodes=2_000_000, table_bits=16, deepening=deepening)
+    memo: dict = {}
+    assert solution.value == brute_force(game, state, memo), game.to_text(state)
+    mover = game.current_player(state)
+    assert solution.action_values == {
+        int(a): _action_value(game, state, int(a), mover, memo) for a in game.legal_actions(state)
+    }
+    return solution.value
+
+
 def test_tictactoe_is_a_draw_from_every_first_move():
     import examples.tictactoe  # noqa: F401 - registers the game
 
@@ -75,13 +87,7 @@ def test_the_solver_agrees_with_brute_force_near_the_end_of_random_games(name, o
             state = game.apply(state, int(legal[rng.integers(legal.size)]))
         if game.is_terminal(state):
             continue
-        solution = solve(game, state, nodes=2_000_000, table_bits=16, deepening=deepening)
-        memo: dict = {}
-        assert solution.value == brute_force(game, state, memo), game.to_text(state)
-        mover = game.current_player(state)
-        assert solution.action_values == {
-            int(a): _action_value(game, state, int(a), mover, memo) for a in game.legal_actions(state)
-        }
+        solved_as_brute_force_says(game, state, deepening)
         checked += 1
     assert checked >= 3
 
@@ -101,14 +107,7 @@ def test_every_depth_of_deepening_agrees_with_brute_force_on_wins_draws_and_loss
                 state = game.apply(state, int(legal[rng.integers(legal.size)]))
             if game.is_terminal(state):
                 continue
-            solution = solve(game, state, nodes=2_000_000, table_bits=16, deepening=deepening)
-            memo: dict = {}
-            assert solution.value == brute_force(game, state, memo), game.to_text(state)
-            mover = game.current_player(state)
-            assert solution.action_values == {
-                int(a): _action_value(game, state, int(a), mover, memo) for a in game.legal_actions(state)
-            }
-            seen.add(solution.value)
+            seen.add(solved_as_brute_force_says(game, state, deepening))
     assert seen == {-1, 0, 1}
 
 
