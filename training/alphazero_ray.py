@@ -82,7 +82,6 @@ class Connection:
 def connect(address: str | None, actors: int) -> Connection:
     """Join the cluster at ``address`` (else ``RAY_ADDRESS``, else start a local Ray) and check it has a CPU
     for every actor."""
-    common.check_int_range(actors, "--actors", 1)
     address = address or os.environ.get("RAY_ADDRESS") or None
     try:
         import ray
@@ -164,8 +163,9 @@ class HeadWatch:
         """Raise :class:`ClusterError` if the head does not answer (asked at most every ``every`` seconds)."""
         if time.monotonic() - self.last >= self.every:
             self.last = time.monotonic()
-            if self.problem():
-                raise ClusterError(f"the head node {self.address} {self.problem()}")
+            problem = self.problem()
+            if problem:
+                raise ClusterError(f"the head node {self.address} {problem}")
 
 
 def fresh_positions(tags: np.ndarray, updates: int, max_lag: int) -> tuple[np.ndarray, np.ndarray]:
