@@ -288,6 +288,9 @@ def test_a_real_ctrl_c_stops_a_long_search_at_once():
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C's default action, whatever this test process inherited or was given (a Ray driver earlier in
+        # the session changes it): a terminal's shell starts the command with it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         thinking = ""
