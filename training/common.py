@@ -83,6 +83,15 @@ def read_yaml_config(path: Path | str) -> dict[str, Any]:
     return raw
 
 
+_CONFIG_TYPES: dict[str, tuple[type, str]] = {
+    "int": (int, "a whole number"),
+    "float": (float, "a number"),
+    "str": (str, "a text string"),
+    "dict": (dict, "a mapping of names to values"),
+}
+"""A config field's annotation -> its Python type and how an error message names it."""
+
+
 def config_from_dict(cls: type[ConfigType], raw: dict[str, Any], where: str = "config") -> ConfigType:
     """An instance of dataclass ``cls`` from ``raw``; unknown keys, a missing game and wrong types are refused."""
     fields = {field.name: field for field in dataclasses.fields(cls)}
@@ -93,11 +102,11 @@ def config_from_dict(cls: type[ConfigType], raw: dict[str, Any], where: str = "c
         raise ConfigError(f"{where}: the key 'game' is required ({', '.join(crossenvs.list_games())})")
     values = {}
     for name, value in raw.items():
-        expected = {"int": int, "float": float, "str": str, "dict": dict}[fields[name].type]
+        expected, described = _CONFIG_TYPES[fields[name].type]
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if not isinstance(value, expected) or isinstance(value, bool):
-            raise ConfigError(f"{where}: '{name}' must be a {expected.__name__}, got {value!r}")
+            raise ConfigError(f"{where}: '{name}' must be {described}, got {value!r}")
         values[name] = value
     if values["game"] not in crossenvs.list_games():
         raise ConfigError(f"{where}: 'game' {values['game']!r} is not one of {', '.join(crossenvs.list_games())}")
