@@ -68,6 +68,12 @@ def measure(
     }
 
 
+def game_from_args(args: argparse.Namespace):
+    """The game ``--game`` and ``--option`` name; Crisscross defaults to 6x6, ``make train``'s board."""
+    default = ["size=6"] if args.game == "crisscross" else []
+    return crossenvs.make_game(args.game, **parse_options(args.option if args.option is not None else default))
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--game", default="crisscross", choices=crossenvs.list_games())
@@ -81,10 +87,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args(argv)
-    options = parse_options(
-        args.option if args.option is not None else (["size=6"] if args.game == "crisscross" else [])
-    )
-    game = crossenvs.make_game(args.game, **options)
+    game = game_from_args(args)
     device = resolve_device(args.device)
     with torch.no_grad():
         figures = measure(

@@ -78,6 +78,16 @@ def test_alphazero_benchmarks_run(tmp_path):
     )
     assert figures["positions_per_second"] > 0 and figures["network_evaluations_per_second"] > 0
     assert 0.0 < figures["network_share"] < 1.0
+    network = runpy.run_path(str(BENCH.parent / "az_network.py"))
+    variants = ["baseline", "channels_last", "contiguous", "narrow"]  # "compiled" takes ~30 s to compile
+    out = tmp_path / "network.json"
+    found = network["main"](
+        ["--batch", "4", "--train-batch", "8", "--channels", "8", "--blocks", "1", "--rounds", "1", "--repeats", "1"]
+        + ["--variants", *variants, "--json", str(out)]
+    )
+    assert list(found["variants"]) == variants and found["variants"]["baseline"]["forward_speedup"] == 1.0
+    assert all(row["forward_ms"] > 0 and row["train_ms"] > 0 for row in found["variants"].values())
+    assert json.loads(out.read_text()) == found
     table = runpy.run_path(str(BENCH.parent / "pretrained.py"))
     out = tmp_path / "pretrained.json"
     scores = table["main"](["--games", "2", "--simulations", "2", "--baselines", "random", "--json", str(out)])

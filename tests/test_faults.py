@@ -20,6 +20,7 @@ import yaml
 
 import crossenvs
 from crossenvs import checkpoints as ck
+from crossenvs.core import checks
 from crossenvs.players import make_player
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -247,3 +248,18 @@ def test_a_config_that_cannot_fit_in_memory_is_refused_before_any_folder(tmp_pat
     err = trainer_error(trainer.main, ["--config", str(config_path), "--run-dir", str(run_dir)], capsys)
     assert "needs about" in err and "GiB of memory" in err and key in err.split("; lower ")[1]
     assert not run_dir.exists()
+
+
+def test_local_ray_actors_count_in_the_memory_a_config_needs(monkeypatch):
+    """With --actors and no --address, the actors' processes live on this machine too: a config that fits for
+    one process but not with its actors is refused, naming --actors; a remote cluster's actors are not counted."""
+    config = alphazero.Config(**AZ_TINY)
+    game = crossenvs.make_game(config.game, **config.options)
+    learner = sum(alphazero.memory_needed(config, game).values())
+    per_actor = alphazero.actor_memory_needed(config, game)
+    assert alphazero.ACTOR_PROCESS_BYTES < per_actor < alphazero.ACTOR_PROCESS_BYTES + 64 * 2**20
+    monkeypatch.setattr(checks, "available_memory", lambda: learner + alphazero.LOCAL_RAY_BYTES + 3 * per_actor)
+    config.check("tiny.yaml")  # one process fits
+    config.check("tiny.yaml", local_actors=3)  # and with 3 actors, just
+    with pytest.raises(crossenvs.CrossenvsError, match=r"4 local Ray actor\(s\).*or --actors$"):
+        config.check("tiny.yaml", local_actors=4)

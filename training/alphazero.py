@@ -123,7 +123,9 @@ class Config:
     max_policy_lag: int = 1000
     actor_restarts: int = 10
 
-    def check(self, where: str) -> None:
+    def check(self, where: str, local_actors: int = 0) -> None:
+        """Refuse a config that cannot run, before any folder exists; ``local_actors``: Ray actors this machine
+        will also hold (``--actors`` without ``--address``), counted in the memory it needs."""
         game = crossenvs.make_game(self.game, **self.options)  # unknown game or option: a clear error
         for name in (
             "num_envs", "max_considered", "channels", "batch_size", "replay_size", "eval_games", "actor_steps",
@@ -157,7 +159,12 @@ class Config:
             choices = ", ".join(PRECISION_CHOICES)
             raise ConfigError(f"{where}: 'precision' must be one of {choices}, got {self.precision!r}")
         make_player(self.eval_opponent, game=game)  # an unknown player spec stops the run before it starts
-        check_config_memory(memory_needed(self, game), where, "num_envs, simulations, replay_size, channels or blocks")
+        needed = memory_needed(self, game)
+        if local_actors:
+            needed[f"{local_actors} local Ray actor(s) (--actors)"] = local_actors * actor_memory_needed(self, game)
+            needed["a local Ray's own processes"] = LOCAL_RAY_BYTES
+        keys = "num_envs, simulations, replay_size, channels or blocks" + (", or --actors" if local_actors else "")
+        check_config_memory(needed, where, keys)
 
 
 def memory_needed(config: Config, game) -> dict[str, int]:
@@ -182,16 +189,38 @@ def memory_needed(config: Config, game) -> dict[str, int]:
     }
 
 
+#: a self-play actor's process before its games: Python, torch, numba's kernels and Ray's worker (measured
+#: 260 MiB of memory its own, Crisscross 6x6 on 2026-11-26, psutil's USS, after its first steps)
+ACTOR_PROCESS_BYTES = 300 * 2**20
+#: the processes of a Ray started on this machine (raylet, GCS, agents: 390 MiB measured the same way)
+LOCAL_RAY_BYTES = 400 * 2**20
+
+
+def actor_memory_needed(config: Config, game) -> int:
+    """Bytes one Ray actor needs: its process, and the search trees, histories, weights and activations of its
+    own ``num_envs`` games (no replay buffer, optimiser or training batch: those stay with the learner)."""
+    parts = memory_needed(config, game)
+    height, width, _ = game.observation_shape
+    activations = 12 * config.num_envs * config.channels * height * width * (2 * config.blocks + 2)
+    return (
+        ACTOR_PROCESS_BYTES
+        + parts["search trees (num_envs x simulations)"]
+        + parts["game histories (num_envs)"]
+        + parts["network and optimiser (channels, blocks)"] // 4
+        + activations
+    )
+
+
 def replay_row_bytes(game) -> int:
     """One position in the replay buffer: its observation and policy in float16, its result in float32."""
     return 2 * math.prod(game.observation_shape) + 2 * game.num_actions + 4
 
 
-def load_config(path: Path | str, overrides: dict[str, Any] | None = None) -> Config:
+def load_config(path: Path | str, overrides: dict[str, Any] | None = None, local_actors: int = 0) -> Config:
     raw = read_yaml_config(path)
     raw.update({k: v for k, v in (overrides or {}).items() if v is not None})
     config = config_from_dict(Config, raw, str(path))
-    config.check(str(path))
+    config.check(str(path), local_actors)
     return config
 
 
@@ -402,7 +431,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         import alphazero_ray  # Ray only when asked for
 
         connection = alphazero_ray.connect(args.address, args.actors)  # refused, or too few CPUs: before any folder
-        run = Run.open(args, device)
+        run = Run.open(args, device, local_actors=args.actors if connection.address == "local" else 0)
         alphazero_ray.self_play_on_actors(run, connection)
     else:
         run = Run.open(args, device)
@@ -445,18 +474,19 @@ class Run:
         self.no_progress = False
 
     @classmethod
-    def open(cls, args: argparse.Namespace, device: str) -> Run:
-        """A new run's folder from ``--config``, or ``--resume``'s run restored from its checkpoint."""
+    def open(cls, args: argparse.Namespace, device: str, local_actors: int = 0) -> Run:
+        """A new run's folder from ``--config``, or ``--resume``'s run restored from its checkpoint (``local_actors``:
+        see :meth:`Config.check`)."""
         overrides = {"max_minutes": args.max_minutes}
         document = None
         if args.resume:
             run_dir = check_resume_folder(args.resume)
-            config = load_config(run_dir / "config.yaml", overrides)
+            config = load_config(run_dir / "config.yaml", overrides, local_actors)
             chosen, document = checkpoint_to_resume(run_dir, args)
             if chosen is None:
                 print(f"resuming {run_dir}: no checkpoint yet, so the run starts from its config.yaml")
         else:
-            config = load_config(args.config, overrides)
+            config = load_config(args.config, overrides, local_actors)
             stamp = time.strftime("%Y%m%d-%H%M%S")
             run_dir = (Path(args.run_dir) if args.run_dir else ROOT / "runs" / f"az-{config.game}-{stamp}").resolve()
             start_run_folder(run_dir, "--run-dir" if args.run_dir else "run folder", config)
