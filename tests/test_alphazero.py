@@ -291,3 +291,62 @@ def test_the_final_agent_is_rated_on_the_shipped_ladder():
     assert rated["ladder_low"] is None or rated["ladder_low"] <= rated["ladder_rating"]
     assert alphazero.ladder_rating(game, agent, alphazero.Config(game="crisscross", eval_ladder_games=0)) == {}
     assert agents.path("crisscross", size=6).is_file()
+
+
+def test_playout_cap_randomisation_learns_only_from_the_full_searches():
+    """With ``fast_simulations``, about ``full_search_share`` of the moves are searched in full; only those
+    positions are learnt from, and the cheap moves ask the network for fewer leaves."""
+    sys.path.insert(0, str(ROOT / "training"))
+    import alphazero
+
+    config = alphazero.Config(
+        **{**AZ_TINY, "num_envs": 8, "simulations": 8, "fast_simulations": 2, "full_search_share": 0.4}
+    )
+    config.check("tiny.yaml")
+    selfplay = alphazero.SelfPlay(config, np.random.default_rng(0))
+    calls = []
+    evaluate = fixed_evaluator(selfplay.game.num_actions)
+
+    def counted(observations):
+        calls[-1] += 1
+        return evaluate(observations)
+
+    parts = []
+    for _ in range(200):
+        calls.append(0)
+        parts.append(selfplay.step(counted))
+    full = [part.searched == config.num_envs for part in parts]
+    assert all(part.searched in (0, config.num_envs) for part in parts)
+    assert 0.3 < np.mean(full) < 0.5  # 200 draws of p = 0.4
+    assert {c for c, f in zip(calls, full) if f} == {9} and {c for c, f in zip(calls, full) if not f} == {3}
+    learnt = sum(len(part.results) for part in parts)
+    in_play = sum(len(history) for history in selfplay.history)
+    assert sum(part.ended for part in parts) > 20 and learnt > 0
+    assert learnt + in_play == sum(part.searched for part in parts)  # every full-search position, and no other
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"fast_simulations": 4}, r"'fast_simulations' must be 0 .* or from 1 to 'simulations' - 1 \(3\), got 4"),
+        ({"fast_simulations": -1}, "'fast_simulations' must be 0"),
+        ({"fast_simulations": 2, "full_search_share": 0.0}, "'full_search_share' must be above 0 and at most 1"),
+        ({"fast_simulations": 2, "full_search_share": 1.5}, "'full_search_share' must be above 0 and at most 1"),
+    ],
+)
+def test_a_playout_cap_that_cannot_work_is_refused(changes, message):
+    sys.path.insert(0, str(ROOT / "training"))
+    import alphazero
+
+    with pytest.raises(alphazero.ConfigError, match=message):
+        alphazero.Config(**{**AZ_TINY, **changes}).check("tiny.yaml")
+
+
+def test_the_make_train_config_documents_every_key():
+    sys.path.insert(0, str(ROOT / "training"))
+    import dataclasses
+
+    import alphazero
+
+    documented = yaml.safe_load((ROOT / "configs" / "alphazero" / "crisscross6.yaml").read_text())
+    assert set(documented) == {field.name for field in dataclasses.fields(alphazero.Config)}

@@ -102,6 +102,8 @@ class Config:
     num_envs: int = 256
     simulations: int = 32
     max_considered: int = 16
+    fast_simulations: int = 0  # playout-cap randomisation: 0 off, else the cheap searches' simulations
+    full_search_share: float = 0.25  # with fast_simulations: the share of moves searched in full (and learnt from)
     channels: int = 32
     blocks: int = 3
     learning_rate: float = 0.002
@@ -148,6 +150,7 @@ class Config:
         for name in ("learning_rate", "train_ratio", "checkpoint_minutes"):
             if not getattr(self, name) > 0:
                 raise ConfigError(f"{where}: '{name}' must be positive, got {getattr(self, name)}")
+        self.check_playout_cap(where)
         if self.max_policy_lag < self.publish_every:
             raise ConfigError(
                 f"{where}: 'max_policy_lag' ({self.max_policy_lag}) must be at least 'publish_every' "
@@ -166,6 +169,18 @@ class Config:
         keys = "num_envs, simulations, replay_size, channels or blocks" + (", or --actors" if local_actors else "")
         check_config_memory(needed, where, keys)
 
+    def check_playout_cap(self, where: str) -> None:
+        if self.fast_simulations < 0 or (self.fast_simulations and self.fast_simulations >= self.simulations):
+            raise ConfigError(
+                f"{where}: 'fast_simulations' must be 0 (every move searched in full) or from 1 to 'simulations' - 1 "
+                f"({self.simulations - 1}), got {self.fast_simulations}"
+            )
+        if not 0 < self.full_search_share <= 1:
+            raise ConfigError(
+                f"{where}: 'full_search_share' must be above 0 and at most 1 (the share of moves searched in full), "
+                f"got {self.full_search_share}"
+            )
+
 
 def memory_needed(config: Config, game) -> dict[str, int]:
     """Bytes a run needs, estimated from the config before any folder or buffer exists: the replay buffer (and
@@ -173,7 +188,10 @@ def memory_needed(config: Config, game) -> dict[str, int]:
     weights, gradients and AdamW's two moments, and its activations for a training batch or a search step."""
     height, width, planes = game.observation_shape
     cells, actions, observation = height * width, game.num_actions, height * width * planes
-    channels, nodes = config.channels, config.simulations + 1
+    channels, nodes = (
+        config.channels,
+        config.simulations + 1 + (config.fast_simulations + 1 if config.fast_simulations else 0),
+    )
     parameters = 9 * channels * (planes + 2 * channels * config.blocks) + cells * (4 * actions + 2 * 64) + 64
     meta = len(game.initial_state().meta)
     return {
@@ -281,6 +299,7 @@ class Finished(typing.NamedTuple):
     results: np.ndarray
     ended: int  # games ended
     tags: np.ndarray  # per position: the oldest tag of its game's steps (the Ray path's weights version)
+    searched: int  # positions this step searched in full and kept for learning (0 after a fast search)
 
 
 class SelfPlay:
@@ -290,6 +309,11 @@ class SelfPlay:
         self.game = crossenvs.make_game(config.game, **config.options)
         self.env = CrossVectorEnv(self.game, num_envs=config.num_envs)
         self.search = GumbelSearch(self.game, config.num_envs, config.simulations, config.max_considered)
+        self.fast_search = None  # playout-cap randomisation (KataGo): most moves cheap, learnt from only the full ones
+        if config.fast_simulations:
+            considered = min(config.max_considered, config.fast_simulations)
+            self.fast_search = GumbelSearch(self.game, config.num_envs, config.fast_simulations, considered)
+        self.full_search_share = config.full_search_share
         self.rng = rng
         self.history: list[list[tuple[np.ndarray, np.ndarray, int, int]]] = [[] for _ in range(config.num_envs)]
         self.env.reset()
@@ -299,26 +323,31 @@ class SelfPlay:
         ``tag`` its game was searched with (the Ray path's weights version: a game is kept or dropped whole)."""
         boards, metas = self.env.boards.copy(), self.env.metas.copy()
         movers = metas[:, crossenvs.core.state.TO_MOVE].copy()
-        actions, policies, _, observations = self.search.run(boards, metas, evaluate, self.rng)
-        for i in range(len(actions)):
-            self.history[i].append((observations[i], policies[i], int(movers[i]), tag))
+        full = self.fast_search is None or self.rng.random() < self.full_search_share
+        search = self.search if full else self.fast_search
+        actions, policies, _, observations = search.run(boards, metas, evaluate, self.rng)
+        if full:  # a cheap search's policy is a poor target, so its positions are not learnt from (KataGo)
+            for i in range(len(actions)):
+                self.history[i].append((observations[i], policies[i], int(movers[i]), tag))
+        searched = len(actions) if full else 0
         _, _, terminations, _, info = self.env.step(actions)
         rewards = info["seat_rewards"]
         finished = []
         for i in np.flatnonzero(terminations):
-            oldest = min(step_tag for *_, step_tag in self.history[i])  # a game is as old as its first move
-            finished += [(o, p, rewards[i, seat], oldest) for o, p, seat, _ in self.history[i]]
+            if self.history[i]:
+                oldest = min(step_tag for *_, step_tag in self.history[i])  # a game is as old as its first move
+                finished += [(o, p, rewards[i, seat], oldest) for o, p, seat, _ in self.history[i]]
             self.history[i] = []
         ended = int(terminations.sum())
         if not finished:
             shape = (0, *self.game.observation_shape)
             empty_policies = np.zeros((0, self.game.num_actions), np.float32)
             return Finished(
-                np.zeros(shape, np.float32), empty_policies, np.zeros(0, np.float32), ended, np.zeros(0, int)
+                np.zeros(shape, np.float32), empty_policies, np.zeros(0, np.float32), ended, np.zeros(0, int), searched
             )
         observations, policies, results, tags = zip(*finished)
         return Finished(
-            np.stack(observations), np.stack(policies), np.array(results, np.float32), ended, np.array(tags)
+            np.stack(observations), np.stack(policies), np.array(results, np.float32), ended, np.array(tags), searched
         )
 
 
@@ -445,7 +474,8 @@ def self_play_here(run: Run) -> None:
     evaluate = evaluator(run.net, run.device, run.precision)
     run.start(f"{run.config.max_minutes:g} min of self-play on {run.device} ({run.precision})")
     while run.time_left():
-        run.absorb(selfplay.step(evaluate), moves=1, positions=run.config.num_envs)
+        finished = selfplay.step(evaluate)
+        run.absorb(finished, moves=1, positions=finished.searched)
 
 
 class Run:

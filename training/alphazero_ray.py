@@ -213,7 +213,7 @@ class SelfPlayActor:
             "tags": np.concatenate([p.tags for p in parts]),
             "ended": sum(p.ended for p in parts),
             "moves": steps,
-            "positions": steps * self.config.num_envs,
+            "positions": sum(p.searched for p in parts),
         }
 
     def where(self) -> tuple[str, int]:
@@ -309,6 +309,7 @@ class Actors:
             batch["results"][keep],
             batch["ended"],
             batch["tags"][keep],
+            batch["positions"],
         )
 
     def stop(self) -> None:
