@@ -245,6 +245,42 @@ def test_script_runs_one_iteration_and_evaluates(local_ray, tmp_path, capsys):
     assert "already holds a run" in capsys.readouterr().err
 
 
+def test_script_resumes_a_run_from_its_newest_checkpoint(local_ray, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "run"
+    argv = ["--option", "size=4", "--snapshot-every", "1", "--batch", "200", "--minibatch", "100", "--epochs", "1",
+            "--eval-games", "2", "--checkpoint-every", "1", "--keep", "2"]  # fmt: skip
+    assert rllib_selfplay.main(["--game", "crisscross", "--iterations", "2", "--out", str(out), *argv]) == 0
+    first = json.loads((out / "summary.json").read_text())
+    saved = out / "checkpoints" / "iter_000002"
+    weights = {name: tensor.clone() for name, tensor in rllib.load_module(saved).state_dict().items()}
+    (out / "checkpoints" / ".iter_000003.tmp").mkdir()  # a write cut short by a kill
+    capsys.readouterr()
+    assert rllib_selfplay.main(["--resume", str(out), "--iterations", "2"]) == 2
+    assert "is iteration 2 of --iterations 2: the run is done" in capsys.readouterr().err
+    assert rllib_selfplay.main(["--resume", str(out), "--lr", "0.1"]) == 2
+    assert "--lr is 0.0003 in this run; a resumed run keeps its settings" in capsys.readouterr().err
+
+    restored = {}
+    original = rllib.restore_league
+
+    def restore_and_look(algo, checkpoint, opponents, recent):  # what the run holds just after restoring
+        original(algo, checkpoint, opponents, recent)
+        main = {name: tensor.clone() for name, tensor in algo.get_module("main").state_dict().items()}
+        restored.update(main=main, league=rllib.league_opponents(algo))
+
+    monkeypatch.setattr(rllib, "restore_league", restore_and_look)
+    assert rllib_selfplay.main(["--resume", str(out), "--iterations", "3"]) == 0
+    printed = capsys.readouterr().out
+    assert f"resuming {out} from iter_000002" in printed and "league ['random', 'main_v1']" in printed
+    assert "iteration 3/3" in printed and "iteration 2/3" not in printed
+    assert restored["league"] == ["random", "main_v1"]
+    assert all(torch.equal(weights[name], restored["main"][name]) for name in weights)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["checkpoint"].endswith("iter_000003") and summary["env_steps"] > first["env_steps"]
+    assert summary["iterations"] == 3 and json.loads((out / "run.json").read_text())["iterations"] == 3
+    assert sorted(path.name for path in (out / "checkpoints").iterdir()) == ["iter_000002", "iter_000003"]
+
+
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
@@ -259,3 +295,17 @@ def test_script_refuses_bad_flags_before_starting_ray(flags, message, tmp_path, 
     error = capsys.readouterr().err
     assert error.startswith("error: ") and message in error
     assert not (tmp_path / "run").exists()
+
+
+def test_resuming_what_is_not_a_run_is_one_clear_error(tmp_path, capsys):
+    assert rllib_selfplay.main(["--resume", str(tmp_path)]) == 2
+    assert f"--resume {tmp_path}: not a run folder of this trainer (it has no run.json)" in capsys.readouterr().err
+    (tmp_path / "run.json").write_text("{not json")
+    assert rllib_selfplay.main(["--resume", str(tmp_path)]) == 2
+    assert "run.json is unreadable" in capsys.readouterr().err
+    (tmp_path / "run.json").write_text(json.dumps({"game": "crosse", "options": {}, "iterations": 5}))
+    assert rllib_selfplay.main(["--resume", str(tmp_path), "--out", str(tmp_path / "elsewhere")]) == 2
+    assert "writes into that run's folder; leave --out out" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:  # argparse: one or the other
+        rllib_selfplay.main(["--resume", str(tmp_path), "--game", "crosse"])
+    assert exit_info.value.code == 2 and "not allowed with argument --resume" in capsys.readouterr().err

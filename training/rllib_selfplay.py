@@ -3,6 +3,7 @@
     python training/rllib_selfplay.py --game crosse --iterations 1            # a smoke run, local Ray
     python training/rllib_selfplay.py --game charing_cross --iterations 200 --env-runners 2
     python training/rllib_selfplay.py --game crossings --address auto --env-runners 64 --learners 4 --gpus-per-learner 1
+    python training/rllib_selfplay.py --resume runs/rllib/<run> [--iterations 400]   # continue a run
 
 How it works (the glue is :mod:`crossenvs.integrations.rllib`):
 
@@ -22,6 +23,9 @@ How it works (the glue is :mod:`crossenvs.integrations.rllib`):
   ``checkpoints/iter_<n>/`` (Algorithm checkpoints, ``algo.save_to_path``, written beside and then
   renamed, with ``crossenvs.json`` naming the game; the newest ``--keep`` stay), ``summary.json``. The newest checkpoint, or the
   folder itself, is a player everywhere: ``crossenvs eval crosse --players rllib:<folder> random``.
+* **Resuming.** ``--resume RUN`` continues a run from its newest checkpoint (weights, optimiser,
+  league snapshots; leftovers of a write cut short are removed) with the settings in its
+  ``run.json``; ``--iterations`` may set a new total, any other flag that differs is refused.
 * **The end.** The final checkpoint plays ``--eval-games`` games against ``--eval-opponent``, seats
   alternating, through the project's arena (loaded as the player ``rllib:<checkpoint>``), and the
   run prints one line: env steps, env steps per second, the score.
@@ -30,6 +34,7 @@ How it works (the glue is :mod:`crossenvs.integrations.rllib`):
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import json
 import logging
@@ -44,7 +49,7 @@ import crossenvs
 from crossenvs import checkpoints as ck
 from crossenvs.cli import parse_options
 from crossenvs.core.checks import check_seed
-from crossenvs.core.errors import CrossenvsError, OutputPathError, UsageError
+from crossenvs.core.errors import CheckpointError, CrossenvsError, OutputPathError, UsageError
 from crossenvs.core.game import Game
 from crossenvs.flag_checks import check_folder_creatable, check_int_range
 from crossenvs.players import make_player
@@ -58,9 +63,17 @@ RESULT_KEYS = ("num_env_steps_sampled", "main_score", "illegal_actions")
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description="League self-play with Ray RLlib PPO on a crossenvs game.")
-    parser.add_argument("--game", required=True, choices=crossenvs.list_games())
+    start = parser.add_mutually_exclusive_group(required=True)
+    start.add_argument("--game", choices=crossenvs.list_games())
+    start.add_argument(
+        "--resume",
+        metavar="RUN",
+        help="continue this run folder from its newest checkpoint, with its run.json settings",
+    )
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option")
-    parser.add_argument("--iterations", type=int, default=20, help="PPO iterations (default 20)")
+    parser.add_argument(
+        "--iterations", type=int, default=None, help="PPO iterations in all (default 20; with --resume, the run's)"
+    )
     parser.add_argument("--out", help="the run's folder (default runs/rllib/<game>-<time>)")
     parser.add_argument(
         "--address", help="a Ray cluster to join ('auto' on a cluster node, or host:port); default $RAY_ADDRESS"
@@ -84,8 +97,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def check_args(args: argparse.Namespace) -> Game:
+#: run.json keys that are not settings of the run (``iterations`` may change on resuming)
+NOT_SETTINGS = ("resume", "iterations", "out")
+
+
+@dataclasses.dataclass
+class Start:
+    """Where a resumed run goes on from: its newest checkpoint and what that checkpoint recorded."""
+
+    checkpoint: Path
+    iteration: int
+    env_steps: int
+    league: list[str]
+
+
+def check_args(args: argparse.Namespace) -> tuple[Game, Start | None]:
     """Everything a run needs, checked before Ray starts: a mistake costs a second, not a cluster's minutes."""
+    start = resume_settings(args) if args.resume else None
+    if args.iterations is None:
+        args.iterations = 20
     game = crossenvs.make_game(args.game, **parse_options(args.option))
     if importlib.util.find_spec("ray") is None:
         raise UsageError('this trainer needs Ray RLlib (the rllib extra): pip install "crossenvs[rllib]"')
@@ -103,11 +133,62 @@ def check_args(args: argparse.Namespace) -> Game:
         )
     check_seed(args.seed, "--seed")
     make_player(args.eval_opponent, game=game)  # an unknown spec stops the run now, not after training
+    if start is not None:
+        if args.iterations <= start.iteration:
+            raise UsageError(
+                f"{start.checkpoint} is iteration {start.iteration} of --iterations {args.iterations}: the run is "
+                f"done; give --iterations above {start.iteration} to train it further"
+            )
+        return game, start
     args.out = Path(args.out or f"runs/rllib/{game.name}-{time.strftime('%Y%m%d-%H%M%S')}")
     check_folder_creatable(args.out, "--out")
     if (args.out / "run.json").exists() or any((args.out / ck.CHECKPOINTS).glob("*")):
-        raise UsageError(f"--out {args.out} already holds a run; choose a new folder (or leave --out out)")
-    return game
+        raise UsageError(
+            f"--out {args.out} already holds a run; choose a new folder (or leave --out out), or continue it with "
+            f"--resume {args.out}"
+        )
+    return game, None
+
+
+def resume_settings(args: argparse.Namespace) -> Start | None:
+    """``args`` filled from the run's run.json (a flag given with another value is refused), and the newest
+    checkpoint to go on from (None: the run was stopped before its first, so it starts again)."""
+    run = Path(args.resume)
+    try:
+        saved = json.loads((run / "run.json").read_text())
+        saved["option"] = [f"{key}={value}" for key, value in saved.pop("options", {}).items()]
+    except FileNotFoundError:
+        raise UsageError(f"--resume {run}: not a run folder of this trainer (it has no run.json)") from None
+    except (OSError, ValueError, AttributeError) as exc:
+        raise CheckpointError(f"--resume {run}: run.json is unreadable ({exc})") from None
+    defaults = vars(build_parser().parse_args(["--game", "crosse"]))
+    for key, value in saved.items():
+        if key in NOT_SETTINGS or key not in defaults:
+            continue
+        given = getattr(args, key)
+        if given is not None and given != defaults[key] and given != value:
+            flag = "--" + key.replace("_", "-")
+            raise UsageError(f"--resume {run}: {flag} is {value!r} in this run; a resumed run keeps its settings")
+        setattr(args, key, value)
+    args.iterations = args.iterations if args.iterations is not None else saved.get("iterations")
+    if args.out is not None and Path(args.out).resolve() != run.resolve():
+        raise UsageError(f"--resume {run} writes into that run's folder; leave --out out")
+    args.out = run
+    folder = run / ck.CHECKPOINTS
+    for leftover in folder.glob(".*.tmp"):  # a checkpoint whose write was cut short
+        shutil.rmtree(leftover, ignore_errors=True)
+    checkpoints = sorted(folder.glob(ck.RLLIB_GLOB))
+    if not checkpoints:
+        print(f"resuming {run}: no checkpoint yet, so the run starts again from iteration 1")
+        return None
+    metadata = ck.read_rllib_metadata(checkpoints[-1] / ck.RLLIB_METADATA)
+    try:
+        return Start(checkpoints[-1], int(metadata["iteration"]), int(metadata["env_steps"]), list(metadata["league"]))
+    except (KeyError, TypeError, ValueError):
+        raise CheckpointError(
+            f"{checkpoints[-1]}: its {ck.RLLIB_METADATA} lacks the iteration, env_steps and league this trainer "
+            "records, so the run cannot be resumed from it"
+        ) from None
 
 
 def start_ray(args: argparse.Namespace) -> str:
@@ -133,14 +214,15 @@ def start_ray(args: argparse.Namespace) -> str:
 
 def train(args: argparse.Namespace) -> dict[str, Any]:
     """The league run: train, snapshot, checkpoint; then evaluate the last checkpoint in the arena."""
-    game = check_args(args)
+    game, start = check_args(args)
     from crossenvs.integrations import rllib
 
     where = start_ray(args)
     try:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / ck.CHECKPOINTS).mkdir(exist_ok=True)
-        settings = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
+        settings = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k != "resume"}
+        settings.pop("option")
         write_atomically(args.out / "run.json", json.dumps({**settings, "options": game.options}, indent=2))
     except OSError as exc:
         raise OutputPathError(f"--out {args.out}: cannot write the run folder: {exc}") from None
@@ -160,15 +242,21 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
           f"{args.learners} learner(s); run folder {args.out}")  # fmt: skip
     algo = config.build_algo()
     try:
-        steps, seconds, illegal, checkpoint = 0, 0.0, 0, None
-        for iteration in range(1, args.iterations + 1):
+        steps, seconds, illegal, checkpoint, first = 0, 0.0, 0, None, 1
+        if start is not None:
+            rllib.restore_league(algo, start.checkpoint, start.league, args.league_recent)
+            steps, checkpoint, first = start.env_steps, start.checkpoint, start.iteration + 1
+            print(f"resuming {args.out} from {start.checkpoint.name} ({steps:,} env steps, league {start.league})")
+        steps_before = steps
+        for iteration in range(first, args.iterations + 1):
             started = time.perf_counter()
             result = algo.train()
             seconds += time.perf_counter() - started
             runners = result.get("env_runners", {})
             steps += int(runners.get("num_env_steps_sampled", 0))
             illegal = int(runners.get("illegal_actions", 0))
-            print(iteration_line(iteration, args.iterations, steps, seconds, runners, illegal, algo))
+            speed = (steps - steps_before) / max(seconds, 1e-9)
+            print(iteration_line(iteration, args.iterations, steps, speed, runners, illegal, algo))
             if iteration % args.snapshot_every == 0 and iteration < args.iterations:
                 print(f"  league: added {rllib.add_snapshot(algo, args.league_recent)}")
             if iteration % args.checkpoint_every == 0 or iteration == args.iterations:
@@ -179,7 +267,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
                 prune(args.out / ck.CHECKPOINTS, args.keep)
     finally:
         algo.stop()
-    return finish(args, game, checkpoint, steps, seconds, illegal)
+    return finish(args, game, checkpoint, steps, (steps - steps_before) / max(seconds, 1e-9), illegal)
 
 
 def prune(folder: Path, keep: int) -> None:
@@ -188,9 +276,7 @@ def prune(folder: Path, keep: int) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def iteration_line(
-    iteration: int, total: int, steps: int, seconds: float, runners: dict, illegal: int, algo: Any
-) -> str:
+def iteration_line(iteration: int, total: int, steps: int, speed: float, runners: dict, illegal: int, algo: Any) -> str:
     """One line per iteration: steps, speed, main's score against each opponent, illegal actions."""
     scores = ", ".join(
         f"{key.removeprefix('main_score_vs_')} {value:.2f}"
@@ -200,13 +286,14 @@ def iteration_line(
     score = runners.get("main_score")
     score_text = f"main score {score:.2f} ({scores})" if score is not None else "no game finished yet"
     return (
-        f"iteration {iteration}/{total}: {steps:,} env steps, {steps / max(seconds, 1e-9):,.0f} steps/s; "
+        f"iteration {iteration}/{total}: {steps:,} env steps, {speed:,.0f} steps/s; "
         f"{score_text}; league of {len(algo.config.policies)} modules; illegal actions {illegal}"
     )
 
 
-def finish(args: argparse.Namespace, game: Game, checkpoint: Path, steps: int, seconds: float, illegal: int) -> dict:
-    """The final checkpoint as an arena player (``rllib:<checkpoint>``) against the eval opponent; summary.json."""
+def finish(args: argparse.Namespace, game: Game, checkpoint: Path, steps: int, speed: float, illegal: int) -> dict:
+    """The final checkpoint as an arena player (``rllib:<checkpoint>``) against the eval opponent; summary.json
+    (``speed``: env steps per second of this session's training)."""
     from crossenvs.eval.arena import match
 
     summary: dict[str, Any] = {
@@ -214,7 +301,7 @@ def finish(args: argparse.Namespace, game: Game, checkpoint: Path, steps: int, s
         "options": game.options,
         "iterations": args.iterations,
         "env_steps": steps,
-        "env_steps_per_second": round(steps / max(seconds, 1e-9), 1),
+        "env_steps_per_second": round(speed, 1),
         "illegal_actions": illegal,
         "checkpoint": str(checkpoint),
     }

@@ -38,6 +38,7 @@ from .league import (
     add_snapshot,
     league_config,
     league_opponents,
+    restore_league,
     save_checkpoint,
 )
 from .module import DEFAULT_MODEL, MaskedBoardModule, module_spec
@@ -65,5 +66,6 @@ __all__ = [
     "module_folder",
     "module_spec",
     "observation_space",
+    "restore_league",
     "save_checkpoint",
 ]

@@ -168,6 +168,29 @@ class _LoadWeights:
         env_runner.module[self.module_id].set_state(self.weights)
 
 
+def restore_league(algo: Algorithm, checkpoint: str | Path, opponents: Sequence[str], recent: int | None) -> None:
+    """``algo`` (built by :func:`league_config`) brought back to ``checkpoint``: the league's snapshots
+    ``opponents`` (as :func:`league_opponents` listed them when it was saved) added again, then every
+    module's weights, the learner's optimiser and the env runners' state read from the checkpoint.
+
+    RLlib restores only modules that exist, so the snapshots are re-created first, in their order
+    (their ids are numbered, so the same calls give the same ids); their weights are then pushed to
+    every env runner, as :func:`add_snapshot` does.
+    """
+    for expected in [module for module in opponents if module != RANDOM]:
+        added = add_snapshot(algo, recent)
+        if added != expected:
+            raise checkpoints.CheckpointError(
+                f"checkpoint {checkpoint}: its league {list(opponents)} is not one this trainer made "
+                f"(expected {added!r}, found {expected!r})"
+            )
+    algo.restore_from_path(str(Path(checkpoint).resolve()))
+    state = algo.learner_group.get_state(components="learner/rl_module")["learner"]["rl_module"]
+    for module_id, weights in state.items():
+        if module_id != RANDOM:
+            algo.env_runner_group.foreach_env_runner(_LoadWeights(module_id, weights))
+
+
 def save_checkpoint(algo: Algorithm, folder: str | Path, game: Game, extra: dict[str, Any] | None = None) -> Path:
     """``algo`` saved into ``folder`` atomically, with a ``crossenvs.json`` naming the game and ``main``
     (:func:`crossenvs.checkpoints.save_rllib`)."""
