@@ -35,7 +35,8 @@ AGENTS: dict[tuple[str, str], str] = {
     ("crossings", "{}"): "configs/alphazero/crossings.yaml",
     ("neo_crossings", "{}"): "configs/alphazero/neo_crossings.yaml --max-minutes 25, then --resume <its run> "
     "--from-checkpoint <its run>/checkpoints/final.pt --max-minutes 35",
-    ("charing_cross", "{}"): "configs/alphazero/charing_cross.yaml, then --resume <its run> --max-minutes 30",
+    ("charing_cross", "{}"): "configs/alphazero/charing_cross.yaml, then --resume <its run> --max-minutes 30, "
+    "then --resume <its run> --from-checkpoint <its run>/checkpoints/final.pt --max-minutes 55",
     ("crosse", "{}"): "configs/alphazero/crosse.yaml --max-minutes 85",
 }
 
