@@ -188,10 +188,8 @@ def memory_needed(config: Config, game) -> dict[str, int]:
     weights, gradients and AdamW's two moments, and its activations for a training batch or a search step."""
     height, width, planes = game.observation_shape
     cells, actions, observation = height * width, game.num_actions, height * width * planes
-    channels, nodes = (
-        config.channels,
-        config.simulations + 1 + (config.fast_simulations + 1 if config.fast_simulations else 0),
-    )
+    channels = config.channels
+    nodes = config.simulations + 1 + (config.fast_simulations + 1 if config.fast_simulations else 0)  # both trees
     parameters = 9 * channels * (planes + 2 * channels * config.blocks) + cells * (4 * actions + 2 * 64) + 64
     meta = len(game.initial_state().meta)
     return {

@@ -98,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: run.json keys that are not settings of the run (``iterations`` may change on resuming)
-NOT_SETTINGS = ("resume", "iterations", "out")
+NOT_SETTINGS = ("iterations", "out")
 
 
 @dataclasses.dataclass
