@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numba
 import numpy as np
 import pytest
 import yaml
@@ -126,6 +127,38 @@ def test_batched_search_equals_one_game_searches():
     for k, s in enumerate(states):
         action, policy, value, _ = single.run(s.board[None], s.meta[None], evaluate)
         assert action[0] == actions[k] and np.allclose(policy[0], policies[k]) and value[0] == pytest.approx(values[k])
+
+
+def forced(search: GumbelSearch, way: str) -> GumbelSearch:
+    """``search`` with its batched steps always run ``way`` ("parallel" or "serial"), not as measured."""
+    for step in ("init_roots", "select", "expand_and_backup"):
+        kernel = getattr(search.kernels, f"{step}_{way}")
+        setattr(search, step, lambda size, *args, kernel=kernel: kernel(*args))
+    return search
+
+
+@pytest.mark.parametrize("name", ["charing_cross", "crosse"])
+def test_the_trees_walked_on_many_threads_equal_the_serial_walk(name):
+    """The batch's trees share nothing, so numba's threads change no node, value or chosen move."""
+    if numba.get_num_threads() < 2:
+        pytest.skip("needs numba with at least two threads")
+    game = make_game(name)
+    rng = np.random.default_rng(3)
+    states, state = [], game.initial_state()
+    while len(states) < 96:  # above SERIAL_BELOW, as self-play's batches are
+        state = game.initial_state() if game.is_terminal(state) else state
+        states.append(state)
+        state = game.apply(state, int(rng.choice(game.legal_actions(state))))
+    boards, metas = np.stack([s.board for s in states]), np.stack([s.meta for s in states])
+    evaluate = fixed_evaluator(game.num_actions, value=0.2)
+    results = {}
+    for way in ("serial", "parallel"):
+        search = forced(GumbelSearch(game, len(states), 24), way)
+        answer = search.run(boards, metas, evaluate, np.random.default_rng(4))
+        results[way] = (*answer, search.count.copy(), search.visits.copy(), search.value_sum.copy())
+    for serial, parallel in zip(results["serial"], results["parallel"], strict=True):
+        np.testing.assert_array_equal(serial, parallel)
+    assert results["parallel"][4].min() > 1  # every tree grew
 
 
 def test_search_refuses_too_many_positions_and_finished_games():

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+
 import numba
 import pytest
 
+from crossenvs.core import threads
 from crossenvs.core.threads import (
     LAST_RETRY,
     NUMBA_WAYS,
@@ -183,6 +186,7 @@ def test_a_crowded_machine_runs_serially_without_trials_until_the_neighbour_leav
 
 
 def test_neighbour_load_counts_other_processes_not_this_one():
+    """Measured against what the machine's other processes already use, so a busy machine passes too."""
     import subprocess
     import sys
     import time
@@ -192,16 +196,18 @@ def test_neighbour_load_counts_other_processes_not_this_one():
     load = NeighbourLoad()
     if load._last is None:
         pytest.skip("/proc/stat is not readable here")
+    time.sleep(3 * LOAD_WINDOW)
+    before = load()  # the neighbours there already are
     end = time.perf_counter() + 3 * LOAD_WINDOW
     while time.perf_counter() < end:  # this process busy: not a neighbour
         pass
-    assert load() < 0.5
+    assert load() < before + 0.5
     spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
         time.sleep(1.0)  # its start-up, then a full window of it spinning
         load()
         time.sleep(3 * LOAD_WINDOW)
-        assert load() > 0.5
+        assert load() > min(before + 0.5, 0.9 * (os.cpu_count() or 1))  # one more busy core (a full machine shows less)
     finally:
         spinner.kill()
         spinner.wait()
@@ -226,8 +232,9 @@ def test_a_runner_returns_what_its_way_returns():
     assert {way for way, _ in answers} <= {"parallel", "serial"}
 
 
-def test_torch_thread_choice_runs_on_all_threads_or_one():
+def test_torch_thread_choice_runs_on_all_threads_or_one(monkeypatch):
     torch = pytest.importorskip("torch")
+    monkeypatch.setattr(threads, "NEIGHBOURS", lambda: 0.0)  # an idle machine, whatever else runs here now
     many = torch.get_num_threads()
     seen = []
 

@@ -19,6 +19,7 @@ from ..core import state as st
 from ..core.errors import IllegalActionError, InvalidOptionError
 from ..core.game import Game
 from ..core.specialize import specialize
+from ..core.threads import BatchRunner
 
 #: (observations (n, H, W, C) float32) -> (logits (n, A) float32, values (n,) float32 in [-1, 1])
 Evaluator = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -57,7 +58,12 @@ class GumbelSearch:
         self.batch = int(batch)
         self.simulations = max(0, int(simulations))
         self.max_considered = int(max_considered)
-        self.kernels = specialize("crossenvs.az.tree", type(game))
+        self.kernels = kernels = specialize("crossenvs.az.tree", type(game))
+        # the trees are independent: each batched step runs across numba's threads or serially, whichever
+        # is faster now (see crossenvs.core.threads); on a GPU machine the tree walk is most of the time
+        self.init_roots = BatchRunner(kernels.init_roots_parallel, kernels.init_roots_serial)
+        self.select = BatchRunner(kernels.select_parallel, kernels.select_serial)
+        self.expand_and_backup = BatchRunner(kernels.expand_and_backup_parallel, kernels.expand_and_backup_serial)
         nodes, actions = self.simulations + 1, game.num_actions
         self.node_boards = np.zeros((batch, nodes, game.height, game.width), dtype=np.int8)
         self.node_metas = np.zeros((batch, nodes, game.initial_state().meta.shape[0]), dtype=np.int32)
@@ -96,10 +102,9 @@ class GumbelSearch:
         finished = np.flatnonzero(metas[:, st.STATUS] != st.STATUS_PLAYING)
         if finished.size:
             raise IllegalActionError(f"{self.game.name}: position {finished[0]} of the batch is a finished game")
-        k = self.kernels
         view = self._view(n)
-        k.init_roots(boards, metas, view["node_boards"], view["node_metas"], view["children"], view["visits"],
-                     view["value_sum"], view["count"], view["observations"], view["masks"])  # fmt: skip
+        self.init_roots(n, boards, metas, view["node_boards"], view["node_metas"], view["children"], view["visits"],
+                        view["value_sum"], view["count"], view["observations"], view["masks"])  # fmt: skip
         root_observations = view["observations"].copy()
         view["leaves"][:] = 0
         self._evaluate(view, evaluate)
@@ -112,15 +117,15 @@ class GumbelSearch:
         for _ in range(self.simulations):
             if stop is not None and stop[0]:
                 break
-            k.select(view["node_boards"], view["node_metas"], view["children"], view["parent"], view["prior"],
-                     view["visits"], view["value_sum"], view["raw_value"], view["count"], gumbel, table,
-                     num_considered, view["leaves"], view["observations"], view["masks"])  # fmt: skip
+            self.select(n, view["node_boards"], view["node_metas"], view["children"], view["parent"], view["prior"],
+                        view["visits"], view["value_sum"], view["raw_value"], view["count"], gumbel, table,
+                        num_considered, view["leaves"], view["observations"], view["masks"])  # fmt: skip
             self._evaluate(view, evaluate)
         actions = np.empty(n, dtype=np.int64)
         policies = np.empty((n, self.game.num_actions), dtype=np.float32)
         values = np.empty(n, dtype=np.float32)
-        k.root_results(view["node_metas"], view["children"], view["prior"], view["visits"], view["value_sum"],
-                       view["raw_value"], gumbel, actions, policies, values)  # fmt: skip
+        self.kernels.root_results(view["node_metas"], view["children"], view["prior"], view["visits"],
+                                  view["value_sum"], view["raw_value"], gumbel, actions, policies, values)  # fmt: skip
         return actions, policies, values, root_observations
 
     def _view(self, n: int) -> dict[str, np.ndarray]:
@@ -133,8 +138,8 @@ class GumbelSearch:
     def _evaluate(self, view: dict[str, np.ndarray], evaluate: Evaluator) -> None:
         """One forward pass for every leaf of this step, then priors and backups in numba."""
         logits, values = evaluate(view["observations"])
-        self.kernels.expand_and_backup(
-            view["node_metas"], view["parent"], view["prior"], view["visits"], view["value_sum"], view["raw_value"],
-            view["leaves"], np.ascontiguousarray(logits, dtype=np.float32), np.ascontiguousarray(values, dtype=np.float32),
+        self.expand_and_backup(
+            len(logits), view["node_metas"], view["parent"], view["prior"], view["visits"], view["value_sum"],
+            view["raw_value"], view["leaves"], np.ascontiguousarray(logits, dtype=np.float32), np.ascontiguousarray(values, dtype=np.float32),
             view["masks"],
         )  # fmt: skip

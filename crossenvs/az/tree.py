@@ -16,6 +16,11 @@ considered action (visit count equal to the table's target for this simulation) 
 ``argmax softmax(logits + sigma(completed Q)) - N(a) / (1 + sum N)``. Completed Q fills unvisited
 actions with the mixed value, Q is min-max rescaled over the node's legal actions, and
 ``sigma(q) = (c_visit + max N) * c_scale * q``.
+
+**Threads.** The trees share nothing, so the batched steps (roots, selection, backup) come twice,
+``*_parallel`` over numba's threads and ``*_serial``, as the vector env's loops do, and
+:class:`crossenvs.az.search.GumbelSearch` lets a :class:`crossenvs.core.threads.BatchRunner` choose.
+With the network on a GPU the tree walk is most of self-play's time.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from crossenvs.core import state as st
 from crossenvs.core.specialize import game_kernels
@@ -143,86 +148,139 @@ def _interior_action(node_metas, children, prior, visits, value_sum, raw_value, 
 
 
 @njit(cache=True)
-def init_roots(boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks):
-    """Each tree holds only its root (the game's position); the roots' observations and masks to evaluate."""
-    for b in range(boards.shape[0]):
-        count[b] = 1
-        node_boards[b, 0] = boards[b]
-        node_metas[b, 0] = metas[b]
-        children[b, 0, :] = -1
-        visits[b, 0] = 0
-        value_sum[b, 0] = 0.0
-        observe_kernel(node_boards[b, 0], node_metas[b, 0], node_metas[b, 0, st.TO_MOVE], observations[b])
-        mask_kernel(node_boards[b, 0], node_metas[b, 0], masks[b])
+def _init_root(boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks, b):
+    """Tree b holds only its root (the game's position); the root's observation and mask to evaluate."""
+    count[b] = 1
+    node_boards[b, 0] = boards[b]
+    node_metas[b, 0] = metas[b]
+    children[b, 0, :] = -1
+    visits[b, 0] = 0
+    value_sum[b, 0] = 0.0
+    observe_kernel(node_boards[b, 0], node_metas[b, 0], node_metas[b, 0, st.TO_MOVE], observations[b])
+    mask_kernel(node_boards[b, 0], node_metas[b, 0], masks[b])
+
+
+@njit(cache=True, parallel=True)
+def init_roots_parallel(
+    boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks
+):
+    """Every tree reset to its root, across numba's threads."""
+    for b in prange(boards.shape[0]):
+        _init_root(boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks, b)
 
 
 @njit(cache=True)
-def select(
+def init_roots_serial(boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks):
+    """:func:`init_roots_parallel` on the calling thread."""
+    for b in range(boards.shape[0]):
+        _init_root(boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks, b)
+
+
+@njit(cache=True)
+def _select_one(
     node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
-    gumbel, considered_table, num_considered, leaves, observations, masks,
+    gumbel, considered_table, num_considered, leaves, observations, masks, b,
 ):  # fmt: skip
-    """One simulation per tree: walk down to a new node (or a finished position); ``leaves[b]`` is it.
+    """One simulation in tree b: walk down to a new node (or a finished position); ``leaves[b]`` is it.
 
     A new node's observation and mask are written to row b of ``observations`` and ``masks`` for
     the network; a finished position needs no evaluation (its mask row is all zero).
     """
-    q = np.empty(children.shape[2], dtype=np.float64)
-    for b in range(node_boards.shape[0]):
-        node = 0
-        while True:
-            if node_metas[b, node, st.STATUS] != st.STATUS_PLAYING:
-                masks[b, :] = 0
-                break
-            if node == 0:
-                simulation = 0
-                for a in range(children.shape[2]):
-                    simulation += _child_visits(children, visits, b, 0, a)
-                target = considered_table[num_considered[b], min(simulation, considered_table.shape[1] - 1)]
-                action = _root_action(node_metas, children, prior, visits, value_sum, raw_value, gumbel, target, b, q)
-            else:
-                action = _interior_action(node_metas, children, prior, visits, value_sum, raw_value, b, node, q)
-            child = children[b, node, action]
-            if child < 0:
-                child = count[b]
-                count[b] += 1
-                node_boards[b, child] = node_boards[b, node]
-                node_metas[b, child] = node_metas[b, node]
-                apply_kernel(node_boards[b, child], node_metas[b, child], action)
-                children[b, node, action] = child
-                children[b, child, :] = -1
-                parent[b, child] = node
-                visits[b, child] = 0
-                value_sum[b, child] = 0.0
-                node = child
-                meta = node_metas[b, node]
-                observe_kernel(node_boards[b, node], meta, meta[st.TO_MOVE], observations[b])
-                mask_kernel(node_boards[b, node], meta, masks[b])
-                break
+    q = np.empty(children.shape[2], dtype=np.float64)  # per tree: the trees may be walked on several threads
+    node = 0
+    while True:
+        if node_metas[b, node, st.STATUS] != st.STATUS_PLAYING:
+            masks[b, :] = 0
+            break
+        if node == 0:
+            simulation = 0
+            for a in range(children.shape[2]):
+                simulation += _child_visits(children, visits, b, 0, a)
+            target = considered_table[num_considered[b], min(simulation, considered_table.shape[1] - 1)]
+            action = _root_action(node_metas, children, prior, visits, value_sum, raw_value, gumbel, target, b, q)
+        else:
+            action = _interior_action(node_metas, children, prior, visits, value_sum, raw_value, b, node, q)
+        child = children[b, node, action]
+        if child < 0:
+            child = count[b]
+            count[b] += 1
+            node_boards[b, child] = node_boards[b, node]
+            node_metas[b, child] = node_metas[b, node]
+            apply_kernel(node_boards[b, child], node_metas[b, child], action)
+            children[b, node, action] = child
+            children[b, child, :] = -1
+            parent[b, child] = node
+            visits[b, child] = 0
+            value_sum[b, child] = 0.0
             node = child
-        leaves[b] = node
+            meta = node_metas[b, node]
+            observe_kernel(node_boards[b, node], meta, meta[st.TO_MOVE], observations[b])
+            mask_kernel(node_boards[b, node], meta, masks[b])
+            break
+        node = child
+    leaves[b] = node
+
+
+@njit(cache=True, parallel=True)
+def select_parallel(
+    node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
+    gumbel, considered_table, num_considered, leaves, observations, masks,
+):  # fmt: skip
+    """One simulation per tree (:func:`_select_one`), the trees shared out among numba's threads."""
+    for b in prange(node_boards.shape[0]):
+        _select_one(node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
+                    gumbel, considered_table, num_considered, leaves, observations, masks, b)  # fmt: skip
 
 
 @njit(cache=True)
-def expand_and_backup(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks):
-    """Store the network's priors and value at each leaf and back the leaf's value up to the root."""
+def select_serial(
+    node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
+    gumbel, considered_table, num_considered, leaves, observations, masks,
+):  # fmt: skip
+    """:func:`select_parallel` on the calling thread."""
+    for b in range(node_boards.shape[0]):
+        _select_one(node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
+                    gumbel, considered_table, num_considered, leaves, observations, masks, b)  # fmt: skip
+
+
+@njit(cache=True)
+def _expand_and_backup_one(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, b):
+    """Store the network's priors and value at tree b's leaf and back the leaf's value up to its root."""
+    node = leaves[b]
+    if node_metas[b, node, st.STATUS] != st.STATUS_PLAYING:
+        value = terminal_value(node_metas[b, node])
+    elif visits[b, node] == 0:
+        value = values[b]
+        raw_value[b, node] = value
+        for a in range(logits.shape[1]):
+            prior[b, node, a] = logits[b, a] if masks[b, a] else -np.inf
+    else:  # cannot happen: a playing leaf is always new
+        value = raw_value[b, node]
+    while node >= 0:
+        visits[b, node] += 1
+        value_sum[b, node] += value
+        up = parent[b, node] if node > 0 else -1
+        if up >= 0 and node_metas[b, up, st.TO_MOVE] != node_metas[b, node, st.TO_MOVE]:
+            value = -value
+        node = up
+
+
+@njit(cache=True, parallel=True)
+def expand_and_backup_parallel(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks):
+    """Every tree's leaf expanded and backed up, across numba's threads."""
+    for b in prange(leaves.shape[0]):
+        _expand_and_backup_one(
+            node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, b
+        )
+
+
+@njit(cache=True)
+def expand_and_backup_serial(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks):
+    """:func:`expand_and_backup_parallel` on the calling thread."""
     for b in range(leaves.shape[0]):
-        node = leaves[b]
-        if node_metas[b, node, st.STATUS] != st.STATUS_PLAYING:
-            value = terminal_value(node_metas[b, node])
-        elif visits[b, node] == 0:
-            value = values[b]
-            raw_value[b, node] = value
-            for a in range(logits.shape[1]):
-                prior[b, node, a] = logits[b, a] if masks[b, a] else -np.inf
-        else:  # cannot happen: a playing leaf is always new
-            value = raw_value[b, node]
-        while node >= 0:
-            visits[b, node] += 1
-            value_sum[b, node] += value
-            up = parent[b, node] if node > 0 else -1
-            if up >= 0 and node_metas[b, up, st.TO_MOVE] != node_metas[b, node, st.TO_MOVE]:
-                value = -value
-            node = up
+        _expand_and_backup_one(
+            node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, b
+        )
 
 
 @njit(cache=True)
