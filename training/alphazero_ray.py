@@ -38,6 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 import torch
 
@@ -183,7 +184,8 @@ class SelfPlayActor:
     """One actor's batch of self-play games and its copy of the network (wrapped by ``ray.remote``)."""
 
     def __init__(self, config: dict[str, Any], index: int, seed: int) -> None:
-        torch.set_num_threads(1)  # one CPU per actor
+        torch.set_num_threads(1)  # one CPU per actor: the network and the tree walk on one thread
+        numba.set_num_threads(1)
         self.config = alphazero.Config(**config)
         self.selfplay = alphazero.SelfPlay(self.config, np.random.default_rng([seed, index, time.time_ns()]))
         game = self.selfplay.game
