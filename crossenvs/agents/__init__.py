@@ -36,7 +36,8 @@ AGENTS: dict[tuple[str, str], str] = {
     ("neo_crossings", "{}"): "configs/alphazero/neo_crossings.yaml --max-minutes 25, then --resume <its run> "
     "--from-checkpoint <its run>/checkpoints/final.pt --max-minutes 35",
     ("charing_cross", "{}"): "configs/alphazero/charing_cross.yaml, then --resume <its run> --max-minutes 30, "
-    "then --resume <its run> --from-checkpoint <its run>/checkpoints/final.pt --max-minutes 55",
+    "then --resume <its run> --from-checkpoint <its run>/checkpoints/final.pt --max-minutes 55, the same with "
+    "--max-minutes 5 --device cuda (one H200), and the same with --max-minutes 45",
     ("crosse", "{}"): "configs/alphazero/crosse.yaml --max-minutes 85",
 }
 
