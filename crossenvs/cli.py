@@ -23,29 +23,10 @@ from . import checkpoints as ck
 from .core.checks import MAX_SEED, check_seed
 from .core.errors import CheckpointError, CrossenvsError, InvalidOptionError, UsageError
 from .core.game import Game
+from .core.options import parse_options
 from .core.registry import game_class, game_spec, list_games, make_game
 from .flag_checks import check_int_range, check_output_file
 from .players import Player, player_specs
-
-
-def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
-    """``["size=6", "self_jump=off"]`` -> ``{"size": 6, "self_jump": "off"}`` (numbers become numbers)."""
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise InvalidOptionError(f"--option {pair!r}: write key=value, e.g. size=6")
-        if key in options:  # the later one would silently win
-            raise InvalidOptionError(f"--option {key} is given twice ({key}={options[key]}, {pair}); give it once")
-        for cast in (int, float):
-            try:
-                options[key] = cast(value)
-                break
-            except ValueError:
-                continue
-        else:
-            options[key] = value
-    return options
 
 
 # ----------------------------------------------------------------------------- commands

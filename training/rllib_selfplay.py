@@ -47,7 +47,7 @@ from typing import Any
 
 import crossenvs
 from crossenvs import checkpoints as ck
-from crossenvs.cli import parse_options
+from crossenvs.core.options import parse_options
 from crossenvs.core.checks import check_seed
 from crossenvs.core.errors import CheckpointError, CrossenvsError, OutputPathError, UsageError
 from crossenvs.core.game import Game

@@ -26,7 +26,7 @@ the envs' constructors), so a name those functions use for themselves can never 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -191,3 +191,23 @@ class OptionSchema:
         close = difflib.get_close_matches(name, list(self._by_name), n=1)
         known = "known options: " + ", ".join(f"{o.name}={o.default!r}" for o in self.options)
         return f"did you mean {close[0]!r}? {known}" if close else known
+
+
+def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
+    """``["size=6", "self_jump=off"]`` -> ``{"size": 6, "self_jump": "off"}`` (numbers become numbers)."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise InvalidOptionError(f"--option {pair!r}: write key=value, e.g. size=6")
+        if key in options:  # the later one would silently win
+            raise InvalidOptionError(f"--option {key} is given twice ({key}={options[key]}, {pair}); give it once")
+        for cast in (int, float):
+            try:
+                options[key] = cast(value)
+                break
+            except ValueError:
+                continue
+        else:
+            options[key] = value
+    return options
