@@ -11,7 +11,8 @@ from conftest import CROSSE_C4, position
 
 from crossenvs import CheckpointError, InvalidOptionError, make_game
 from crossenvs.cli import main as cli
-from crossenvs.eval.arena import GameRecord, bradley_terry, play_game, ratings, round_robin
+from crossenvs.eval.arena import play_game, round_robin
+from crossenvs.eval.ratings import GameRecord, bradley_terry, ratings
 from crossenvs.players import GreedyPlayer, MCTSPlayer, RandomPlayer, make_player
 
 
@@ -228,7 +229,8 @@ def test_a_clean_sweep_gets_an_honest_one_sided_interval(tmp_path):
     import json
     import math
 
-    from crossenvs.eval.arena import interval_text, write_results
+    from crossenvs.eval.arena import write_results
+    from crossenvs.eval.ratings import interval_text
 
     records = [
         GameRecord("a" if k % 2 == 0 else "b", "b" if k % 2 == 0 else "a", 1.0 if k % 2 == 0 else 0.0, 10, k)

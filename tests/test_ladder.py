@@ -13,7 +13,6 @@ import pytest
 from crossenvs import agents, make_game
 from crossenvs.cli import main
 from crossenvs.core.errors import InvalidOptionError
-from crossenvs.eval.arena import GameRecord
 from crossenvs.eval.ladder import (
     LADDER_DIR,
     Ladder,
@@ -31,6 +30,7 @@ from crossenvs.eval.ladder import (
     rate,
     read_ladder,
 )
+from crossenvs.eval.ratings import GameRecord
 from crossenvs.players import make_player
 
 SMALL = make_game("crisscross", size=4)

@@ -1,9 +1,9 @@
 """Arenas: players meet round robin, in both seats, and get ratings with confidence intervals.
 
 Results are reproducible: every game's seed derives from the arena seed and the game's place in
-the schedule. Ratings are Bradley-Terry strengths fitted by maximum likelihood (a draw counts
-half a win for each side), on the Elo scale (400 points = 10:1 odds) with the mean at 1500, and
-bootstrap confidence intervals over the games.
+the schedule. The games' records are rated by :mod:`crossenvs.eval.ratings` (Bradley-Terry
+strengths on the Elo scale, mean 1500, bootstrap intervals); :func:`ratings` and its table are
+importable from here too, beside the games they rate.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import itertools
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -22,17 +22,22 @@ from ..core.checks import check_count, check_seed
 from ..core.errors import InvalidOptionError
 from ..core.game import Game
 from ..players import Player, Positions
+from .ratings import GameRecord, Rating, bradley_terry, interval_text, ratings
 
-
-@dataclass(frozen=True)
-class GameRecord:
-    """One game: who sat first and second, and the first seat's score (1 win, 0.5 draw, 0 loss)."""
-
-    first: str
-    second: str
-    score_first: float
-    plies: int
-    seed: int
+__all__ = [  # the ratings are re-exported: users rate an arena's games from here (README)
+    "GameRecord",
+    "Rating",
+    "bradley_terry",
+    "interval_text",
+    "match",
+    "opening_choice",
+    "opening_draws",
+    "play_batched",
+    "play_game",
+    "ratings",
+    "round_robin",
+    "write_results",
+]
 
 
 def opening_choice(uniform: float, mask: np.ndarray) -> int:
@@ -173,86 +178,6 @@ def match(game: Game, player: Player, opponent: Player, games: int, seed: int = 
         "win_rate_first_seat": float((scores[first] == 1.0).mean()) if first.any() else float("nan"),
         "win_rate_second_seat": float((scores[~first] == 1.0).mean()) if (~first).any() else float("nan"),
     }
-
-
-def bradley_terry(records: Sequence[GameRecord], names: Sequence[str], iterations: int = 500) -> np.ndarray:
-    """Elo-scale ratings (mean 1500) maximising the Bradley-Terry likelihood (MM algorithm).
-
-    A small prior (one draw against a virtual average player) keeps ratings finite for a player
-    who won or lost every game.
-    """
-    index = {name: i for i, name in enumerate(names)}
-    n = len(names)
-    wins = np.full(n, 0.5)  # the prior's half win
-    meetings = np.zeros((n, n))
-    for record in records:
-        i, j = index[record.first], index[record.second]
-        wins[i] += record.score_first
-        wins[j] += 1.0 - record.score_first
-        meetings[i, j] += 1
-        meetings[j, i] += 1
-    strength = np.ones(n)
-    for _ in range(iterations):
-        denominator = (meetings / (strength[:, None] + strength[None, :])).sum(axis=1) + 1.0 / (strength + 1.0)
-        strength = wins / denominator
-        strength /= np.exp(np.log(strength).mean())
-    ratings = 400.0 * np.log10(strength)
-    return ratings - ratings.mean() + 1500.0
-
-
-@dataclass(frozen=True)
-class Rating:
-    name: str
-    rating: float
-    low: float  # 95% interval (see :func:`ratings`); -inf or inf where only one side is bounded
-    high: float
-    games: int
-    score: float  # points per game
-
-
-def ratings(records: Sequence[GameRecord], names: Sequence[str], bootstrap: int = 200, seed: int = 0) -> list[Rating]:
-    """Ratings, best first, with 95% intervals.
-
-    Mostly a bootstrap (games resampled with replacement). That says nothing about a player who
-    won (or lost) every game: every resample is a clean sweep too, so the interval would have no
-    width. Such a player gets an honest one-sided bound instead: the exact binomial bound on its
-    score (all ``n`` games won is likelier than 5% only for a score of at least ``0.05 ** (1/n)``),
-    as an Elo gap above its opponents' mean rating; the other side is unbounded (``inf``).
-    """
-    point = bradley_terry(records, names)
-    rng = np.random.default_rng(seed)
-    resampled = ([records[k] for k in rng.integers(len(records), size=len(records))] for _ in range(bootstrap))
-    samples = np.array([bradley_terry(sample, names, 200) for sample in resampled])
-    table = []
-    for i, name in enumerate(names):
-        played = [r for r in records if name in (r.first, r.second)]
-        points = sum(r.score_first if r.first == name else 1.0 - r.score_first for r in played)
-        low, high = np.percentile(samples[:, i], [2.5, 97.5])
-        if played and points in (0.0, len(played)):
-            low, high = _sweep_bound(name, played, names, point, won=points > 0)
-        table.append(Rating(name, float(point[i]), float(low), float(high), len(played), points / max(1, len(played))))
-    return sorted(table, key=lambda rating: -rating.rating)
-
-
-def _sweep_bound(
-    name: str, played: Sequence[GameRecord], names: Sequence[str], point: np.ndarray, won: bool
-) -> tuple[float, float]:
-    """The one-sided 95% bound of a player who won (or lost) all its games: see :func:`ratings`."""
-    index = {n: i for i, n in enumerate(names)}
-    opponents = [record.second if record.first == name else record.first for record in played]
-    mean = float(np.mean([point[index[other]] for other in opponents]))
-    score = 0.05 ** (1.0 / len(played))
-    gap = 400.0 * math.log10(score / (1.0 - score))
-    return (mean + gap, math.inf) if won else (-math.inf, mean - gap)
-
-
-def interval_text(rating: Rating) -> str:
-    """``1440 .. 1560``, or ``>= 1817`` / ``<= 1183`` for a one-sided bound."""
-    if math.isinf(rating.high):
-        return f">= {rating.low:.0f}"
-    if math.isinf(rating.low):
-        return f"<= {rating.high:.0f}"
-    return f"{rating.low:.0f} .. {rating.high:.0f}"
 
 
 def write_results(path: str | Path, table: Sequence[Rating], records: Sequence[GameRecord]) -> None:

@@ -1,0 +1,125 @@
+"""Building a ladder: which rungs meet, how often, and their ratings with random pinned at 0.
+
+The games are played by :func:`crossenvs.eval.ladder.play_pairs` (across processes); the fit and
+its bootstrap are :mod:`crossenvs.eval.ratings`' (the same as an arena's, anchored here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ...core.checks import check_count, check_seed
+from ...core.errors import CrossenvsError, InvalidOptionError
+from ...core.game import Game
+from ...players import make_player
+from ..ratings import GameRecord, bootstrap_ratings, bradley_terry
+from .files import ANCHOR, OPENING_PLIES, Ladder, Rung, agent_digest
+from .pool import default_workers, play_pairs
+
+#: the rungs of the shipped ladders, roughly weakest first (the order only decides who meets whom)
+MCTS_RUNGS = ("random", "greedy", "mcts:8", "mcts:32", "mcts:128", "mcts:500", "mcts:2000")
+PRETRAINED_RUNGS = ("pretrained:0", "pretrained:16", "pretrained:64", "pretrained:256")
+
+
+def default_rungs(game: Game) -> list[str]:
+    """The MCTS rungs, and the pretrained agent's when the game at these options has one."""
+    from ... import agents  # the same layer; agents need torch only when a player is made
+
+    try:
+        agents.path(game.name, **game.options)
+    except InvalidOptionError:
+        return list(MCTS_RUNGS)
+    return list(MCTS_RUNGS + PRETRAINED_RUNGS)
+
+
+def neighbour_pairs(count: int, reach: int) -> list[tuple[int, int]]:
+    """Rung pairs that meet: each rung with the next ``reach`` rungs above it."""
+    return [(i, j) for i in range(count) for j in range(i + 1, min(count, i + reach + 1))]
+
+
+def anchored_ratings(
+    records: Sequence[GameRecord], names: Sequence[str], anchor: str = ANCHOR, bootstrap: int = 200, seed: int = 0
+) -> list[Rung]:
+    """Bradley-Terry ratings with ``anchor`` at 0, and 95% bootstrap intervals of each rung's gap to it."""
+    if anchor not in names:
+        raise InvalidOptionError(f"a ladder needs its anchor {anchor!r} among its rungs, got {list(names)}")
+    at = list(names).index(anchor)
+    point = bradley_terry(records, names)
+    point = point - point[at]
+    samples = bootstrap_ratings(records, names, bootstrap, seed)
+    samples -= samples[:, [at]]
+    lows, highs = np.percentile(samples, [2.5, 97.5], axis=0)
+    games = {name: sum(name in (r.first, r.second) for r in records) for name in names}
+    rungs = [Rung(n, float(point[i]), float(lows[i]), float(highs[i]), games[n]) for i, n in enumerate(names)]
+    return sorted(rungs, key=lambda rung: rung.rating)
+
+
+def build_ladder(
+    game: Game,
+    specs: Sequence[str],
+    games_per_pair: int,
+    *,
+    reach: int = 2,
+    seed: int = 0,
+    workers: int = 1,
+    opening_plies: int = OPENING_PLIES,
+    repair_rounds: int = 2,
+    command: str = "",
+    made: str = "",
+    progress: Callable[[str], None] | None = None,
+) -> Ladder:
+    """Play each rung against its ``reach`` nearest rungs (``specs`` listed weakest first) and rate them all.
+
+    Every game opens with ``opening_plies`` random decisions, shared by the two games of a seat swap.
+    Only neighbours meet: a far mismatch is a sweep that says little, while games between rungs of
+    similar strength pin the gaps down. The listed order is a guess (greedy is strong in one game and
+    weak in another), so after the first games the rungs are sorted by their ratings and the pairs of
+    new neighbours play too, for up to ``repair_rounds`` rounds: a rung that swept everything it met
+    would otherwise be rated by the fit's prior alone. ``specs`` must include the anchor, ``random``.
+    """
+    specs = list(dict.fromkeys(specs))
+    _check_rungs(game, specs)
+    games_per_pair = check_count(games_per_pair, "games per pair", 2, 1_000_000)
+    seed = check_seed(seed, "ladder seed") or 0
+    pairs = set(neighbour_pairs(len(specs), reach))
+    records = play_pairs(game, specs, sorted(pairs), games_per_pair, seed, workers, progress, opening_plies)
+    for round_index in range(1, repair_rounds + 1):  # the listed order was a guess: meet the real neighbours
+        point = bradley_terry(records, specs)
+        order = sorted(range(len(specs)), key=lambda k: point[k])
+        wanted = {tuple(sorted((order[i], order[j]))) for i, j in neighbour_pairs(len(specs), reach)} - pairs
+        if not wanted:
+            break
+        pairs |= wanted
+        round_seed = (seed + 1_000_033 * round_index) % 2**62
+        records += play_pairs(game, specs, sorted(wanted), games_per_pair, round_seed, workers, progress, opening_plies)
+    rungs = anchored_ratings(records, specs, seed=seed)
+    extra: dict[str, Any] = {
+        "reach": reach,
+        "opening_plies": opening_plies,
+        "pairs": [[specs[i], specs[j]] for i, j in sorted(pairs)],
+    }
+    if any(spec.startswith("pretrained") for spec in specs):
+        extra["agent_sha256"] = agent_digest(game)
+    return Ladder(game.name, dict(game.options), tuple(rungs), command, made, games_per_pair, extra)
+
+
+def _check_rungs(game: Game, specs: list[str]) -> None:
+    """At least two rungs, the anchor among them, each made once before any game is played: a bad spec costs nothing."""
+    if len(specs) < 2 or ANCHOR not in specs:
+        raise InvalidOptionError(f"a ladder needs at least two rungs, its anchor {ANCHOR!r} among them, got {specs}")
+    for spec in specs:
+        try:
+            make_player(spec, game=game)
+        except CrossenvsError as exc:
+            raise InvalidOptionError(f"ladder rung {spec!r}: {exc}") from None
+
+
+def made_stamp() -> str:
+    """When and on what a ladder was made, for its file: the date, the processor, the cores."""
+    import datetime
+    import platform
+
+    return f"{datetime.date.today().isoformat()}, {platform.machine()} with {default_workers()} cores"
