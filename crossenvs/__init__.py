@@ -11,8 +11,6 @@ A game of your own joins with one call, ``crossenvs.register_game(name, GameClas
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
 from . import games  # noqa: F401 - registers the built-in games (their modules load on first use)
 from .core import (
     CallOrderError,
@@ -37,14 +35,9 @@ from .core import (
     make_game,
     register_game,
 )
+from .core.version import __version__ as __version__
 from .envs import registration as _env_registration  # noqa: F401 - gymnasium ids and entry modules
 from .players import PATH_KIND, register_player_kind
-
-try:
-    __version__ = version("crossenvs")
-except PackageNotFoundError:  # running from a source tree without installing
-    __version__ = "0.0.0+unknown"
-
 
 __all__ = [
     "CallOrderError",
@@ -79,8 +72,8 @@ register_player_kind("az", "crossenvs.az.player:from_spec", "az:<checkpoint>[:<s
 register_player_kind("pretrained", "crossenvs.agents:from_spec", "pretrained[:<simulations>]", extra="agents")
 register_player_kind("rllib", "crossenvs.integrations.rllib.player:from_spec", "rllib:<checkpoint>", extra="rllib",
                      reads_file=True)  # fmt: skip
-register_player_kind(PATH_KIND, "crossenvs.checkpoints:sb3_player", "a checkpoint .zip path", extra="train",
+register_player_kind(PATH_KIND, "crossenvs.checkpoints.sb3:sb3_player", "a checkpoint .zip path", extra="train",
                      reads_file=True)  # fmt: skip
 # a .zip read by unpickling it (runs any code it holds): only when the user names this prefix (docs/security.md)
-register_player_kind("pickle", "crossenvs.checkpoints:pickled_sb3_player", "pickle:<trusted checkpoint .zip>",
+register_player_kind("pickle", "crossenvs.checkpoints.sb3:pickled_sb3_player", "pickle:<trusted checkpoint .zip>",
                      extra="train", reads_file=True)  # fmt: skip

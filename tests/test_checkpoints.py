@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import pickle
 import re
+import subprocess
+import sys
 import time
 
 import pytest
@@ -105,3 +108,20 @@ def test_a_kind_whose_extra_is_missing_names_the_extra():
             make_player("absent")
     finally:
         del player_specs._KINDS["absent"]
+
+
+def test_maskableppo_files_of_either_age_find_the_cnn_class():
+    """stable-baselines3 pickles policy_kwargs with cloudpickle, which saves BoardCNN by reference (module and
+    name): files written before the class moved name crossenvs.checkpoints, newer ones crossenvs.az.board_cnn."""
+    cloudpickle = pytest.importorskip("cloudpickle")
+    pytest.importorskip("stable_baselines3")
+    from crossenvs.az.board_cnn import BoardCNN
+
+    assert pickle.loads(b"ccrossenvs.checkpoints\nBoardCNN\n.") is BoardCNN  # an older run's reference
+    written = cloudpickle.dumps(ck.ppo_policy_kwargs("cnn", 16))
+    assert b"crossenvs.az.board_cnn" in written and pickle.loads(written)["features_extractor_class"] is BoardCNN
+
+
+def test_reading_the_package_imports_no_torch_or_stable_baselines3():
+    code = "import sys, crossenvs.checkpoints; sys.exit(bool({'torch', 'stable_baselines3'} & set(sys.modules)))"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0

@@ -2,8 +2,11 @@
 
 Every import in ``crossenvs/`` is read from the source with ``ast``, those inside functions and
 under ``TYPE_CHECKING`` included (a deferred import is still a dependency). A module may import
-its own layer or lower ones; the import graph has no cycle. Run ``pytest tests/test_layers.py``
-to see any offending import named with its file and line.
+its own layer or lower ones; the import graph has no cycle. The scripts in ``training/`` and
+``benchmarks/`` are leaves above the package: they import ``crossenvs`` freely, but no script
+imports another one (nor puts a folder on ``sys.path`` to do so), the package imports none of
+them, and the whole repository's graph has no cycle. Run ``pytest tests/test_layers.py`` to see
+any offending import named with its file and line.
 """
 
 from __future__ import annotations
@@ -14,6 +17,14 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "crossenvs"
+#: the leaves: trainers and benchmarks, one script each, keyed "training/alphazero.py"
+SCRIPTS = {
+    f"{folder}/{path.name}": path
+    for folder in ("training", "benchmarks")
+    for path in sorted((PACKAGE.parent / folder).glob("*.py"))
+}
+#: what ``import <name>`` finds only once a script's folder is on sys.path
+SCRIPT_NAMES = {path.stem for path in SCRIPTS.values()} | {"training", "benchmarks"}
 
 #: lowest first; a module belongs to the layer of the longest prefix that names it
 LAYERS: list[tuple[str, ...]] = [
@@ -21,7 +32,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("crossenvs.games",),
     ("crossenvs.players",),
     ("crossenvs.envs",),
-    ("crossenvs.checkpoints",),
+    ("crossenvs.checkpoints", "crossenvs.az.board_cnn"),  # the MaskablePPO reader rebuilds BoardCNN
     (
         "crossenvs.az",
         "crossenvs.agents",
@@ -32,6 +43,8 @@ LAYERS: list[tuple[str, ...]] = [
         "crossenvs.testing",
         "crossenvs.web",
         "crossenvs.flag_checks",
+        "crossenvs.trainer",
+        "crossenvs.ppo",
     ),
     ("crossenvs.cli", "crossenvs.__main__"),
     ("crossenvs",),  # the package root: the composition root that wires the layers together
@@ -61,8 +74,8 @@ def resolve(importer: str, node: ast.ImportFrom | ast.Import) -> list[str]:
     """The crossenvs modules an import statement loads (a name that is a submodule counts as it)."""
     if isinstance(node, ast.Import):
         return [alias.name for alias in node.names if alias.name.split(".")[0] == "crossenvs"]
-    package = importer if MODULES[importer].name == "__init__.py" else importer.rpartition(".")[0]
-    if node.level:
+    if node.level:  # relative: only inside the package
+        package = importer if MODULES[importer].name == "__init__.py" else importer.rpartition(".")[0]
         base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1])
         base = f"{base}.{node.module}" if node.module else base
     else:
@@ -153,3 +166,73 @@ def test_the_checks_see_a_planted_upward_import_and_cycle():
 def test_the_engine_imports_nothing_above_it(module):
     above = [b for a, b, _ in imports() if a == module and not b.startswith("crossenvs.core")]
     assert not above, f"{module} imports {above}"
+
+
+# ----------------------------------------------------------------------------- the scripts: leaves above the package
+def script_imports(tree: ast.AST) -> list[tuple[str, int]]:
+    """(script, line) for every import in ``tree`` that names a training/ or benchmarks/ script."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names = [node.module]
+        else:
+            continue
+        found += [(name.split(".")[0], node.lineno) for name in names if name.split(".")[0] in SCRIPT_NAMES]
+    return found
+
+
+def path_edits(tree: ast.AST) -> list[int]:
+    """The lines that touch ``sys.path`` (a script that edits it means to import something that is no package)."""
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr == "path" and getattr(node.value, "id", "") == "sys"
+    ]
+
+
+def every_file() -> dict[str, ast.AST]:
+    """Each module of the package and each script, parsed, by its module name or its path."""
+    files = {name: path for name, path in MODULES.items()} | SCRIPTS
+    return {name: ast.parse(path.read_text(), str(path)) for name, path in files.items()}
+
+
+def test_no_script_puts_a_folder_on_sys_path():
+    edits = [f"{name}:{line}" for name, path in SCRIPTS.items() for line in path_edits(ast.parse(path.read_text()))]
+    assert not edits, "sys.path edited (import from crossenvs instead):\n" + "\n".join(edits)
+
+
+def test_nothing_imports_a_script():
+    """A script's reusable part belongs in the package: neither the package nor another script imports one."""
+    found = [
+        f"{name}:{line} imports the script {script}"
+        for name, tree in every_file().items()
+        for script, line in script_imports(tree)
+    ]
+    assert not found, "imports of scripts:\n" + "\n".join(found)
+
+
+def test_the_repository_import_graph_has_no_cycle():
+    """The package's modules and the scripts together, each script a node importing crossenvs modules."""
+    graph: dict[str, set[str]] = {name: set() for name in every_file()}
+    for a, b, _ in imports():
+        graph[a].add(b)
+    for name, tree in every_file().items():
+        if name in SCRIPTS:
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    graph[name] |= {target for target in resolve(name, node) if target in graph}
+        graph[name] |= {
+            f"{folder}/{script}.py" for script, _ in script_imports(tree) for folder in ("training", "benchmarks")
+        } & set(graph)
+    cycles = strongly_connected(graph)
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(sorted(c)) for c in cycles)
+
+
+def test_the_script_checks_see_a_planted_script_import_and_path_edit():
+    """What the script checks are for: one script importing another after putting its folder on sys.path."""
+    planted = ast.parse("import sys\nsys.path.insert(0, 'training')\nimport alphazero\nfrom az_speed import measure\n")
+    assert script_imports(planted) == [("alphazero", 3), ("az_speed", 4)]
+    assert path_edits(planted) == [2]
+    assert not script_imports(ast.parse("from crossenvs.az import selfplay\nimport crossenvs.ppo.run\n"))

@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..checkpoints import check_trained_on, load_alphazero
+from ..checkpoints.alphazero import load_alphazero
+from ..checkpoints.files import check_trained_on
 from ..core.errors import InvalidOptionError
 from ..core.game import Game
 from ..core.state import State

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..agents import FOLDER as AGENTS_FOLDER
-from ..checkpoints import PICKLE_PREFIX
+from ..checkpoints.sb3 import PICKLE_PREFIX
 from ..core.errors import CheckpointError, InvalidOptionError, UsageError
 from ..core.game import Game
 from ..players import CHECKPOINT_SUFFIXES, PATH_KIND, Player, UnknownPlayerError, make_player, player_specs

@@ -14,7 +14,8 @@ from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 
-from ... import checkpoints
+from ...checkpoints.rllib import save_rllib
+from ...core.errors import CheckpointError
 from ...core.game import Game
 from .env import AGENTS, CrossMultiAgentEnv
 from .module import module_spec
@@ -180,7 +181,7 @@ def restore_league(algo: Algorithm, checkpoint: str | Path, opponents: Sequence[
     for expected in [module for module in opponents if module != RANDOM]:
         added = add_snapshot(algo, recent)
         if added != expected:
-            raise checkpoints.CheckpointError(
+            raise CheckpointError(
                 f"checkpoint {checkpoint}: its league {list(opponents)} is not one this trainer made "
                 f"(expected {added!r}, found {expected!r})"
             )
@@ -194,4 +195,4 @@ def restore_league(algo: Algorithm, checkpoint: str | Path, opponents: Sequence[
 def save_checkpoint(algo: Algorithm, folder: str | Path, game: Game, extra: dict[str, Any] | None = None) -> Path:
     """``algo`` saved into ``folder`` atomically, with a ``crossenvs.json`` naming the game and ``main``
     (:func:`crossenvs.checkpoints.save_rllib`)."""
-    return checkpoints.save_rllib(algo, folder, game, MAIN, extra)
+    return save_rllib(algo, folder, game, MAIN, extra)

@@ -11,7 +11,8 @@ import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 
-from ... import checkpoints
+from ...checkpoints.files import check_trained_on
+from ...checkpoints.rllib import load_rllib_module, rllib_module_folder
 from ...core.errors import CheckpointError, InvalidOptionError
 from ...core.game import Game
 from ...core.state import State
@@ -23,7 +24,7 @@ from .league import MAIN
 def load_module(path: str | Path, game: Game | None = None, module: str = MAIN) -> RLModule:
     """The RLModule of a checkpoint, on CPU, without starting Ray; checked against ``game`` if given
     (:func:`crossenvs.checkpoints.load_rllib_module` reads it)."""
-    loaded, _ = checkpoints.load_rllib_module(path, game, module)  # checks the game it names
+    loaded, _ = load_rllib_module(path, game, module)  # checks the game it names
     if game is not None:
         check_fits(loaded, None, game, path)
     loaded.eval()
@@ -33,7 +34,7 @@ def load_module(path: str | Path, game: Game | None = None, module: str = MAIN) 
 def check_fits(module: RLModule, metadata: dict[str, Any] | None, game: Game, path: str | Path) -> None:
     """Refuse a module trained for another game or board size, naming both."""
     if metadata is not None:
-        checkpoints.check_trained_on(path, (metadata["game"], metadata["options"]), game)
+        check_trained_on(path, (metadata["game"], metadata["options"]), game)
     space = module.observation_space
     shape = tuple(space[OBS].shape) if isinstance(space, gym.spaces.Dict) else None
     if shape != game.observation_shape or int(module.action_space.n) != game.num_actions:
@@ -66,7 +67,7 @@ class RLlibPlayer(Player):
     def _decide(self, game: Game, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         key = (game.name, tuple(sorted(game.options.items())))
         if key not in self._checked:  # once per game kind, not per move
-            check_fits(self.module, checkpoints.rllib_module_folder(self.path)[1], game, self.path)
+            check_fits(self.module, rllib_module_folder(self.path)[1], game, self.path)
             self._checked.add(key)
         batch = {OBS: torch.as_tensor(observations, dtype=torch.float32), MASK: torch.as_tensor(masks).float()}
         with torch.no_grad():
