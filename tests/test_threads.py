@@ -17,7 +17,6 @@ from crossenvs.core.threads import (
     BatchRunner,
     FasterOf,
     WayChoice,
-    torch_thread_choice,
 )
 
 
@@ -234,6 +233,8 @@ def test_a_runner_returns_what_its_way_returns():
 
 def test_torch_thread_choice_runs_on_all_threads_or_one(monkeypatch):
     torch = pytest.importorskip("torch")
+    from crossenvs.az.torch_threads import torch_thread_choice
+
     monkeypatch.setattr(threads, "NEIGHBOURS", lambda: 0.0)  # an idle machine, whatever else runs here now
     many = torch.get_num_threads()
     seen = []

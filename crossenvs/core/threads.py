@@ -28,6 +28,8 @@ serial, and a :class:`BatchRunner` picks one per call:
   trial ends at the first call that leaves its mean losing, so a losing trial costs about a call.
 * PPO training runs numba on one thread (``training/selfplay.py``, ``numba_on_one_thread``, says
   why): there torch's threads and numba's must not compete.
+* Torch's threads are chosen the same way (:class:`FasterOf`, a choice of their own), by
+  :func:`crossenvs.az.torch_threads.torch_thread_choice`, beside the network: the core does not name torch.
 * **Chunks, not shares**: a parallel loop hands out :data:`CHUNK` games at a time rather than
   one equal share per thread, so a thread slowed by a neighbour takes fewer games.
 """
@@ -221,28 +223,3 @@ class BatchRunner(FasterOf):
             self.serial(*args)
         else:
             super().__call__(size, *args)
-
-
-def torch_thread_choice(function: Callable[..., Any]) -> Callable[..., Any]:
-    """``function`` on all of torch's CPU threads or on one, whichever is faster now: ``choice(size, *args)``.
-
-    Torch splits a large operation among its threads and waits for the last: beside a busy
-    process, a thread sharing its core makes every operation wait for a time slice. Measured
-    (AlphaZero self-play, Crisscross 6x6, a browser busy beside it): 34 positions/s on two
-    threads against 360 on one.
-    """
-    import torch  # the training extra; the environments do not need it
-
-    many = torch.get_num_threads()
-
-    def on(threads: int) -> Callable[..., Any]:
-        def run(*args: Any) -> Any:
-            if torch.get_num_threads() != threads:
-                torch.set_num_threads(threads)
-            return function(*args)
-
-        return run
-
-    if many == 1:
-        return lambda size, *args: function(*args)
-    return FasterOf(on(many), on(1), WayChoice(neighbour_load=NEIGHBOURS))
