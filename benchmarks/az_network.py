@@ -23,20 +23,16 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import torch
 from torch import nn
 
 import crossenvs
 from crossenvs.az.network import PRECISIONS, AlphaZeroNet, autocast, fastest_precision
+from crossenvs.az.speed import game_from_args
 from crossenvs.checkpoints import resolve_device
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from az_speed import game_from_args
 
 VARIANTS = ("baseline", "channels_last", "contiguous", "compiled", "narrow")
 

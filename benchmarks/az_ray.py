@@ -56,16 +56,17 @@ def one_run(config: Path, minutes: float, actors: int, folder: Path) -> dict:
 
 def parts(config_path: str, device: str, seconds: float) -> dict:
     """One actor's search on one thread and the learner's updates/s, each alone."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    sys.path.insert(0, str(ROOT / "training"))
-    import alphazero
     import torch
-    from az_speed import measure
 
     import crossenvs
+    from crossenvs.az.config import load_config
+    from crossenvs.az.learn import train_step
+    from crossenvs.az.network import AlphaZeroNet
+    from crossenvs.az.replay import Replay
+    from crossenvs.az.speed import measure
     from crossenvs.checkpoints import resolve_device
 
-    config = alphazero.load_config(config_path)
+    config = load_config(config_path)
     game = crossenvs.make_game(config.game, **config.options)
     device = resolve_device(device)
     threads = torch.get_num_threads()
@@ -76,9 +77,9 @@ def parts(config_path: str, device: str, seconds: float) -> dict:
         actor[chosen] = measure(game, config.num_envs, config.simulations, config.channels, config.blocks, "cpu",
                                 seconds, chosen)["positions_per_second"]  # fmt: skip
     torch.set_num_threads(threads)
-    net = alphazero.AlphaZeroNet(game.observation_shape, game.num_actions, config.channels, config.blocks).to(device)
+    net = AlphaZeroNet(game.observation_shape, game.num_actions, config.channels, config.blocks).to(device)
     optimizer = torch.optim.AdamW(net.parameters(), lr=config.learning_rate)
-    replay = alphazero.Replay(config.batch_size * 4, game.observation_shape, game.num_actions)
+    replay = Replay(config.batch_size * 4, game.observation_shape, game.num_actions)
     rng = np.random.default_rng(0)
     count = config.batch_size * 4
     replay.add(
@@ -93,7 +94,7 @@ def parts(config_path: str, device: str, seconds: float) -> dict:
             started, updates = time.perf_counter(), 0
             while time.perf_counter() - started < seconds:
                 batch = replay.sample(rng, config.batch_size, symmetries)
-                alphazero.train_step(net, optimizer, batch, device, chosen)
+                train_step(net, optimizer, batch, device, chosen)
                 updates += 1
         learner[chosen] = updates / (time.perf_counter() - started)
     print(

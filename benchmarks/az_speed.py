@@ -13,65 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 
-import numpy as np
 import torch
 
 import crossenvs
-from crossenvs.az.network import PRECISIONS, AlphaZeroNet, evaluator
-from crossenvs.az.search import GumbelSearch
+from crossenvs.az.network import PRECISIONS
+from crossenvs.az.speed import game_from_args, measure
 from crossenvs.checkpoints import resolve_device
-from crossenvs.cli import parse_options
-
-
-def measure(
-    game,
-    batch: int,
-    simulations: int,
-    channels: int,
-    blocks: int,
-    device: str,
-    seconds: float,
-    precision: str = "float32",
-) -> dict:
-    net = AlphaZeroNet(game.observation_shape, game.num_actions, channels, blocks).to(device).eval()
-    evaluate, network_seconds = evaluator(net, device, precision), [0.0]
-
-    def timed_evaluate(observations):
-        started = time.perf_counter()
-        result = evaluate(observations)
-        network_seconds[0] += time.perf_counter() - started
-        return result
-
-    rng = np.random.default_rng(0)
-    search = GumbelSearch(game, batch, simulations)
-    state = game.initial_state()
-    boards, metas = np.repeat(state.board[None], batch, 0), np.repeat(state.meta[None], batch, 0)
-    search.run(boards, metas, timed_evaluate, rng)  # compile and warm up
-    network_seconds[0], moves = 0.0, 0
-    started = time.perf_counter()
-    while time.perf_counter() - started < seconds:
-        search.run(boards, metas, timed_evaluate, rng)
-        moves += 1
-    elapsed = time.perf_counter() - started
-    return {
-        "game": game.name,
-        "options": game.options,
-        "batch": batch,
-        "simulations": simulations,
-        "device": device,
-        "precision": precision,
-        "positions_per_second": round(moves * batch / elapsed, 1),
-        "network_evaluations_per_second": round(moves * batch * (simulations + 1) / elapsed, 1),
-        "network_share": round(network_seconds[0] / elapsed, 3),
-    }
-
-
-def game_from_args(args: argparse.Namespace):
-    """The game ``--game`` and ``--option`` name; Crisscross defaults to 6x6, ``make train``'s board."""
-    default = ["size=6"] if args.game == "crisscross" else []
-    return crossenvs.make_game(args.game, **parse_options(args.option if args.option is not None else default))
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -438,10 +438,10 @@ def training_rate(steps: int) -> float:
 
 
 def alphazero_rate(seconds: float) -> float:
-    """AlphaZero self-play positions/s (``az_speed.measure``, ``make train``'s settings) in a fresh process."""
+    """AlphaZero self-play positions/s (``crossenvs.az.speed.measure``, ``make train``'s settings) in a fresh process."""
     code = (
-        "import crossenvs, az_speed; game = crossenvs.make_game('crisscross', size=6); "
-        f"print(az_speed.measure(game, 256, 32, 32, 3, 'cpu', {float(seconds)})['positions_per_second'])"
+        "import crossenvs; from crossenvs.az.speed import measure; game = crossenvs.make_game('crisscross', size=6); "
+        f"print(measure(game, 256, 32, 32, 3, 'cpu', {float(seconds)})['positions_per_second'])"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=HERE, capture_output=True, text=True, check=True)
     return float(done.stdout.strip().splitlines()[-1])

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 import warnings
 from pathlib import Path
@@ -83,15 +82,15 @@ def ours_like_for_like(steps: int) -> float:
 
 
 def ours_as_configured(steps: int) -> float:
-    sys.path.insert(0, str(ROOT / "training"))
-    import selfplay
+    from crossenvs.ppo.config import load_config
+    from crossenvs.ppo.run import Run, new_model, numba_on_one_thread
 
-    config = selfplay.load_config(ROOT / "configs" / "crisscross.yaml")
-    run = selfplay.Run(config, Path("/tmp/unused"), "cpu")
-    model = selfplay.new_model(config, run.make_env(), "cpu")
+    config = load_config(ROOT / "configs" / "crisscross.yaml")
+    run = Run(config, Path("/tmp/unused"), "cpu")
+    model = new_model(config, run.make_env(), "cpu")
     for _ in range(config.pool_size):  # a full pool of snapshots, as in a run past its start
         run.pool.add(model.policy)
-    with selfplay.numba_on_one_thread():
+    with numba_on_one_thread():
         return _timed_learn(model, steps)
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -39,6 +42,17 @@ AZ_TINY = {
     "eval_simulations": 4,
     "eval_opponent": "random",
 }
+
+
+@functools.cache
+def training_script(name: str) -> ModuleType:
+    """``training/<name>.py`` loaded as a module, for tests that call its ``main`` in this process: the scripts
+    are leaves, not a package, and no test puts training/ on ``sys.path`` (the library is ``crossenvs``)."""
+    path = Path(__file__).resolve().parent.parent / "training" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"training_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def position(diagram: str, to_move: str, ply: int = 0) -> str:

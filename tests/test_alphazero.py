@@ -277,8 +277,7 @@ def test_bfloat16_network_agrees_with_float32_and_learns():
     """bfloat16 autocast: the same outputs to bfloat16's precision, and a learning step that lowers the loss."""
     import torch
 
-    sys.path.insert(0, str(ROOT / "training"))
-    import alphazero
+    from crossenvs.az.learn import train_step
 
     game = make_game("crisscross", size=6)
     torch.manual_seed(0)
@@ -294,7 +293,7 @@ def test_bfloat16_network_agrees_with_float32_and_learns():
     optimizer = torch.optim.AdamW(net.parameters(), lr=0.01)
     policies = np.full((32, game.num_actions), 1.0 / game.num_actions, dtype=np.float32)
     batch = (observations, policies, np.ones(32, dtype=np.float32))
-    losses = [alphazero.train_step(net, optimizer, batch, "cpu", "bfloat16")["loss/value"] for _ in range(20)]
+    losses = [train_step(net, optimizer, batch, "cpu", "bfloat16")["loss/value"] for _ in range(20)]
     assert all(np.isfinite(losses)) and losses[-1] < losses[0] / 2
 
 
@@ -311,32 +310,29 @@ def test_the_example_game_trains_too():
 
 def test_the_final_agent_is_rated_on_the_shipped_ladder():
     """make train's last line: the agent's anchored rating, from the Crisscross 6x6 ladder."""
-    sys.path.insert(0, str(ROOT / "training"))
-    import alphazero
-
     from crossenvs import agents
+    from crossenvs.az.config import Config
+    from crossenvs.az.evaluation import ladder_rating
 
     game = make_game("crisscross", size=6)
-    config = alphazero.Config(game="crisscross", options={"size": 6}, eval_ladder_games=10)
+    config = Config(game="crisscross", options={"size": 6}, eval_ladder_games=10)
     agent = make_player("pretrained:0", game=game)
-    rated = alphazero.ladder_rating(game, agent, config)
+    rated = ladder_rating(game, agent, config)
     assert rated["ladder_games"] == 10 and rated["ladder_text"].startswith("ladder rating ")
     assert rated["ladder_low"] is None or rated["ladder_low"] <= rated["ladder_rating"]
-    assert alphazero.ladder_rating(game, agent, alphazero.Config(game="crisscross", eval_ladder_games=0)) == {}
+    assert ladder_rating(game, agent, Config(game="crisscross", eval_ladder_games=0)) == {}
     assert agents.path("crisscross", size=6).is_file()
 
 
 def test_playout_cap_randomisation_learns_only_from_the_full_searches():
     """With ``fast_simulations``, about ``full_search_share`` of the moves are searched in full; only those
     positions are learnt from, and the cheap moves ask the network for fewer leaves."""
-    sys.path.insert(0, str(ROOT / "training"))
-    import alphazero
+    from crossenvs.az.config import Config
+    from crossenvs.az.selfplay import SelfPlay
 
-    config = alphazero.Config(
-        **{**AZ_TINY, "num_envs": 8, "simulations": 8, "fast_simulations": 2, "full_search_share": 0.4}
-    )
+    config = Config(**{**AZ_TINY, "num_envs": 8, "simulations": 8, "fast_simulations": 2, "full_search_share": 0.4})
     config.check("tiny.yaml")
-    selfplay = alphazero.SelfPlay(config, np.random.default_rng(0))
+    selfplay = SelfPlay(config, np.random.default_rng(0))
     calls = []
     evaluate = fixed_evaluator(selfplay.game.num_actions)
 
@@ -368,18 +364,17 @@ def test_playout_cap_randomisation_learns_only_from_the_full_searches():
     ],
 )
 def test_a_playout_cap_that_cannot_work_is_refused(changes, message):
-    sys.path.insert(0, str(ROOT / "training"))
-    import alphazero
+    from crossenvs.az.config import Config
+    from crossenvs.trainer.config import ConfigError
 
-    with pytest.raises(alphazero.ConfigError, match=message):
-        alphazero.Config(**{**AZ_TINY, **changes}).check("tiny.yaml")
+    with pytest.raises(ConfigError, match=message):
+        Config(**{**AZ_TINY, **changes}).check("tiny.yaml")
 
 
 def test_the_make_train_config_documents_every_key():
-    sys.path.insert(0, str(ROOT / "training"))
     import dataclasses
 
-    import alphazero
+    from crossenvs.az.config import Config
 
     documented = yaml.safe_load((ROOT / "configs" / "alphazero" / "crisscross6.yaml").read_text())
-    assert set(documented) == {field.name for field in dataclasses.fields(alphazero.Config)}
+    assert set(documented) == {field.name for field in dataclasses.fields(Config)}

@@ -22,11 +22,15 @@ pytest.importorskip("ray", reason='needs the rllib extra: pip install "crossenvs
 from conftest import AZ_TINY
 
 import crossenvs
+from crossenvs.az.cluster import ClusterError, HeadWatch
+from crossenvs.az.config import Config
+from crossenvs.az.network import AlphaZeroNet, evaluator
+from crossenvs.az.ray_actors import fresh_positions
+from crossenvs.az.selfplay import SelfPlay
 from crossenvs.players import make_player
+from crossenvs.trainer.config import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "training"))
-import alphazero_ray  # noqa: E402
 
 RAY_TINY = {**AZ_TINY, "max_minutes": 0.4, "checkpoint_minutes": 0.05, "actor_steps": 2, "publish_every": 2}
 
@@ -139,18 +143,16 @@ def test_an_actor_past_its_restarts_stops_the_run_in_one_line_with_latest_saved(
 
 def test_positions_of_games_begun_too_many_updates_ago_are_dropped_whole():
     tags = np.array([90, 90, 90, 97, 97, 100])
-    keep, lags = alphazero_ray.fresh_positions(tags, updates=100, max_lag=8)
+    keep, lags = fresh_positions(tags, updates=100, max_lag=8)
     assert keep.tolist() == [False, False, False, True, True, True] and lags.tolist() == [3, 3, 0]
 
 
 def test_a_finished_game_is_tagged_with_the_oldest_weights_that_searched_it():
-    import alphazero
-
-    config = alphazero.Config(**{**AZ_TINY, "num_envs": 4})
-    selfplay = alphazero.SelfPlay(config, np.random.default_rng(0))
+    config = Config(**{**AZ_TINY, "num_envs": 4})
+    selfplay = SelfPlay(config, np.random.default_rng(0))
     game = selfplay.game
-    net = alphazero.AlphaZeroNet(game.observation_shape, game.num_actions, config.channels, config.blocks).eval()
-    evaluate = alphazero.evaluator(net, "cpu", "float32")
+    net = AlphaZeroNet(game.observation_shape, game.num_actions, config.channels, config.blocks).eval()
+    evaluate = evaluator(net, "cpu", "float32")
     finished = [selfplay.step(evaluate, tag=step) for step in range(40)]
     ended = [part for part in finished if len(part.tags)]
     assert ended and sum(part.ended for part in finished) >= 4
@@ -161,12 +163,8 @@ def test_a_finished_game_is_tagged_with_the_oldest_weights_that_searched_it():
 
 
 def test_a_policy_lag_below_the_publishing_interval_is_refused():
-    import alphazero
-
-    with pytest.raises(
-        alphazero.ConfigError, match="'max_policy_lag' \\(2\\) must be at least 'publish_every' \\(8\\)"
-    ):
-        alphazero.Config(**{**AZ_TINY, "max_policy_lag": 2, "publish_every": 8}).check("tiny.yaml")
+    with pytest.raises(ConfigError, match="'max_policy_lag' \\(2\\) must be at least 'publish_every' \\(8\\)"):
+        Config(**{**AZ_TINY, "max_policy_lag": 2, "publish_every": 8}).check("tiny.yaml")
 
 
 def test_a_simulated_cluster_spreads_the_actors_and_survives_a_lost_node(tmp_path):
@@ -224,8 +222,8 @@ def test_a_cluster_that_cannot_be_used_is_one_line_before_any_folder(tmp_path, f
 def test_the_head_watch_notices_a_head_node_that_stops_answering():
     listener = socket.create_server(("127.0.0.1", 0))
     address = f"127.0.0.1:{listener.getsockname()[1]}"
-    watch = alphazero_ray.HeadWatch(address, every=0)
+    watch = HeadWatch(address, every=0)
     watch.check()  # answers: nothing happens
     listener.close()
-    with pytest.raises(alphazero_ray.ClusterError, match=f"the head node {address} does not answer"):
+    with pytest.raises(ClusterError, match=f"the head node {address} does not answer"):
         watch.check()

@@ -8,7 +8,6 @@ import base64
 import builtins
 import json
 import pickle
-import sys
 import zipfile
 from pathlib import Path
 
@@ -17,19 +16,25 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from conftest import AZ_TINY, training_script
+from test_training import az_run_with_checkpoints, ppo_run_with_checkpoints, tiny_config, trainer_error
 
 import crossenvs
 from crossenvs import checkpoints as ck
+from crossenvs.az import config as az_config
+from crossenvs.az.network import AlphaZeroNet
+from crossenvs.az.replay import Replay
+from crossenvs.az.resume import checkpoint_to_resume, latest_extra, read_document
 from crossenvs.core import checks
 from crossenvs.players import make_player
+from crossenvs.ppo.config import load_config
+from crossenvs.ppo.resume import resume
+from crossenvs.ppo.run import Run, new_model
+from crossenvs.trainer import folders
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "training"))
-import alphazero  # noqa: E402
-import common  # noqa: E402
-import selfplay  # noqa: E402
-from conftest import AZ_TINY  # noqa: E402
-from test_training import az_run_with_checkpoints, ppo_run_with_checkpoints, tiny_config, trainer_error  # noqa: E402
+alphazero = training_script("alphazero")
+selfplay = training_script("selfplay")
 
 
 # ----------------------------------------------------------------------------- 1. checkpoint trust
@@ -118,8 +123,8 @@ class Killed(BaseException):
 @pytest.mark.parametrize("kill_at", [1, 2, 3, 4, 5])
 def test_a_ppo_checkpoint_killed_at_any_step_leaves_a_resumable_run(tmp_path, monkeypatch, kill_at):
     run_dir = ppo_run_with_checkpoints(tmp_path, [256])
-    run = selfplay.Run(selfplay.load_config(run_dir / "config.yaml"), run_dir, "cpu")
-    model = selfplay.new_model(run.config, run.make_env(), "cpu")
+    run = Run(load_config(run_dir / "config.yaml"), run_dir, "cpu")
+    model = new_model(run.config, run.make_env(), "cpu")
     model.num_timesteps = 512
     calls = []
 
@@ -128,14 +133,14 @@ def test_a_ppo_checkpoint_killed_at_any_step_leaves_a_resumable_run(tmp_path, mo
         if len(calls) == kill_at:
             raise Killed(what)
 
-    monkeypatch.setattr(common, "protocol_step", step)
+    monkeypatch.setattr(folders, "protocol_step", step)
     if kill_at <= 4:  # the protocol has four steps: write data, write metadata, rename data, rename metadata
         with pytest.raises(Killed):
             run.save_checkpoint(model)
     else:
         run.save_checkpoint(model)
     monkeypatch.undo()
-    resumed, _, _ = selfplay.resume(resume_args(run_dir), "cpu")
+    resumed, _, _ = resume(resume_args(run_dir), "cpu")
     expected = 512 if kill_at >= 4 else 256  # the metadata's rename commits the checkpoint
     assert resumed.steps()[-1] == expected
     left = sorted(path.name for path in (run_dir / "checkpoints").iterdir())
@@ -145,13 +150,13 @@ def test_a_ppo_checkpoint_killed_at_any_step_leaves_a_resumable_run(tmp_path, mo
 def test_alphazero_resume_removes_what_a_killed_write_left(tmp_path, monkeypatch):
     run_dir = az_run_with_checkpoints(tmp_path)
     game = crossenvs.make_game("crisscross", size=4)
-    net, _ = ck.load_alphazero(run_dir / "checkpoints" / "latest.pt", alphazero.AlphaZeroNet)
+    net, _ = ck.load_alphazero(run_dir / "checkpoints" / "latest.pt", AlphaZeroNet)
     with monkeypatch.context() as patch:  # killed between writing the temporary file and renaming it
-        patch.setattr(ck.os, "replace", lambda *a: (_ for _ in ()).throw(Killed()))
+        patch.setattr(ck.alphazero.os, "replace", lambda *a: (_ for _ in ()).throw(Killed()))
         with pytest.raises(Killed):
             ck.save_alphazero(run_dir / "checkpoints" / "seconds_000180.pt", net, game, {"counters": {}})
     (run_dir / "checkpoints" / ".latest.pt.tmp").write_bytes(b"half a file")
-    chosen, document = alphazero.checkpoint_to_resume(run_dir, resume_args(run_dir))
+    chosen, document = checkpoint_to_resume(run_dir, resume_args(run_dir))
     assert chosen.name == "latest.pt" and document["counters"]["moves"] == 120
     assert not list((run_dir / "checkpoints").glob(".*"))
 
@@ -175,7 +180,7 @@ def test_resume_of_a_run_killed_before_its_first_checkpoint_starts_it(tmp_path, 
 def test_the_alphazero_replay_buffer_is_saved_with_latest_and_restored(tmp_path, capsys):
     run_dir = az_run_with_checkpoints(tmp_path)
     game = crossenvs.make_game("crisscross", size=4)
-    replay = alphazero.Replay(32, game.observation_shape, game.num_actions)
+    replay = Replay(32, game.observation_shape, game.num_actions)
     rng = np.random.default_rng(0)
     for _ in range(3):  # 45 positions into 32 places: the ring wraps
         count = 15
@@ -183,13 +188,13 @@ def test_the_alphazero_replay_buffer_is_saved_with_latest_and_restored(tmp_path,
         policies = rng.dirichlet(np.ones(game.num_actions), count).astype(np.float32)
         replay.add(observations, policies, rng.choice([-1.0, 0.0, 1.0], count).astype(np.float32))
     latest = run_dir / "checkpoints" / "latest.pt"
-    document = alphazero.read_document(latest)
-    net, _ = ck.load_alphazero(latest, alphazero.AlphaZeroNet)
+    document = read_document(latest)
+    net, _ = ck.load_alphazero(latest, AlphaZeroNet)
     optimizer = torch.optim.AdamW(net.parameters())
-    ck.save_alphazero(latest, net, game, alphazero.latest_extra(optimizer, document["counters"], replay))
+    ck.save_alphazero(latest, net, game, latest_extra(optimizer, document["counters"], replay))
 
-    copy = alphazero.Replay(32, game.observation_shape, game.num_actions)
-    copy.restore(alphazero.read_document(latest)["replay"], latest)
+    copy = Replay(32, game.observation_shape, game.num_actions)
+    copy.restore(read_document(latest)["replay"], latest)
     assert copy.size == 32
     for name in ("observations", "policies", "results"):
         assert np.array_equal(np.sort(getattr(copy, name), axis=0), np.sort(getattr(replay, name), axis=0))
@@ -198,13 +203,13 @@ def test_the_alphazero_replay_buffer_is_saved_with_latest_and_restored(tmp_path,
     (run_dir / "config.yaml").write_text(yaml.safe_dump({**AZ_TINY, "max_minutes": 0.01, "eval_games": 2}))
     assert alphazero.main(["--no-progress", "--device", "cpu", "--resume", str(run_dir)]) == 0
     assert "replay buffer restored: 32 positions" in capsys.readouterr().out
-    assert len(alphazero.read_document(latest)["replay"]["results"]) >= 32
+    assert len(read_document(latest)["replay"]["results"]) >= 32
 
 
 def test_the_default_replay_buffer_size_is_bounded():
-    config = alphazero.load_config(ROOT / "configs" / "alphazero" / "crisscross6.yaml")
+    config = az_config.load_config(ROOT / "configs" / "alphazero" / "crisscross6.yaml")
     game = crossenvs.make_game(config.game, **config.options)
-    megabytes = config.replay_size * alphazero.replay_row_bytes(game) / 2**20
+    megabytes = config.replay_size * az_config.replay_row_bytes(game) / 2**20
     assert megabytes < 64, megabytes  # docs/training.md states the figure
 
 
@@ -253,12 +258,12 @@ def test_a_config_that_cannot_fit_in_memory_is_refused_before_any_folder(tmp_pat
 def test_local_ray_actors_count_in_the_memory_a_config_needs(monkeypatch):
     """With --actors and no --address, the actors' processes live on this machine too: a config that fits for
     one process but not with its actors is refused, naming --actors; a remote cluster's actors are not counted."""
-    config = alphazero.Config(**AZ_TINY)
+    config = az_config.Config(**AZ_TINY)
     game = crossenvs.make_game(config.game, **config.options)
-    learner = sum(alphazero.memory_needed(config, game).values())
-    per_actor = alphazero.actor_memory_needed(config, game)
-    assert alphazero.ACTOR_PROCESS_BYTES < per_actor < alphazero.ACTOR_PROCESS_BYTES + 64 * 2**20
-    monkeypatch.setattr(checks, "available_memory", lambda: learner + alphazero.LOCAL_RAY_BYTES + 3 * per_actor)
+    learner = sum(az_config.memory_needed(config, game).values())
+    per_actor = az_config.actor_memory_needed(config, game)
+    assert az_config.ACTOR_PROCESS_BYTES < per_actor < az_config.ACTOR_PROCESS_BYTES + 64 * 2**20
+    monkeypatch.setattr(checks, "available_memory", lambda: learner + az_config.LOCAL_RAY_BYTES + 3 * per_actor)
     config.check("tiny.yaml")  # one process fits
     config.check("tiny.yaml", local_actors=3)  # and with 3 actors, just
     with pytest.raises(crossenvs.CrossenvsError, match=r"4 local Ray actor\(s\).*or --actors$"):

@@ -10,12 +10,11 @@ from __future__ import annotations
 import io
 import json
 import logging
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CROSSE_C4, position
+from conftest import CROSSE_C4, position, training_script
 
 pytest.importorskip("ray.rllib", reason='needs the rllib extra: pip install "crossenvs[rllib]"')
 import ray
@@ -31,8 +30,7 @@ from crossenvs.integrations import rllib
 from crossenvs.players import make_player
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "training"))
-import rllib_selfplay  # noqa: E402
+rllib_selfplay = training_script("rllib_selfplay")
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env-v0")
 

@@ -13,18 +13,23 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from conftest import AZ_TINY, training_script
 
 import crossenvs
+from crossenvs import checkpoints as ck
+from crossenvs.az import config as az_config
+from crossenvs.az.board_cnn import BoardCNN
+from crossenvs.az.resume import usable
+from crossenvs.players import Positions
+from crossenvs.ppo import config as ppo_config
+from crossenvs.ppo.config import load_config
+from crossenvs.ppo.pool import OpponentPool
+from crossenvs.ppo.run import Run, new_model
+from crossenvs.trainer.config import ConfigError, read_yaml_config
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "training"))
-
-import alphazero  # noqa: E402
-import common  # noqa: E402
-import selfplay  # noqa: E402
-from conftest import AZ_TINY  # noqa: E402
-
-from crossenvs.players import Positions  # noqa: E402
+alphazero = training_script("alphazero")
+selfplay = training_script("selfplay")
 
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
 
@@ -121,12 +126,12 @@ def test_a_corrupt_checkpoint_is_a_clear_error(tmp_path):
     broken = tmp_path / "step_5.zip"
     broken.write_bytes(b"not a zip file")
     with pytest.raises(crossenvs.CrossenvsError, match="corrupt or unreadable"):
-        selfplay.ck.load_sb3(broken, allow_pickle=True)
+        ck.load_sb3(broken, allow_pickle=True)
     (tmp_path / "step_5.json").write_text(json.dumps({"step": 5, "game": "crisscross", "options": {}}))
     with pytest.raises(crossenvs.CrossenvsError, match="corrupt or unreadable"):
-        selfplay.ck.load_sb3(broken)
+        ck.load_sb3(broken)
     with pytest.raises(crossenvs.CrossenvsError, match="does not exist"):
-        selfplay.ck.load_sb3(tmp_path / "missing.zip")
+        ck.load_sb3(tmp_path / "missing.zip")
 
 
 @pytest.mark.parametrize(
@@ -153,8 +158,8 @@ def test_a_corrupt_checkpoint_is_a_clear_error(tmp_path):
     ],
 )
 def test_config_errors_name_the_key(tmp_path, changes, message):
-    with pytest.raises((selfplay.ConfigError, ValueError), match=message):
-        selfplay.load_config(tiny_config(tmp_path, **changes))
+    with pytest.raises((ConfigError, ValueError), match=message):
+        load_config(tiny_config(tmp_path, **changes))
 
 
 def test_config_errors_stop_the_command_line(tmp_path):
@@ -166,7 +171,7 @@ def test_config_errors_stop_the_command_line(tmp_path):
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
 def test_every_shipped_config_loads(path):
-    config = selfplay.load_config(path)
+    config = load_config(path)
     assert config.game == path.stem
 
 
@@ -188,7 +193,7 @@ def test_the_cnn_reads_board_planes():
     from gymnasium import spaces
 
     space = spaces.Box(0.0, 1.0, (6, 6, 2), dtype=np.float32)
-    net = selfplay.BoardCNN(space, features_dim=16, channels=8)
+    net = BoardCNN(space, features_dim=16, channels=8)
     assert net(torch.zeros(3, 6, 6, 2)).shape == (3, 16)
 
 
@@ -206,7 +211,7 @@ class FixedPolicy:
 
 
 def test_the_pool_mixes_random_and_snapshots_and_games_keep_their_opponent():
-    pool = selfplay.OpponentPool(num_envs=1000, pool_size=2, random_share=0.25)
+    pool = OpponentPool(num_envs=1000, pool_size=2, random_share=0.25)
     pool.start_games(np.arange(1000), np.random.default_rng(0).random(1000))
     assert (pool.member == 0).all()  # no snapshot yet: everyone plays the random policy
     pool.add(FixedPolicy(100))
@@ -258,20 +263,20 @@ def test_every_config_has_a_finite_positive_wall_clock_cap(path):
     raw = yaml.safe_load(path.read_text())
     assert "max_minutes" in raw, f"{path} states no wall-clock cap"
     assert 0 < raw["max_minutes"] <= 30 and np.isfinite(raw["max_minutes"])
-    trainer = alphazero if path.parent.name == "alphazero" else selfplay
+    trainer = az_config if path.parent.name == "alphazero" else ppo_config
     assert trainer.load_config(path).max_minutes == raw["max_minutes"]
 
 
-@pytest.mark.parametrize("trainer", [selfplay, alphazero], ids=["ppo", "alphazero"])
+@pytest.mark.parametrize("trainer", [ppo_config, az_config], ids=["ppo", "alphazero"])
 @pytest.mark.parametrize("minutes", [0, -1, ".inf", ".nan"])
 def test_a_config_without_a_finite_cap_is_refused(tmp_path, trainer, minutes):
     path = tmp_path / "uncapped.yaml"
     path.write_text(f"game: crisscross\nmax_minutes: {minutes}\n")
-    with pytest.raises(common.ConfigError, match="'max_minutes' must be a finite number of minutes above 0"):
+    with pytest.raises(ConfigError, match="'max_minutes' must be a finite number of minutes above 0"):
         trainer.load_config(path)
 
 
-@pytest.mark.parametrize("trainer", [selfplay, alphazero], ids=["ppo", "alphazero"])
+@pytest.mark.parametrize("trainer", [ppo_config, az_config], ids=["ppo", "alphazero"])
 def test_a_negative_config_seed_is_refused(tmp_path, trainer):
     path = tmp_path / "seed.yaml"
     path.write_text("game: crisscross\nseed: -1\n")
@@ -282,10 +287,10 @@ def test_a_negative_config_seed_is_refused(tmp_path, trainer):
 def test_a_config_that_is_not_utf8_names_the_file(tmp_path):
     path = tmp_path / "latin1.yaml"
     path.write_bytes("game: crisscross\n# réglage\n".encode("latin-1"))
-    with pytest.raises(common.ConfigError, match=r"latin1.yaml: not UTF-8 text \(byte 0xe9 on line 2\)"):
-        selfplay.load_config(path)
-    with pytest.raises(common.ConfigError, match="is a folder, not a YAML file"):
-        selfplay.load_config(tmp_path)
+    with pytest.raises(ConfigError, match=r"latin1.yaml: not UTF-8 text \(byte 0xe9 on line 2\)"):
+        load_config(path)
+    with pytest.raises(ConfigError, match="is a folder, not a YAML file"):
+        load_config(tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -299,14 +304,14 @@ def test_a_config_that_is_not_utf8_names_the_file(tmp_path):
 def test_a_key_written_twice_is_refused_naming_key_and_lines(tmp_path, text, message):
     path = tmp_path / "twice.yaml"
     path.write_text(text)
-    with pytest.raises(common.ConfigError, match=f"twice.yaml: {message}".replace("(", r"\(").replace(")", r"\)")):
-        common.read_yaml_config(path)
+    with pytest.raises(ConfigError, match=f"twice.yaml: {message}".replace("(", r"\(").replace(")", r"\)")):
+        read_yaml_config(path)
 
 
 def test_yaml_merge_keys_still_work(tmp_path):
     path = tmp_path / "merge.yaml"
     path.write_text("base: &base {size: 4}\noptions:\n  <<: *base\n  size: 5\ngame: crisscross\n")
-    assert common.read_yaml_config(path)["options"] == {"size": 5}
+    assert read_yaml_config(path)["options"] == {"size": 5}
 
 
 @pytest.mark.parametrize("trainer", [selfplay, alphazero], ids=["ppo", "alphazero"])
@@ -362,8 +367,8 @@ def ppo_run_with_checkpoints(tmp_path: Path, steps: list[int]) -> Path:
     (run_dir / "checkpoints").mkdir(parents=True)
     config_path = tiny_config(tmp_path, total_steps=max(steps) + 256, checkpoint_every=100_000)
     (run_dir / "config.yaml").write_text(config_path.read_text())
-    run = selfplay.Run(selfplay.load_config(config_path), run_dir, "cpu")
-    model = selfplay.new_model(run.config, run.make_env(), "cpu")
+    run = Run(load_config(config_path), run_dir, "cpu")
+    model = new_model(run.config, run.make_env(), "cpu")
     for step in steps:
         model.num_timesteps = step
         run.save_checkpoint(model)
@@ -453,4 +458,4 @@ def test_resuming_alphazero_from_a_snapshot_moves_the_later_checkpoints_aside(tm
     assert "from seconds_000060.pt at move 60" in result.stdout and "AdamW starts afresh" in result.stdout
     aside = {path.name for path in (run_dir / "checkpoints" / "superseded").glob("*/*")}
     assert aside == {"latest.pt", "final.pt", "seconds_000120.pt"}
-    assert alphazero.usable(run_dir / "checkpoints" / "latest.pt")  # written anew by the resumed run
+    assert usable(run_dir / "checkpoints" / "latest.pt")  # written anew by the resumed run

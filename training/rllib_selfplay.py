@@ -47,15 +47,13 @@ from typing import Any
 
 import crossenvs
 from crossenvs import checkpoints as ck
-from crossenvs.core.options import parse_options
 from crossenvs.core.checks import check_seed
 from crossenvs.core.errors import CheckpointError, CrossenvsError, OutputPathError, UsageError
 from crossenvs.core.game import Game
+from crossenvs.core.options import parse_options
 from crossenvs.flag_checks import check_folder_creatable, check_int_range
 from crossenvs.players import make_player
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import write_atomically
+from crossenvs.trainer.folders import write_atomically
 
 #: what the run reads from RLlib's results each iteration
 RESULT_KEYS = ("num_env_steps_sampled", "main_score", "illegal_actions")

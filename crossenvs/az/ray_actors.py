@@ -7,10 +7,10 @@
 How it works:
 
 * **Actors.** Each :class:`SelfPlayActor` (one CPU) runs the single-process trainer's batched
-  Gumbel self-play (:class:`alphazero.SelfPlay`: ``num_envs`` games searched together) with its
+  Gumbel self-play (:class:`crossenvs.az.selfplay.SelfPlay`: ``num_envs`` games searched together) with its
   own copy of the network on its CPU. Actors are spread over the cluster's nodes.
 * **The learner** is this process (on the GPU with ``--device auto`` when there is one). It owns
-  the replay buffer and trains exactly as the single-process trainer does (:class:`alphazero.Run`:
+  the replay buffer and trains exactly as the single-process trainer does (:class:`crossenvs.az.run.Run`:
   ``train_ratio`` samples per new position), and it writes the same run folder and checkpoints.
 * **Weights.** Every ``publish_every`` updates the learner puts its weights in Ray's object store
   as a new *version*, named by its count of updates. Each request to an actor carries the newest
@@ -32,28 +32,19 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import socket
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numba
 import numpy as np
 import torch
 
-import crossenvs
+from crossenvs.az.cluster import ActorError, ClusterError, Connection, HeadWatch, first_line
+from crossenvs.az.config import Config
+from crossenvs.az.network import AlphaZeroNet, evaluator, fastest_precision
+from crossenvs.az.run import Run
+from crossenvs.az.selfplay import Finished, SelfPlay
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import alphazero
-import common
-
-#: how long a head node's port has to answer
-CONNECT_SECONDS = 5.0
-#: what to do about a cluster that cannot be joined
-START_ONE = (
-    "; start one with `ray start --head` and give its address (host:6379), or leave --address out for a local Ray"
-)
 #: how long the learner waits for an answer before it checks the clock again
 WAIT_SECONDS = 2.0
 #: how long a failed actor is left to restart before it is asked again
@@ -62,122 +53,10 @@ RETRY_SECONDS = 0.5
 START_SECONDS = 600.0
 
 
-class ClusterError(crossenvs.CrossenvsError, ConnectionError):
-    """The Ray cluster cannot be reached, has too few CPUs for the actors, or was lost mid-run."""
-
-
-class ActorError(crossenvs.CrossenvsError, RuntimeError):
-    """A self-play actor died more often than ``actor_restarts`` allows."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Connection:
-    """The Ray cluster the run uses."""
-
-    address: str  # "local" for a Ray started by this process
-    actors: int
-    cpus: int
-    nodes: int
-
-
-def connect(address: str | None, actors: int) -> Connection:
-    """Join the cluster at ``address`` (else ``RAY_ADDRESS``, else start a local Ray) and check it has a CPU
-    for every actor."""
-    address = address or os.environ.get("RAY_ADDRESS") or None
-    try:
-        import ray
-    except ImportError:
-        raise ClusterError(
-            "--actors runs self-play on Ray, which is not installed: pip install 'crossenvs[rllib]'"
-        ) from None
-    for module in (alphazero, common, sys.modules[__name__]):  # the actors need no copy of training/
-        ray.cloudpickle.register_pickle_by_value(module)
-    if address:
-        check_reachable(address)
-    try:
-        if address:
-            ray.init(address=address, logging_level="ERROR", log_to_driver=True)
-        else:
-            ray.init(  # "local": a new Ray of its own, even where `ray start` left one running
-                address="local",
-                num_cpus=max(actors, os.cpu_count() or 1),
-                include_dashboard=False,
-                logging_level="ERROR",
-            )
-    except Exception as exc:  # Ray's errors at the door (refused, token, version) come in many types
-        where = f"join the Ray cluster at {address}" if address else "start a local Ray"
-        raise ClusterError(f"cannot {where}: {first_line(exc)}" + (START_ONE if address else "")) from None
-    cpus = int(ray.cluster_resources().get("CPU", 0))
-    free = int(ray.available_resources().get("CPU", 0))
-    nodes = sum(1 for node in ray.nodes() if node.get("Alive"))
-    if free < actors:
-        ray.shutdown()
-        held = f" ({cpus - free} held by other work)" if free < cpus else ""
-        raise ClusterError(f"the Ray cluster at {address} has {free} free CPUs{held}; --actors {actors} needs one each")
-    if not address and actors > (os.cpu_count() or 1):
-        print(f"note: {actors} actors share this machine's {os.cpu_count()} cores, so each plays slower")
-    return Connection(address or "local", actors, cpus, nodes)
-
-
-def check_reachable(address: str) -> None:
-    """A head node's port answers, checked in seconds (Ray itself retries a dead address for minutes)."""
-    if address == "auto":
-        return  # Ray finds the local cluster's address itself, and says at once when there is none
-    if address.startswith("ray://"):
-        raise ClusterError(
-            f"--address {address}: Ray Client addresses are not supported (the learner needs the object store); "
-            "run the command on a machine of the cluster with --address <head-ip>:6379 or auto"
-        )
-    host, _, port = address.rpartition(":")
-    if not host or not port.isdigit():
-        raise ClusterError(
-            f"--address must be host:port of a Ray head node (e.g. 10.0.0.5:6379) or auto, got {address!r}"
-        )
-    problem = unanswered(host, int(port))
-    if problem:
-        raise ClusterError(f"cannot reach the Ray cluster at {address}: {problem}{START_ONE}")
-
-
-def unanswered(host: str, port: int) -> str:
-    """Why ``host:port`` does not take a connection within :data:`CONNECT_SECONDS` ('' when it does)."""
-    try:
-        socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
-    except OSError as exc:
-        return exc.strerror or str(exc) or type(exc).__name__
-    return ""
-
-
-class HeadWatch:
-    """Notices a lost head node within seconds (Ray itself would wait a minute, then end the process unexplained)."""
-
-    def __init__(self, address: str, every: float = CONNECT_SECONDS) -> None:
-        self.address, self.every, self.last = address, every, time.monotonic()
-        host, _, port = address.rpartition(":")
-        self.host, self.port = host, int(port)
-
-    def problem(self) -> str:
-        """'' while the head node's port takes connections, else what is wrong."""
-        why = unanswered(self.host, self.port)
-        return f"does not answer ({why})" if why else ""
-
-    def check(self) -> None:
-        """Raise :class:`ClusterError` if the head does not answer (asked at most every ``every`` seconds)."""
-        if time.monotonic() - self.last >= self.every:
-            self.last = time.monotonic()
-            problem = self.problem()
-            if problem:
-                raise ClusterError(f"the head node {self.address} {problem}")
-
-
 def fresh_positions(tags: np.ndarray, updates: int, max_lag: int) -> tuple[np.ndarray, np.ndarray]:
     """Which positions to keep (their tag at most ``max_lag`` updates behind ``updates``), and the kept ones' lags."""
     keep = tags >= updates - max_lag
     return keep, updates - tags[keep]
-
-
-def first_line(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0]
 
 
 class SelfPlayActor:
@@ -186,17 +65,15 @@ class SelfPlayActor:
     def __init__(self, config: dict[str, Any], index: int, seed: int) -> None:
         torch.set_num_threads(1)  # one CPU per actor: the network and the tree walk on one thread
         numba.set_num_threads(1)
-        self.config = alphazero.Config(**config)
-        self.selfplay = alphazero.SelfPlay(self.config, np.random.default_rng([seed, index, time.time_ns()]))
+        self.config = Config(**config)
+        self.selfplay = SelfPlay(self.config, np.random.default_rng([seed, index, time.time_ns()]))
         game = self.selfplay.game
-        self.net = alphazero.AlphaZeroNet(
-            game.observation_shape, game.num_actions, self.config.channels, self.config.blocks
-        )
+        self.net = AlphaZeroNet(game.observation_shape, game.num_actions, self.config.channels, self.config.blocks)
         self.net.eval()
         precision = self.config.precision
         if precision == "auto":
-            precision = alphazero.fastest_precision(self.net, "cpu", self.config.num_envs)
-        self.evaluate = alphazero.evaluator(self.net, "cpu", precision)
+            precision = fastest_precision(self.net, "cpu", self.config.num_envs)
+        self.evaluate = evaluator(self.net, "cpu", precision)
         self.version = -1
 
     def play(self, version: int, weights: list, steps: int) -> dict[str, Any]:
@@ -228,7 +105,7 @@ class SelfPlayActor:
 class Actors:
     """The actors and their one request each in flight (the backpressure), restarted by Ray when they die."""
 
-    def __init__(self, run: alphazero.Run, count: int) -> None:
+    def __init__(self, run: Run, count: int) -> None:
         import ray
 
         self.ray, self.config = ray, run.config
@@ -248,7 +125,7 @@ class Actors:
         self.lag_sum = 0.0
         self.newest_played = -1  # the newest version an answer was tagged with
 
-    def publish(self, run: alphazero.Run) -> None:
+    def publish(self, run: Run) -> None:
         """The learner's weights as the next version (the old one is freed once no request holds it)."""
         self.version = run.counters["updates"]
         state = {name: tensor.detach().to("cpu", copy=True) for name, tensor in run.net.state_dict().items()}
@@ -297,7 +174,7 @@ class Actors:
                 del self.retry_at[index]
                 self.ask(index)
 
-    def fresh(self, batch: dict[str, Any], updates: int) -> alphazero.Finished:
+    def fresh(self, batch: dict[str, Any], updates: int) -> Finished:
         """The batch's games begun at most ``max_policy_lag`` updates before the learner's ``updates``."""
         keep, lags = fresh_positions(batch["tags"], updates, self.config.max_policy_lag)
         self.received += len(keep)
@@ -305,7 +182,7 @@ class Actors:
         self.lag_sum += float(lags.sum())
         if len(batch["tags"]):
             self.newest_played = max(self.newest_played, int(batch["tags"].max()))
-        return alphazero.Finished(
+        return Finished(
             batch["observations"][keep],
             batch["policies"][keep],
             batch["results"][keep],
@@ -333,7 +210,7 @@ def started_actors(actors: Actors) -> list[tuple[str, int]]:
         ) from None
 
 
-def self_play_on_actors(run: alphazero.Run, connection: Connection) -> None:
+def self_play_on_actors(run: Run, connection: Connection) -> None:
     """The learner's loop: take each actor's answer, learn from it, publish weights, ask again."""
     import ray
 

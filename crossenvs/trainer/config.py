@@ -1,0 +1,122 @@
+"""A trainer's config: a YAML mapping read strictly, then a dataclass filled key by key.
+
+:func:`config_from_dict` refuses unknown keys and wrong types naming the key, so a typo stops a run
+before any work starts; :func:`check_config_memory` refuses a config that cannot fit in memory, before
+any run folder exists.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+from crossenvs.core.checks import check_memory
+from crossenvs.core.errors import CrossenvsError
+from crossenvs.core.registry import list_games
+
+ConfigType = TypeVar("ConfigType")
+
+
+class ConfigError(CrossenvsError, ValueError):
+    """A config file that cannot be used; the message names the key."""
+
+
+class _DuplicateKey(Exception):
+    """A key written twice in one YAML mapping: the key and the lines of both."""
+
+
+class UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key written twice in one mapping (PyYAML keeps the last one
+    silently, so a setting changed near the top of a config could be undone further down)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        lines: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # merge keys (<<) may repeat; other odd keys are the base loader's to judge
+            key, line = self.construct_object(key_node), key_node.start_mark.line + 1
+            if key in lines:
+                raise _DuplicateKey(key, lines[key], line)
+            lines[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+def read_yaml_config(path: Path | str) -> dict[str, Any]:
+    """The mapping in a YAML file; a clear error when it is missing, not UTF-8, malformed, repeats a key
+    or is not a mapping."""
+    path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"config {path} is a folder, not a YAML file")
+    if not path.is_file():
+        raise ConfigError(f"config file {path} does not exist")
+    try:
+        data = path.read_bytes()
+        raw = yaml.load(data.decode("utf-8"), Loader=UniqueKeyLoader) or {}
+    except OSError as exc:
+        raise ConfigError(f"config file {path} cannot be read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}); save the config as UTF-8"
+        ) from None
+    except _DuplicateKey as exc:
+        key, first, second = exc.args
+        raise ConfigError(f"{path}: the key {key!r} is written twice (lines {first} and {second}); keep one") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: expected a mapping of keys to values")
+    return raw
+
+
+_CONFIG_TYPES: dict[str, tuple[type, str]] = {
+    "int": (int, "a whole number"),
+    "float": (float, "a number"),
+    "str": (str, "a text string"),
+    "dict": (dict, "a mapping of names to values"),
+}
+"""A config field's annotation -> its Python type and how an error message names it."""
+
+
+def config_from_dict(cls: type[ConfigType], raw: dict[str, Any], where: str = "config") -> ConfigType:
+    """An instance of dataclass ``cls`` from ``raw``; unknown keys, a missing game and wrong types are refused."""
+    fields = {field.name: field for field in dataclasses.fields(cls)}
+    unknown = sorted(set(raw) - set(fields))
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(fields)}")
+    if "game" not in raw:
+        raise ConfigError(f"{where}: the key 'game' is required ({', '.join(list_games())})")
+    values = {}
+    for name, value in raw.items():
+        expected, described = _CONFIG_TYPES[fields[name].type]
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, expected) or isinstance(value, bool):
+            raise ConfigError(f"{where}: '{name}' must be {described}, got {value!r}")
+        values[name] = value
+    if values["game"] not in list_games():
+        raise ConfigError(f"{where}: 'game' {values['game']!r} is not one of {', '.join(list_games())}")
+    return cls(**values)
+
+
+def check_config_memory(parts: dict[str, int], where: str, keys: str) -> None:
+    """Refuse a config whose buffers and network cannot fit in memory, before any run folder exists.
+
+    ``parts`` maps what needs memory (replay buffer, network and optimiser...) to its bytes; ``keys`` names
+    the config keys that shrink them.
+    """
+    biggest = ", ".join(f"{name} {size / 2**30:,.2f} GiB" for name, size in sorted(parts.items(), key=lambda i: -i[1]))
+    check_memory(sum(parts.values()), f"{where}: this config ({biggest})", f"lower {keys}")
+
+
+def check_wall_clock(minutes: float, where: str) -> None:
+    """Every run has a finite wall-clock cap (``max_minutes`` > 0): a config can never run for hours unbidden."""
+    if not (math.isfinite(minutes) and minutes > 0):
+        raise ConfigError(
+            f"{where}: 'max_minutes' must be a finite number of minutes above 0 (the run's wall-clock cap; "
+            f"--max-minutes overrides it), got {minutes}"
+        )
