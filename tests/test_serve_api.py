@@ -13,6 +13,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from dataclasses import replace
 
 import pytest
 from conftest import CROSSE_C4, position, position_from_squares
@@ -113,8 +114,9 @@ def test_the_catalog_names_each_game_as_people_do_with_its_rules_and_a_link(clie
     assert all("_" not in option["label"] for name in five for option in games[name]["options"])
     local = TestClient(create_app(docs_url="/docs/{name}.html")).get("/api/catalog").json()
     assert local["games"][0]["docs_url"] == f"/docs/{local['games'][0]['name']}.html"
-    monkeypatch.delitem(board.RULES_SUMMARIES, "crosse")  # as for a game a user registered
-    monkeypatch.delitem(board.DISPLAY_NAMES, "neo_crossings")
+    crosse_class, neo_class = game_class("crosse"), game_class("neo_crossings")
+    monkeypatch.setattr(crosse_class, "facts", replace(crosse_class.facts, rules_summary=""))  # as for a user's game
+    monkeypatch.setattr(neo_class, "facts", replace(neo_class.facts, display_name=""))
     assert board.describe_game("crosse")["rules_summary"] == "Move stones with six F/B move tokens, jump to " + (
         "capture (maximum compulsory), shed your stones to win."
     )

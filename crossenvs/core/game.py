@@ -28,6 +28,7 @@ from . import state as st
 from .actions import action_id
 from .conventions import PASSES_TO_DRAW, passes_draw
 from .errors import IllegalActionError, InvalidArgumentError, InvalidOptionError, InvalidStateError, PositionTextError
+from .facts import GameFacts
 from .geometry import Cell, squares_named
 from .options import OptionSchema
 from .state import State
@@ -61,6 +62,7 @@ VIEW_HOOKS = frozenset(
         "edge_colours",
         "cell_fill",
         "status_note",
+        "move_tokens",
         "legend",
     }
 )
@@ -128,6 +130,9 @@ class Game(ABC):
     owner_colour: ClassVar[dict[int, str]] = {}
     #: how the game looks (colours, legend, labels): a view beside the rules, not part of them
     view_class: ClassVar[type[GameView]] = GameView
+    #: the game's name as people write it and a paragraph of rules (:class:`~crossenvs.core.facts.GameFacts`);
+    #: blank facts are completed from the registration (:attr:`crossenvs.GameSpec.facts`)
+    facts: ClassVar[GameFacts] = GameFacts()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Read the subclass's option declaration: a tuple of options becomes its schema and defaults."""
@@ -141,6 +146,8 @@ class Game(ABC):
                 "not as an OPTIONS dict; OPTIONS is derived from it"
             )
         cls.OPTIONS = cls.OPTION_SCHEMA.defaults
+        if not isinstance(cls.facts, GameFacts):
+            raise InvalidOptionError(f"{cls.__name__}.facts must be a crossenvs.GameFacts, got {cls.facts!r}")
         looks = sorted(VIEW_HOOKS.intersection(cls.__dict__))
         if looks:
             raise InvalidOptionError(

@@ -16,7 +16,8 @@ and everything that shows or checks options reads that declaration: the base cla
 (:meth:`OptionSchema.check`, one :class:`InvalidOptionError` per bad value, with "did you mean"
 for a misspelt name, so ``gymnasium.make(id, **options)`` and every env are checked by it too),
 ``crossenvs list`` and the CLI help, the web page's form and the docs' option tables (a test holds
-each table to the schema).
+each table to the schema). The form titles each option by its ``label`` (by default its name,
+spaced and capitalised) and folds the ``advanced`` ones away: a game starts well without them.
 
 Option names share the keyword space of the functions that take ``**options`` (``make_game``,
 the envs' constructors), so a name those functions use for themselves can never be an option:
@@ -62,7 +63,7 @@ OptionKind = Literal["choice", "integer", "flag"]
 
 @dataclass(frozen=True)
 class Option:
-    """One house rule of a game: its kind, default, allowed values and a line of help."""
+    """One house rule of a game: its kind, default, allowed values, a line of help and how forms show it."""
 
     name: str
     kind: OptionKind
@@ -71,6 +72,12 @@ class Option:
     choices: tuple[str, ...] = ()  # kind "choice": the accepted words, lower case
     low: int = 0  # kind "integer": the inclusive range
     high: int = 0
+    label: str = ""  # the title a form gives it; blank: the name, spaced and capitalised
+    advanced: bool = False  # folded away in forms: a game starts well without it
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            object.__setattr__(self, "label", self.name.replace("_", " ").capitalize())
 
     def check(self, game: str, value: Any) -> Any:
         """``value`` in its normal form (a choice lower case, an int, a bool), or one clear error."""
@@ -103,23 +110,29 @@ class Option:
             entry["choices"] = list(self.choices)
         elif self.kind == "integer":
             entry["low"], entry["high"] = self.low, self.high
-        return entry
+        return {**entry, "label": self.label, "advanced": self.advanced}
 
 
-def choice(name: str, default: str, choices: Iterable[str], help: str) -> Option:
+def choice(
+    name: str, default: str, choices: Iterable[str], help: str, *, label: str = "", advanced: bool = False
+) -> Option:
     """A word from a fixed list (case-insensitive)."""
     words = tuple(word.lower() for word in choices)
-    return _declared(Option(name, "choice", default, help, choices=words))
+    return _declared(Option(name, "choice", default, help, choices=words, label=label, advanced=advanced))
 
 
-def integer(name: str, default: int, low: int, high: int, help: str) -> Option:
+def integer(
+    name: str, default: int, low: int, high: int, help: str, *, label: str = "", advanced: bool = False
+) -> Option:
     """A whole number in ``low..high`` (bools are refused: ``True`` is not a size)."""
-    return _declared(Option(name, "integer", default, help, low=int(low), high=int(high)))
+    return _declared(
+        Option(name, "integer", default, help, low=int(low), high=int(high), label=label, advanced=advanced)
+    )
 
 
-def flag(name: str, default: bool, help: str) -> Option:
+def flag(name: str, default: bool, help: str, *, label: str = "", advanced: bool = False) -> Option:
     """On or off: a bool, 0 or 1, or one of the words on/off, true/false, yes/no."""
-    return _declared(Option(name, "flag", bool(default), help))
+    return _declared(Option(name, "flag", bool(default), help, label=label, advanced=advanced))
 
 
 #: the largest move cap any game accepts (the ply counter stays far from overflow)
@@ -129,7 +142,25 @@ MAX_MOVE_CAP = 1_000_000
 def move_cap(default: int) -> Option:
     """The draw-by-length rule games with a move cap share: the game is drawn after this many plies."""
     return integer(
-        "move_cap", default, 1, MAX_MOVE_CAP, "the game is drawn once this many plies are played without a result"
+        "move_cap",
+        default,
+        1,
+        MAX_MOVE_CAP,
+        "the game is drawn once this many plies are played without a result",
+        label="Move limit (a draw after this many moves)",
+        advanced=True,
+    )
+
+
+def first_player(default: str, colours: Iterable[str]) -> Option:
+    """The choice of colour that moves first, which games that let either colour start share."""
+    return choice(
+        "first_player",
+        default,
+        colours,
+        "the colour of seat 0, which moves first",
+        label="Colour that moves first",
+        advanced=True,
     )
 
 

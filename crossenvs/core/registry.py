@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InvalidOptionError, UnknownGameError
+from .facts import GameFacts
 from .game import Game
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -46,6 +47,11 @@ class GameSpec:
     @property
     def entry_module(self) -> str:
         return f"crossenvs.{self.name}_v0"
+
+    @property
+    def facts(self) -> GameFacts:
+        """What the game's class declares of its name and rules, blanks derived from this registration (loads it)."""
+        return self.load().facts.completed(self.name, self.summary)
 
     def load(self) -> type[Game]:
         """The Game subclass (imported now if it was registered by name)."""

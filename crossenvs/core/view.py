@@ -73,6 +73,11 @@ class GameView:
         """Text added to the status line, e.g. a decision in progress ('' for none)."""
         return ""
 
+    def move_tokens(self, state: State) -> dict[str, list[str]] | None:
+        """Colour -> its unused move tokens, in a game moved by tokens (Crosse), for the web page to show
+        beside the status line; None in a game without tokens."""
+        return None
+
     def legend(self) -> list[tuple[str, str]]:
         """``(letter, meaning)`` for every letter the text board shows: pieces, then empty cells."""
         game = self.game

@@ -93,11 +93,12 @@ from ..core.bits import cell_bits, lowest_square
 from ..core.codec import DIRECTIONS, direction_between, opposite_direction
 from ..core.conventions import count_pass, passes_draw, seat_colour
 from ..core.errors import IllegalActionError, PositionTextError
+from ..core.facts import GameFacts
 from ..core.frames import IDENTITY, ROTATE_180, frame_to_board
 from ..core.game import PASS_TEXT, Game, is_raw_id_text, raw_id_text
 from ..core.geometry import parse_square, square_name
 from ..core.observation import pass_and_cap_values
-from ..core.options import choice, flag, move_cap
+from ..core.options import first_player, flag, move_cap
 from ..core.state import State
 from ..core.text import ParsedPosition, shorten
 from ..core.view import GameView
@@ -443,9 +444,22 @@ class CharingCross(Game):
 
     name = "charing_cross"
     view_class = CharingCrossView
+    facts = GameFacts(
+        display_name="Charing Cross",
+        rules_summary="Each side has two knights that race sideways across the board and two rooks that race up "
+        "or down it. A piece steps one square forward (straight or diagonally) or jumps over an adjacent piece. "
+        "A jumped piece is not captured but sent back home, and its owner picks which home square it returns "
+        "to. The first piece to reach its goal line wins.",
+    )
     OPTION_SCHEMA = (
-        choice("first_player", "white", ("white", "black"), "the colour of seat 0, which moves first"),
-        flag("self_jump", True, "a piece may jump its own side's pieces (off: enemy pieces only)"),
+        first_player("white", ("white", "black")),
+        flag(
+            "self_jump",
+            True,
+            "a piece may jump its own side's pieces (off: enemy pieces only)",
+            label="Pieces may jump their own side",
+            advanced=True,
+        ),
         move_cap(200),
     )
     EXTRA_HEADER_KEYS = ("pending", "jumper")

@@ -66,6 +66,7 @@ from numba import njit
 from ..core import state as st
 from ..core.codec import square_index, square_of
 from ..core.errors import IllegalActionError
+from ..core.facts import GameFacts
 from ..core.frames import IDENTITY, TRANSPOSE, frame_to_board
 from ..core.game import Game
 from ..core.geometry import parse_square, square_name
@@ -221,7 +222,16 @@ class Crisscross(Game):
 
     name = "crisscross"
     view_class = CrisscrossView
-    OPTION_SCHEMA = (integer("size", 8, MIN_SIZE, MAX_SIZE, "the board is size x size (size² actions)"),)
+    facts = GameFacts(
+        display_name="Crisscross",
+        rules_summary="Players take turns placing a checker on any empty square. Red wants a chain of touching "
+        "checkers (side by side, not diagonally) from the top edge to the bottom edge, Blue from the left edge "
+        "to the right. A new checker that closes in a straight run of enemy checkers between itself and another "
+        "of yours flips the whole run to your colour. A full board with no chain is a draw.",
+    )
+    OPTION_SCHEMA = (
+        integer("size", 8, MIN_SIZE, MAX_SIZE, "the board is size x size (size² actions)", label="Board size"),
+    )
     colours = ("red", "blue")
     cell_letters = {EMPTY: ".", RED: "R", BLUE: "B"}
     owner_colour = {RED: "red", BLUE: "blue"}

@@ -123,10 +123,11 @@ from ..core.bits import cell_bits, lowest_square, popcount, reverse_bits
 from ..core.codec import DIRECTIONS
 from ..core.conventions import count_pass, passes_draw, seat_colour
 from ..core.errors import IllegalActionError, InvalidArgumentError, PositionTextError
+from ..core.facts import GameFacts
 from ..core.game import PASS_TEXT, Game
 from ..core.geometry import parse_square, square_name
 from ..core.observation import float32_copier, pass_and_cap_values
-from ..core.options import choice, move_cap
+from ..core.options import choice, first_player, move_cap
 from ..core.state import State
 from ..core.text import ParsedPosition, shorten
 from ..core.view import GameView
@@ -920,6 +921,12 @@ class CrosseView(GameView):
             return note + f": must jump, capturing {int(meta[JUMPS_LEFT])}"
         return note
 
+    def move_tokens(self, state: State) -> dict[str, list[str]]:
+        """Each colour's unused tokens, in canonical order (the web page shows them beside the board)."""
+        return {
+            colour: tokens_text(int(state.meta[TOKENS + seat])).split() for seat, colour in enumerate(self.game.colours)
+        }
+
     def cell_fill(self, row: int, col: int) -> tuple[int, int, int] | None:
         square = row * SIZE + col
         if IS_CORNER[square]:
@@ -949,10 +956,31 @@ class Crosse(Game):
 
     name = "crosse"
     view_class = CrosseView
+    facts = GameFacts(
+        display_name="Crosse",
+        rules_summary="A give-away game on a 10x10 board with a ring of 12 cells around an unused centre. You move "
+        "stones with six single-use tokens (1, 2 or 3 steps, forward or back); jumps capture, are compulsory "
+        "and must take the most stones. Covering the ring's four corners sheds the stones on your first row. "
+        "You win by getting rid of all your stones, or of all but four that hold the corners.",
+    )
     OPTION_SCHEMA = (
-        choice("first_player", "black", COLOUR_NAMES, "the colour of seat 0, which moves first"),
-        choice("stuck_tokens", "refresh", STUCK_RULES, "what a player with no move for his remaining tokens does"),
-        choice("cover_removal", "auto", COVER_RULES, "completing the cover removes the first-row stones, or asks"),
+        first_player("black", COLOUR_NAMES),
+        choice(
+            "stuck_tokens",
+            "refresh",
+            STUCK_RULES,
+            "what a player with no move for his remaining tokens does",
+            label="When no token can move",
+            advanced=True,
+        ),
+        choice(
+            "cover_removal",
+            "auto",
+            COVER_RULES,
+            "completing the cover removes the first-row stones, or asks",
+            label="Removing the first row",
+            advanced=True,
+        ),
         move_cap(600),
     )
     EXTRA_HEADER_KEYS = ("tokens_black", "tokens_white", "jumping", "cover_before", "removal")

@@ -59,6 +59,7 @@ import sys
 import numpy as np
 from numba import njit
 
+from ..core.facts import GameFacts
 from ..core.options import move_cap
 from . import phalanx as ph
 
@@ -127,6 +128,13 @@ class Crossings(ph.PhalanxGame):
 
     name = "crossings"
     view_class = CrossingsView
+    facts = GameFacts(
+        display_name="Crossings",
+        rules_summary="Each side starts with two rows of stones. On your turn move one stone one square, or push a "
+        "straight line of your stones along its own direction by up to its length; the front stone may capture "
+        "a single enemy stone it lands on. A stone that reaches the far rank is frozen there, and whoever has "
+        "more frozen stones at the start of his turn wins, so every crossing must be answered at once.",
+    )
     OPTION_SCHEMA = (ph.STALEMATE, move_cap(400))
     num_planes = ph.SHARED_PLANES + 2
     apply_kernel = staticmethod(apply_kernel)

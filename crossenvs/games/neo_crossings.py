@@ -58,6 +58,7 @@ import sys
 import numpy as np
 from numba import njit
 
+from ..core.facts import GameFacts
 from ..core.options import flag, move_cap
 from . import phalanx as ph
 
@@ -127,9 +128,21 @@ class NeoCrossings(ph.PhalanxGame):
     """Neo-Crossings (see the module docstring)."""
 
     name = "neo_crossings"
+    facts = GameFacts(
+        display_name="Neo-Crossings",
+        rules_summary="Stones move as in Crossings: one stone a step, or a line of stones along its direction by "
+        "up to its length. A line that lands on an enemy line captures the whole enemy run in front of it, and "
+        "nothing is frozen. At the start of your turn, if you have more stones on your far rank than your "
+        "opponent has on his, you win; a symmetry rule forbids simply mirroring the opponent.",
+    )
     OPTION_SCHEMA = (
         ph.STALEMATE,
-        flag("symmetry_rule", True, "refuse a crossing whose result is its own 180° turn with colours swapped"),
+        flag(
+            "symmetry_rule",
+            True,
+            "refuse a crossing whose result is its own 180° turn with colours swapped",
+            advanced=True,
+        ),
         move_cap(400),
     )
     apply_kernel = staticmethod(apply_kernel)

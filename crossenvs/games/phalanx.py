@@ -466,7 +466,12 @@ def mark_frozen(board, frame, colour, squares, plane) -> None:
 # ----------------------------------------------------------------------------- the game class
 #: the stalemate rule both phalanx games take as an option
 STALEMATE = choice(
-    "stalemate", "pass", ("pass", "loss"), "a player without a legal move passes (two in a row draw), or loses"
+    "stalemate",
+    "pass",
+    ("pass", "loss"),
+    "a player without a legal move passes (two in a row draw), or loses",
+    label="When a player cannot move",
+    advanced=True,
 )
 
 

@@ -109,75 +109,25 @@ def legal_moves(game: Game, state: State) -> dict[str, Any]:
 #: where the rules pages are: ``{name}`` is the game's registry name (``docs/<name>.md`` builds ``<name>.html``);
 #: ``crossenvs serve --docs-url`` points it at a local build
 DOCS_URL = "https://crossenvs.readthedocs.io/en/latest/{name}.html"
-#: the five games' names as people write them (a game registered by a user shows its registry name)
-DISPLAY_NAMES = {
-    "crisscross": "Crisscross",
-    "crossings": "Crossings",
-    "neo_crossings": "Neo-Crossings",
-    "charing_cross": "Charing Cross",
-    "crosse": "Crosse",
-}
-#: one paragraph of rules per game, in our words from ``docs/<name>.md`` (a user's game shows its summary line)
-RULES_SUMMARIES = {
-    "crisscross": "Players take turns placing a checker on any empty square. Red wants a chain of touching "
-    "checkers (side by side, not diagonally) from the top edge to the bottom edge, Blue from the left edge "
-    "to the right. A new checker that closes in a straight run of enemy checkers between itself and another "
-    "of yours flips the whole run to your colour. A full board with no chain is a draw.",
-    "crossings": "Each side starts with two rows of stones. On your turn move one stone one square, or push a "
-    "straight line of your stones along its own direction by up to its length; the front stone may capture "
-    "a single enemy stone it lands on. A stone that reaches the far rank is frozen there, and whoever has "
-    "more frozen stones at the start of his turn wins, so every crossing must be answered at once.",
-    "neo_crossings": "Stones move as in Crossings: one stone a step, or a line of stones along its direction by "
-    "up to its length. A line that lands on an enemy line captures the whole enemy run in front of it, and "
-    "nothing is frozen. At the start of your turn, if you have more stones on your far rank than your "
-    "opponent has on his, you win; a symmetry rule forbids simply mirroring the opponent.",
-    "charing_cross": "Each side has two knights that race sideways across the board and two rooks that race up "
-    "or down it. A piece steps one square forward (straight or diagonally) or jumps over an adjacent piece. "
-    "A jumped piece is not captured but sent back home, and its owner picks which home square it returns "
-    "to. The first piece to reach its goal line wins.",
-    "crosse": "A give-away game on a 10x10 board with a ring of 12 cells around an unused centre. You move "
-    "stones with six single-use tokens (1, 2 or 3 steps, forward or back); jumps capture, are compulsory "
-    "and must take the most stones. Covering the ring's four corners sheds the stones on your first row. "
-    "You win by getting rid of all your stones, or of all but four that hold the corners.",
-}
-#: options folded under "advanced" on the page: a game starts well without them
-ADVANCED_OPTIONS = frozenset(
-    {"move_cap", "first_player", "self_jump", "stuck_tokens", "cover_removal", "stalemate", "symmetry_rule"}
-)
-#: the options' names as the page writes them (others: the name with spaces)
-OPTION_LABELS = {
-    "size": "Board size",
-    "move_cap": "Move limit (a draw after this many moves)",
-    "first_player": "Colour that moves first",
-    "self_jump": "Pieces may jump their own side",
-    "stuck_tokens": "When no token can move",
-    "cover_removal": "Removing the first row",
-    "stalemate": "When a player cannot move",
-    "symmetry_rule": "Symmetry rule",
-}
 #: MCTS levels the page offers (those within the server's cap)
 MCTS_LEVELS = ((200, "easy"), (1000, "medium"), (5000, "strong"))
 #: search strengths of a pretrained agent the page offers (simulations per move, within the cap)
 PRETRAINED_LEVELS = ((16, "quick"), (100, "medium"), (400, "strong"))
 
 
-def describe_option(option: Any) -> dict[str, Any]:
-    """An option as the schema describes it, with the page's label and whether it is folded away."""
-    label = OPTION_LABELS.get(option.name, option.name.replace("_", " ").capitalize())
-    return {**option.describe(), "label": label, "advanced": option.name in ADVANCED_OPTIONS}
-
-
 def describe_game(name: str, docs_url: str = DOCS_URL) -> dict[str, Any]:
-    """One game of the catalog: its options as its schema declares them, colours, summary and rules."""
-    summary = game_spec(name).summary
+    """One game of the catalog, as the game declares itself: its facts (name as people write it, rules),
+    its options with their labels from its schema, its colours, and its pretrained agents."""
+    spec = game_spec(name)
+    facts = spec.facts
     return {
         "name": name,
-        "display_name": DISPLAY_NAMES.get(name, name.replace("_", " ").capitalize()),
-        "summary": summary,
-        "rules_summary": RULES_SUMMARIES.get(name, summary[:1].upper() + summary[1:] + "."),
+        "display_name": facts.display_name,
+        "summary": spec.summary,
+        "rules_summary": facts.rules_summary,
         "docs_url": docs_url.format(name=name),
         "colours": list(make_game(name).colours),
-        "options": [describe_option(option) for option in game_class(name).OPTION_SCHEMA],
+        "options": [option.describe() for option in game_class(name).OPTION_SCHEMA],
         "pretrained": [opts for game, opts in _pretrained() if game == name],
     }
 

@@ -1,6 +1,6 @@
 """Games in progress on the server: one :class:`Session` per game, kept in a bounded :class:`SessionStore`.
 
-A session is a :class:`~crossenvs.play.Match` (the terminal's game record and last-move marking)
+A session is a :class:`~crossenvs.game_in_progress.GameInProgress` (the terminal's game record and last-move marking)
 plus what the browser adds: the person's seat, an opponent, and the positions before every action
 for undo. Sessions share nothing: each has its own game, state, players and random streams, and
 its id is 128 random bits, so a page cannot reach another's game by guessing.
@@ -30,7 +30,7 @@ from ..core.game import Cell, Game
 from ..core.geometry import square_name
 from ..core.state import State
 from ..core.view import status_line
-from ..match import Match, end_line, legal_notations, read_move, verdict
+from ..game_in_progress import GameInProgress, end_line, legal_notations, read_move, verdict
 from ..players import Player
 from .board import layout, legal_moves
 from .errors import ServerFullError, TurnError, UnknownSessionError
@@ -65,14 +65,14 @@ class Session:
         self.game = game
         self.opponent = opponent
         self.human = human
-        self.match = Match(game, state)
+        self.match = GameInProgress(game, state)
         self.history: list[Snapshot] = []
         self.thinking = False
         self.closed = False
         self.last_used = time.monotonic()
         self._lock = threading.Lock()
         self._layout = layout(game)
-        self._all_tokens = _tokens(game, game.initial_state())
+        self._all_tokens = game.view.move_tokens(game.initial_state())
 
     # ------------------------------------------------------------------ actions
     def move(self, action: int | None = None, text: str | None = None) -> None:
@@ -218,19 +218,11 @@ class Session:
         }
 
     def _tokens_now(self, state: State) -> dict[str, Any] | None:
-        """Crosse's move tokens, each colour's unused ones beside the full set; None in games without tokens."""
-        if self._all_tokens is None:
+        """The view's move tokens (Crosse's), each colour's unused ones beside the full set; None in games without."""
+        unused = self.game.view.move_tokens(state)
+        if self._all_tokens is None or unused is None:
             return None
-        unused = _tokens(self.game, state) or {}
         return {colour: {"all": self._all_tokens[colour], "unused": unused[colour]} for colour in self.game.colours}
-
-
-def _tokens(game: Game, state: State) -> dict[str, list[str]] | None:
-    """``game.tokens(state, colour)`` for both colours, where a game has move tokens (Crosse)."""
-    tokens: Callable[[State, str], list[str]] | None = getattr(game, "tokens", None)
-    if not callable(tokens):
-        return None
-    return {colour: list(tokens(state, colour)) for colour in game.colours}
 
 
 def illegal_action(game: Game, state: State, action: int | None) -> IllegalActionError:
