@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import checkpoints as ck
+from .command_args import check_int_range, check_output_file
 from .core.checks import MAX_SEED, check_seed
 from .core.errors import CheckpointError, CrossenvsError, InvalidOptionError, UsageError
 from .core.game import Game
 from .core.options import parse_options
 from .core.registry import game_class, game_spec, list_games, make_game
-from .flag_checks import check_int_range, check_output_file
 from .players import Player, player_specs
 
 
@@ -289,7 +289,7 @@ def cmd_gif(args: argparse.Namespace, out: TextIO) -> None:
     """One game between two players as an animated GIF of rgb_array frames."""
     from PIL import Image
 
-    from .match import play_frames
+    from .game_in_progress import play_frames
     from .players import make_player
 
     game = make_game(args.game, **parse_options(args.option))

@@ -16,7 +16,7 @@ from typing import Any, TextIO, TypeVar
 
 from .core.errors import CrossenvsError
 from .core.game import Game
-from .match import Match, end_line, legal_notations, read_move
+from .game_in_progress import GameInProgress, end_line, legal_notations, read_move
 from .players import Player
 
 INTERRUPTED = 130  # the exit status of a program stopped by Ctrl-C (128 + SIGINT)
@@ -28,38 +28,38 @@ T = TypeVar("T")
 
 def play(game: Game, opponent: Player, human: int, out: TextIO, source: TextIO) -> int:
     """Play to the end; the exit status: 0, or 130 after Ctrl-C."""
-    match = Match(game, game.initial_state())
+    ongoing = GameInProgress(game, game.initial_state())
     out.write(
         f"You play {game.colours[human]} against {opponent.name}. "
         "Type a move, 'help' for the legal moves, 'quit' to stop.\n"
     )
     try:
-        while not game.is_terminal(match.state):
-            if game.current_player(match.state) != human:
-                opponent_turn(match, opponent, out)
-            elif not human_turn(match, out, source):
+        while not game.is_terminal(ongoing.state):
+            if game.current_player(ongoing.state) != human:
+                opponent_turn(ongoing, opponent, out)
+            elif not human_turn(ongoing, out, source):
                 out.write("bye\n")
                 return 0
     except KeyboardInterrupt:
-        abandon(match, out, "interrupted")
+        abandon(ongoing, out, "interrupted")
         return INTERRUPTED
     except EOFError:
-        abandon(match, out, "end of input")
+        abandon(ongoing, out, "end of input")
         return 0
-    finish(match, human, out)
+    finish(ongoing, human, out)
     return 0
 
 
-def opponent_turn(match: Match, opponent: Player, out: TextIO) -> None:
+def opponent_turn(ongoing: GameInProgress, opponent: Player, out: TextIO) -> None:
     """Say that the opponent searches (a search can take seconds), then what it played."""
-    show_board(match, out)
+    show_board(ongoing, out)
     if opponent.deliberates:
         out.write(f"{opponent.name} is thinking...")
         out.flush()
-    action = interruptible(opponent.act, match.game, match.state)
+    action = interruptible(opponent.act, ongoing.game, ongoing.state)
     if opponent.deliberates:
         out.write(CLEAR_LINE if is_tty(out) else "\n")
-    out.write(f"{opponent.name} plays {match.play(action)}\n")
+    out.write(f"{opponent.name} plays {ongoing.play(action)}\n")
 
 
 def interruptible(function: Callable[..., T], *args: Any) -> T:
@@ -87,9 +87,9 @@ def interruptible(function: Callable[..., T], *args: Any) -> T:
     return outcome["value"]
 
 
-def human_turn(match: Match, out: TextIO, source: TextIO) -> bool:
+def human_turn(ongoing: GameInProgress, out: TextIO, source: TextIO) -> bool:
     """Show the board and read lines until one is a legal move (played: True) or 'quit' (False)."""
-    show_board(match, out)
+    show_board(ongoing, out)
     while True:
         out.write("your move> ")
         out.flush()
@@ -101,36 +101,36 @@ def human_turn(match: Match, out: TextIO, source: TextIO) -> bool:
         if word == "quit":
             return False
         if word == "help":
-            out.write(f"legal moves: {' '.join(legal_notations(match.game, match.state))}\n")
+            out.write(f"legal moves: {' '.join(legal_notations(ongoing.game, ongoing.state))}\n")
             continue
         try:
-            action, shorthand = read_move(match.game, match.state, text)
+            action, shorthand = read_move(ongoing.game, ongoing.state, text)
         except CrossenvsError as exc:
             out.write(f"{exc}\n")
             continue
-        notation = match.play(action)
+        notation = ongoing.play(action)
         if shorthand:
             out.write(f"(read as {notation})\n")
         return True
 
 
-def show_board(match: Match, out: TextIO) -> None:
-    text = match.game.render_ansi(match.state, match.last_move, legend=True, colour=is_tty(out))
+def show_board(ongoing: GameInProgress, out: TextIO) -> None:
+    text = ongoing.game.render_ansi(ongoing.state, ongoing.last_move, legend=True, colour=is_tty(out))
     out.write(text)
 
 
-def finish(match: Match, human: int, out: TextIO) -> None:
+def finish(ongoing: GameInProgress, human: int, out: TextIO) -> None:
     """The final board, why the game ended, and what that means for the person."""
-    show_board(match, out)
-    out.write(f"{end_line(match.game, match.state, human)}\n")
-    out.write(f"moves: {' '.join(match.record)}\n")
+    show_board(ongoing, out)
+    out.write(f"{end_line(ongoing.game, ongoing.state, human)}\n")
+    out.write(f"moves: {' '.join(ongoing.record)}\n")
 
 
-def abandon(match: Match, out: TextIO, why: str) -> None:
+def abandon(ongoing: GameInProgress, out: TextIO, why: str) -> None:
     """One line that says so, with the record, then the position text (nothing is lost)."""
-    moves = " ".join(match.record) or "none"
-    out.write(f"\ngame abandoned ({why}) at ply {match.state.ply}; moves: {moves}; position:\n")
-    out.write(match.game.to_text(match.state))
+    moves = " ".join(ongoing.record) or "none"
+    out.write(f"\ngame abandoned ({why}) at ply {ongoing.state.ply}; moves: {moves}; position:\n")
+    out.write(ongoing.game.to_text(ongoing.state))
 
 
 def is_tty(out: TextIO) -> bool:

@@ -15,7 +15,7 @@ import pytest
 
 import crossenvs
 from crossenvs import cli
-from crossenvs import flag_checks as checks
+from crossenvs import command_args as checks
 from crossenvs.core.errors import InvalidOptionError, OutputPathError, UsageError
 from crossenvs.eval.arena import round_robin
 from crossenvs.players import GreedyPlayer, MCTSPlayer, RandomPlayer, make_player

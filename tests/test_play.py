@@ -16,7 +16,8 @@ from conftest import CROSSE_C4, play, position
 from crossenvs import list_games, make_game
 from crossenvs.cli import main as cli
 from crossenvs.core.view import LAST_MOVE, marked_board
-from crossenvs.match import Match, play_frames, shorthand_actions
+from crossenvs.game_in_progress import GameInProgress as Match
+from crossenvs.game_in_progress import play_frames, shorthand_actions
 from crossenvs.play import play as play_game
 from crossenvs.players import Player, RandomPlayer, make_player
 

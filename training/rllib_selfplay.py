@@ -47,11 +47,11 @@ from typing import Any
 
 import crossenvs
 from crossenvs import checkpoints as ck
+from crossenvs.command_args import check_folder_creatable, check_int_range
 from crossenvs.core.checks import check_seed
 from crossenvs.core.errors import CheckpointError, CrossenvsError, OutputPathError, UsageError
 from crossenvs.core.game import Game
 from crossenvs.core.options import parse_options
-from crossenvs.flag_checks import check_folder_creatable, check_int_range
 from crossenvs.players import make_player
 from crossenvs.trainer.folders import write_atomically
 

@@ -7,8 +7,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from crossenvs.command_args import check_int_range, check_minutes
 from crossenvs.core.errors import CrossenvsError, UsageError
-from crossenvs.flag_checks import check_int_range, check_minutes
 
 
 def trainer_parser(description: str, example_config: str, default_run_dir: str, script: str) -> argparse.ArgumentParser:

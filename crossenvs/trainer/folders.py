@@ -17,10 +17,10 @@ from typing import Any
 
 import yaml
 
-from crossenvs import flag_checks as checks
+from crossenvs import command_args as checks
 from crossenvs.checkpoints import CHECKPOINTS
+from crossenvs.command_args import check_folder_creatable
 from crossenvs.core.errors import CheckpointError, OutputPathError, UsageError
-from crossenvs.flag_checks import check_folder_creatable
 
 
 def protocol_step(what: str) -> None:

@@ -1,9 +1,10 @@
 """A game between a person and players, as a model both faces share: the terminal and the browser.
 
-:class:`Match` holds one game in progress (position, record, the last turn's cells); the move
+:class:`GameInProgress` holds the one game (position, record, the last turn's cells); the move
 readers turn what a person typed into a legal action or one clear error (the game's notation
 first, then a shorthand of bare squares); :func:`end_line` words the end of a game for the
 person. ``crossenvs.play`` (terminal) and :mod:`crossenvs.web` (browser) are views of it.
+(A match of many games between players, for a score, is :func:`crossenvs.eval.arena.match`.)
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ _SQUARE_TEXT_RE = re.compile(r"[a-z][0-9]+")  # what shorthand_actions strips be
 
 
 @dataclass
-class Match:
+class GameInProgress:
     """One game in progress: the position, the moves so far in notation, the last turn's cells."""
 
     game: Game
