@@ -35,6 +35,7 @@ from .core import (
     make_game,
     register_game,
 )
+from .core.facts import GameFacts
 from .core.version import __version__ as __version__
 from .envs import registration as _env_registration  # noqa: F401 - gymnasium ids and entry modules
 from .players import PATH_KIND, register_player_kind
@@ -44,6 +45,7 @@ __all__ = [
     "CheckpointError",
     "CrossenvsError",
     "Game",
+    "GameFacts",
     "GameSpec",
     "IllegalActionError",
     "InvalidActionError",

@@ -50,7 +50,7 @@ autodoc_inherit_docstrings = False  # gymnasium's and PettingZoo's own docstring
 # Docstrings name classes by where they live (crossenvs.core.game.Game); the reference documents
 # them under their public path (crossenvs.Game, crossenvs.eval.ladder.Ladder). Resolve the one through the other.
 PUBLIC_ALIASES = [
-    (re.compile(r"^crossenvs\.core\.(?:game|state|registry|errors)\."), "crossenvs."),
+    (re.compile(r"^crossenvs\.core\.(?:game|state|registry|errors|facts)\."), "crossenvs."),
     (re.compile(r"^crossenvs\.eval\.ladder\.(?:files|pool|build|adaptive)\."), "crossenvs.eval.ladder."),
 ]
 

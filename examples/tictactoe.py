@@ -13,7 +13,9 @@ What a game supplies:
   ``apply_kernel(board, meta, action) -> bool`` (play in place; False and untouched if illegal),
   ``mask_kernel(board, meta, out)`` and ``observe_kernel(board, meta, player, out)``;
 * a :class:`crossenvs.Game` subclass: sizes, the setup, notation, and how text positions finish
-  loading (the base class does the rest: legality checks, text, rendering, envs);
+  loading (the base class does the rest: legality checks, text, rendering, envs); optionally its
+  ``facts`` (:class:`crossenvs.GameFacts`: its name as people write it and a paragraph of rules,
+  which the web page shows; without them it shows the registry name and the one-line summary);
 * one :func:`crossenvs.register_game` call.
 
 Actions are the squares a1..c3 (id = row * 3 + column); X moves first. Observations are two
@@ -26,7 +28,7 @@ import numpy as np
 from numba import njit
 
 import crossenvs
-from crossenvs import Game, IllegalActionError, PositionTextError, State
+from crossenvs import Game, GameFacts, IllegalActionError, PositionTextError, State
 from crossenvs.core import state as st
 from crossenvs.core.geometry import parse_square, square_name
 from crossenvs.core.view import GameView
@@ -95,6 +97,11 @@ class TicTacToe(Game):
 
     name = "tictactoe"
     view_class = TicTacToeView
+    facts = GameFacts(
+        display_name="Tic-tac-toe",
+        rules_summary="Players take turns marking an empty square of a 3x3 grid, X first. Three of your marks "
+        "in a row, a column or a diagonal win; a full grid without a line is a draw.",
+    )
     MAX_PASSES = 0  # no pass in this game: a ``passes`` header is refused
     apply_kernel = staticmethod(apply_kernel)
     mask_kernel = staticmethod(mask_kernel)

@@ -1,22 +1,19 @@
 """Pretrained AlphaZero agents shipped with the package: ``crossenvs.agents.load(game, **options)``.
 
-Each file here is the ``final.pt`` of one run of ``training/alphazero.py`` with the config named
-in :data:`AGENTS`, copied under the name :func:`file_name` gives it::
+Each file here is the ``final.pt`` of a run of ``training/alphazero.py``, copied under the name
+:func:`file_name` gives it::
 
     python training/alphazero.py --config configs/alphazero/crisscross6.yaml --run-dir runs/pretrained
     cp runs/pretrained/checkpoints/final.pt crossenvs/agents/crisscross_size6.pt
 
-(the Crisscross 8x8 agent: ``--config configs/alphazero/crisscross.yaml --max-minutes 45``, as its
-entry in :data:`AGENTS` says; ``--max-minutes`` overrides the config's cap)
-
-(a rerun gives an agent of the same strength, not the same bytes: the budget is wall-clock time).
+How each agent was made (the commands, in order, from which config) is recorded beside the
+configs, in ``configs/alphazero/README.md``, which the docs' page on the agents shows.
 ``benchmarks/pretrained.py`` measures each against random, greedy, MCTS-200 and MCTS-1000.
 The player spec ``pretrained`` (or ``pretrained:<simulations>``) is the agent of the game at hand.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -28,22 +25,16 @@ from ..players import MAX_SEARCH_SIMULATIONS, import_extra
 
 FOLDER = Path(__file__).resolve().parent
 
-#: (game, options as sorted JSON) -> the config that produced the agent
-AGENTS: dict[tuple[str, str], str] = {
-    ("crisscross", '{"size": 6}'): "configs/alphazero/crisscross6.yaml",
-    ("crisscross", "{}"): "configs/alphazero/crisscross.yaml --max-minutes 45",
-    ("crossings", "{}"): "configs/alphazero/crossings.yaml",
-    ("neo_crossings", "{}"): "configs/alphazero/neo_crossings.yaml --max-minutes 25, then --resume <its run> "
-    "--from-checkpoint <its run>/checkpoints/final.pt --max-minutes 35",
-    ("charing_cross", "{}"): "configs/alphazero/charing_cross.yaml, then --resume <its run> --max-minutes 30, "
-    "then --resume <its run> --from-checkpoint <its run>/checkpoints/final.pt --max-minutes 55, the same with "
-    "--max-minutes 5 --device cuda (one H200), and the same with --max-minutes 45",
-    ("crosse", "{}"): "configs/alphazero/crosse.yaml --max-minutes 85",
-}
-
-
-def _key(game: str, options: dict[str, Any]) -> tuple[str, str]:
-    return game, json.dumps(options, sort_keys=True)
+#: the agents in this folder: (game, its options that differ from the defaults); how each was made is
+#: recorded beside the configs, in configs/alphazero/README.md
+SHIPPED: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("crisscross", {"size": 6}),
+    ("crisscross", {}),
+    ("crossings", {}),
+    ("neo_crossings", {}),
+    ("charing_cross", {}),
+    ("crosse", {}),
+)
 
 
 def file_name(game: str, **options: Any) -> str:
@@ -54,14 +45,14 @@ def file_name(game: str, **options: Any) -> str:
 
 def available() -> list[tuple[str, dict[str, Any]]]:
     """The (game, options) pairs that have a pretrained agent."""
-    return [(game, json.loads(options)) for game, options in AGENTS]
+    return [(game, dict(options)) for game, options in SHIPPED]
 
 
 def path(game: str, **options: Any) -> Path:
     """The checkpoint of the pretrained agent for ``game`` with ``options`` (defaults left out)."""
     defaults = make_game(game).OPTIONS
     chosen = {key: value for key, value in options.items() if defaults.get(key) != value}
-    if _key(game, chosen) not in AGENTS:
+    if (game, chosen) not in SHIPPED:
         have = ", ".join(f"{g} {o}" for g, o in available()) or "none"
         raise InvalidOptionError(f"no pretrained agent for {game} {chosen or '(default options)'}; available: {have}")
     return FOLDER / file_name(game, **chosen)

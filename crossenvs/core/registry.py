@@ -102,6 +102,9 @@ def register_game(
     functions) or ``"module:Class"``. ``env_name`` defaults to ``name`` in CamelCase,
     ``summary`` to the first line of the class docstring. ``test_options`` are option sets the
     contract suite (:func:`crossenvs.testing.check_game`) exercises besides the defaults.
+    What the class declares of itself beyond its rules (its ``facts``: the name people write, a
+    paragraph of rules) is read through the spec (:attr:`GameSpec.facts`), blanks filled from
+    ``name`` and ``summary``, so a game that declares none still shows well.
     Registering the same declaration again is harmless; another game under a taken name is refused.
 
     >>> from crossenvs import register_game
