@@ -83,3 +83,32 @@ def test_crosse_half_turn_bits_is_the_white_frame():
         bits = sum(1 << s for s in squares)
         low, high = crosse.half_turn_bits(np.uint64(bits & (2**64 - 1)), np.uint64(bits >> 64))
         assert int(low) | (int(high) << 64) == sum(1 << crosse.in_frame(s, crosse.WHITE) for s in squares)
+
+
+def test_importing_the_core_deletes_no_cache_and_first_use_prunes(tmp_path):
+    """Importing used to delete other versions' old kernel caches: now the package's first use of its cache does."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    three_days_ago = time.time() - 3 * 86400
+    for k in range(8):  # other versions' folders, unused for days
+        folder = tmp_path / f"numba-old{k}"
+        folder.mkdir()
+        os.utime(folder, (three_days_ago - k, three_days_ago - k))
+    code = (
+        "import crossenvs\n"
+        "from crossenvs.core import specialize as s\n"
+        "root = s.cache_root()\n"
+        "print(len(list(root.parent.glob('numba-*'))))\n"
+        "s.prepared_cache_root()\n"
+        "print(len(list(root.parent.glob('numba-*'))))\n"
+    )
+    env = {**os.environ, "CROSSENVS_CACHE_DIR": str(tmp_path)}
+    env.pop("NUMBA_CACHE_DIR", None)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    on_import, on_first_use = done.stdout.split("\n")[:2]
+    assert on_import == "9"  # nothing pruned (numba makes this version's folder when it decorates a kernel)
+    assert on_first_use == "6"  # this version's folder and the 5 most recently used others (KEEP_VERSIONS)

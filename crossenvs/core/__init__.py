@@ -1,6 +1,7 @@
 """The shared engine: state record, game contract, registry, geometry, frames, position text, rendering."""
 
-# First of all: numba's cache folder for these sources (before any kernel is decorated).
+# First of all: numba's cache folder for these sources (before any kernel is decorated). This
+# only names the folder; old versions' folders are pruned on first use, not here.
 from .specialize import use_versioned_cache
 
 use_versioned_cache()

@@ -13,7 +13,9 @@ are solved here, in one place:
   numba cache entries: there is no table of game ids for a dispatcher to get wrong.
 * **A cache that cannot go stale.** :func:`use_versioned_cache` (called on ``import crossenvs``)
   points numba's cache at a folder named after a hash of the package's sources, so an edited
-  package never reads kernels cached for other sources, whichever entry point starts it. The
+  package never reads kernels cached for other sources, whichever entry point starts it. It
+  deletes nothing: the folder is marked as used and other versions' old folders pruned on the
+  package's first use of its cache (:func:`prepared_cache_root`, the first per-game copy). The
   per-game copies of a user's game are named after a hash of the module defining its kernels and
   of the kernels' bytecode (helper modules those kernels import are not covered).
 
@@ -94,14 +96,23 @@ def use_versioned_cache() -> Path:
     """Point numba's disk cache at :func:`cache_root` (the environment too, so subprocesses agree).
 
     numba reads ``NUMBA_CACHE_DIR`` when it is imported and again before compiling; its config is
-    set directly as well in case numba was imported first. ``import crossenvs`` itself does not
-    import numba (a game's kernels load on first use).
+    set directly as well in case numba was imported first. It must run before the first kernel is
+    decorated (numba fixes a kernel's cache folder then, and makes it), so the core calls it on
+    import; it only names the folder, and :func:`prepared_cache_root` prunes when the cache is first used.
     """
     root = cache_root()
     os.environ["NUMBA_CACHE_DIR"] = str(root)
     numba = sys.modules.get("numba")
     if numba is not None:
         numba.config.CACHE_DIR = str(root)
+    return root
+
+
+@cache
+def prepared_cache_root() -> Path:
+    """:func:`cache_root`, made and marked as the most recently used version, other versions' old
+    folders pruned: once per process, when the package first writes to its cache, not on import."""
+    root = cache_root()
     _prune_old_versions(root, keep=KEEP_VERSIONS)
     return root
 
@@ -219,7 +230,7 @@ def _specialize(template: str, game_class: type) -> ModuleType:
     kernel_sources = [_module_source(module) for module in sorted({module for module, _ in paths})]
     kernel_sources += [_kernel_code(getattr(game_class, role)) for role in KERNEL_ROLES]
     stem = f"{template.rpartition('.')[2]}__{game_class.__name__.lower()}__{_digest(text.encode(), *kernel_sources)}"
-    folder = cache_root() / "specialized"
+    folder = prepared_cache_root() / "specialized"
     path = folder / f"{stem}.py"
     if not path.is_file():
         folder.mkdir(parents=True, exist_ok=True)
