@@ -350,3 +350,100 @@ def _check_golden(name: str, folder: Path) -> int:
 
 
 __all__ = ["CheckReport", "check_game", "golden_header"]
+
+
+# ----------------------------------------------------------------------------- the device env against the CPU env
+@dataclass
+class DeviceReport:
+    """What :func:`check_device_env` compared: games x steps, and how many games differed in any field."""
+
+    num_envs: int
+    steps: int
+    games_ended: int
+    illegal_tried: int
+    mismatches: int
+    first_mismatch: str | None = None
+
+
+#: every per-game output both envs return, by the name the comparison reports
+_STEP_FIELDS = ("observation", "reward", "terminated", "action_mask", "current_player", "seat_rewards", "final_ply",
+                "illegal_action")  # fmt: skip
+
+
+def _host(value: Any) -> np.ndarray:
+    return value.detach().cpu().numpy() if hasattr(value, "detach") else np.asarray(value)
+
+
+def _step_fields(step: tuple[Any, ...]) -> dict[str, np.ndarray]:
+    observations, rewards, terminated, _, info = step
+    values = (observations, rewards, terminated, info["action_mask"], info["current_player"], info["seat_rewards"],
+              info["final_ply"], info["illegal_action"])  # fmt: skip
+    return {name: _host(value) for name, value in zip(_STEP_FIELDS, values)}
+
+
+def check_device_env(
+    game: str | Game, num_envs: int = 16, steps: int = 60, seed: int = 0, illegal_every: int = 7, **options: Any
+) -> DeviceReport:
+    """Step :class:`~crossenvs.envs.device.DeviceVectorEnv` and :class:`~crossenvs.envs.vector.CrossVectorEnv`
+    side by side on the same actions and count the games where anything they return differs.
+
+    Actions are the device's own random picks, which must equal the CPU's random player drawing
+    from the same per-game streams; every ``illegal_every``-th step one game plays an illegal
+    action instead (the -1 and restart path). Runs on a GPU, or under numba's CUDA simulator with
+    numba off (``NUMBA_ENABLE_CUDASIM=1 NUMBA_DISABLE_JIT=1``: the simulator cannot pass its
+    arrays to compiled functions).
+    """
+    from .envs.batch_kernels import as_ids, game_keys, per_game_uniforms
+    from .envs.device import DeviceVectorEnv
+    from .envs.vector import CrossVectorEnv
+    from .players.kernels import random_legal_actions
+
+    device = DeviceVectorEnv(game, num_envs, **options)
+    cpu = CrossVectorEnv(device.game, num_envs)
+    device_observations, device_info = device.reset(seed=seed)
+    cpu_observations, cpu_info = cpu.reset(seed=seed)
+    keys, counters = game_keys(seed, num_envs), np.zeros(num_envs, dtype=np.uint64)
+    report = DeviceReport(num_envs, steps, 0, 0, 0)
+    _count(report, -1, "observation", cpu_observations, _host(device_observations))
+    for name in ("action_mask", "current_player"):
+        _count(report, -1, name, cpu_info[name], _host(device_info[name]))
+    masks = cpu_info["action_mask"]
+    for step in range(steps):
+        uniforms, picks = np.empty(num_envs), np.empty(num_envs, dtype=np.int64)
+        per_game_uniforms(keys, counters, as_ids(np.arange(num_envs)), uniforms)
+        random_legal_actions(masks, uniforms, picks)
+        actions = _host(device.random_actions()).copy()
+        _count(report, step, "random_action", picks, actions)
+        if illegal_every and step % illegal_every == illegal_every - 1:
+            report.illegal_tried += _make_one_illegal(actions, masks, step % num_envs)
+        cpu_fields = _step_fields(cpu.step(actions))
+        device_fields = _step_fields(device.step(actions))
+        for name in _STEP_FIELDS:
+            _count(report, step, name, cpu_fields[name], device_fields[name])
+        report.games_ended += int(cpu_fields["terminated"].sum())
+        masks = cpu_fields["action_mask"]
+    return report
+
+
+def _make_one_illegal(actions: np.ndarray, masks: np.ndarray, game: int) -> int:
+    refused = np.flatnonzero(masks[game] == 0)
+    if refused.size == 0:
+        return 0
+    actions[game] = refused[0]
+    return 1
+
+
+def _count(report: DeviceReport, step: int, name: str, expected: np.ndarray, got: np.ndarray) -> None:
+    """Add the games whose ``name`` differs (NaN-free values: exact equality, float32 bit for bit)."""
+    expected, got = np.asarray(expected), np.asarray(got)
+    if expected.shape != got.shape:
+        differing = np.ones(len(expected), dtype=bool)
+    else:
+        differing = (expected != got).reshape(len(expected), -1).any(axis=1)
+    if differing.any():
+        report.mismatches += int(differing.sum())
+        if report.first_mismatch is None:
+            game = int(np.flatnonzero(differing)[0])
+            report.first_mismatch = (
+                f"step {step}, game {game}: {name} {expected[game]!r} (CPU) != {got[game]!r} (device)"
+            )

@@ -13,6 +13,8 @@ from numba import njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic, overload
 
+from .portable import on_cuda_target
+
 
 def lowest_square(bits: np.uint64) -> int:
     """The index of the lowest set bit of non-zero ``bits``."""
@@ -143,3 +145,38 @@ def _cell_bits_jitted(board, code):
         return low, high
 
     return impl
+
+
+@on_cuda_target
+def _register_cuda_bits() -> None:
+    """The same helpers on a GPU: ``ffs``, ``popc`` and ``brev`` are single instructions there too,
+    and the board is read a byte at a time (a GPU has no unaligned word loads)."""
+    from numba import cuda
+    from numba.cuda.extending import overload as cuda_overload
+
+    @cuda_overload(lowest_square)
+    def _lowest_square_cuda(bits):
+        return lambda bits: np.int64(cuda.ffs(np.uint64(bits))) - 1
+
+    @cuda_overload(popcount)
+    def _popcount_cuda(bits):
+        return lambda bits: np.int64(cuda.popc(np.uint64(bits)))
+
+    @cuda_overload(reverse_bits)
+    def _reverse_bits_cuda(bits):
+        return lambda bits: np.uint64(cuda.brev(np.uint64(bits)))
+
+    @cuda_overload(cell_bits)
+    def _cell_bits_cuda(board, code):
+        def impl(board, code):
+            low, high = np.uint64(0), np.uint64(0)
+            height, width = board.shape
+            for square in range(height * width):
+                if board[square // width, square % width] == code:
+                    if square < 64:
+                        low |= np.uint64(1) << np.uint64(square)
+                    else:
+                        high |= np.uint64(1) << np.uint64(square - 64)
+            return low, high
+
+        return impl

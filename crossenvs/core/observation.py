@@ -15,6 +15,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
 from .frames import frame_to_board
+from .portable import on_cuda_target
 
 
 @njit(cache=True)
@@ -76,5 +77,17 @@ def float32_copier(count: int) -> Callable[[np.ndarray, int, np.ndarray, int], N
             if not (isinstance(array, types.Array) and array.dtype == types.float32 and array.layout == "C"):
                 raise TypeError(f"float32_copier needs C-contiguous float32 arrays, got {array}")
         return lambda dst, dst_start, src, src_start: raw_copy(dst, dst_start, src, src_start)
+
+    @on_cuda_target
+    def _register_cuda_copy() -> None:
+        from numba.cuda.extending import overload as cuda_overload
+
+        @cuda_overload(copy)
+        def cuda_copy(dst, dst_start, src, src_start):
+            def impl(dst, dst_start, src, src_start):
+                for k in range(count):
+                    dst[dst_start + k] = src[src_start + k]
+
+            return impl
 
     return copy

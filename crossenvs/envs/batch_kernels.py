@@ -11,12 +11,22 @@ import numpy as np
 from numba import njit
 
 
+@njit(cache=True, inline="always")
+def reset_game(boards, metas, i, initial_board, initial_meta) -> None:
+    """Game ``i`` back to the initial position, cell by cell (what a GPU thread can do too)."""
+    board = boards[i]
+    for r in range(board.shape[0]):
+        for c in range(board.shape[1]):
+            board[r, c] = initial_board[r, c]
+    for k in range(initial_meta.shape[0]):
+        metas[i, k] = initial_meta[k]
+
+
 @njit(cache=True)
 def reset_batch(boards, metas, ids, initial_board, initial_meta) -> None:
     """Games ``ids`` back to the initial position (a few bytes each: threads would cost more)."""
     for j in range(ids.shape[0]):
-        boards[ids[j]] = initial_board
-        metas[ids[j]] = initial_meta
+        reset_game(boards, metas, ids[j], initial_board, initial_meta)
 
 
 @njit(cache=True, inline="always")
@@ -34,12 +44,16 @@ def per_game_uniforms(keys, counters, ids, out) -> None:
     Each game's stream depends only on its key and how many numbers it has drawn, so a game
     plays the same whatever the other games in the batch do (counter-based, like JAX's keys).
     """
-    golden = np.uint64(0x9E3779B97F4A7C15)
     for j in range(ids.shape[0]):
-        i = ids[j]
-        counters[i] += np.uint64(1)
-        bits = _splitmix64(keys[i] + counters[i] * golden)
-        out[j] = (bits >> np.uint64(11)) * (1.0 / 9007199254740992.0)  # 53 random bits
+        out[j] = next_uniform(keys, counters, ids[j])
+
+
+@njit(cache=True, inline="always")
+def next_uniform(keys, counters, i) -> float:
+    """The next uniform in [0, 1) of game ``i``'s stream (its counter advanced): one game's draw, on either target."""
+    counters[i] += np.uint64(1)
+    bits = _splitmix64(keys[i] + counters[i] * np.uint64(0x9E3779B97F4A7C15))
+    return (bits >> np.uint64(11)) * (1.0 / 9007199254740992.0)  # 53 random bits
 
 
 def game_keys(seed: int | None, num_games: int) -> np.ndarray:

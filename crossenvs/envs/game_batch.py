@@ -6,15 +6,21 @@ signature (:mod:`crossenvs.core.game`), so this one file drives any game.
 
 Each loop comes twice, ``*_parallel`` over numba's threads and ``*_serial`` on the calling
 thread; a :class:`crossenvs.core.threads.BatchRunner` chooses between them and sets how the
-games are shared out among the threads.
+games are shared out among the threads. The same one-game steps also run as CUDA kernels, one
+thread a game (:func:`device_kernels`, used by :mod:`crossenvs.envs.device`): one source for both.
 """
 
 from __future__ import annotations
+
+import functools
+from typing import Any, NamedTuple
 
 from numba import njit, prange
 
 from crossenvs.core import state as st
 from crossenvs.core.specialize import game_kernels
+from crossenvs.envs.batch_kernels import next_uniform, reset_game
+from crossenvs.players.kernels import random_legal_action
 
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
 
@@ -113,3 +119,76 @@ def view_serial(boards, metas, ids, seats, observations, masks) -> None:
         _observe_one(boards, metas, ids, seats, observations, j)
     for j in range(ids.shape[0]):
         _mask_one(boards, metas, ids, seats, masks, j)
+
+
+# ----------------------------------------------------------------------------- the same steps on a GPU
+cuda: Any = None  # numba.cuda, bound by device_kernels(): a CPU-only process never imports it
+
+
+@njit(cache=True, inline="always")
+def _view_game(boards, metas, players, observations, masks, j) -> None:
+    """Game j seen by the player to act: its seat, observation and legal mask."""
+    seat = metas[j, st.TO_MOVE]
+    players[j] = seat
+    observe_kernel(boards[j], metas[j], seat, observations[j])
+    mask_kernel(boards[j], metas[j], masks[j])
+
+
+def _device_step(
+    boards,
+    metas,
+    actions,
+    initial_board,
+    initial_meta,
+    ok,
+    movers,
+    seat_rewards,
+    rewards,
+    ended,
+    final_ply,
+    players,
+    observations,
+    masks,
+):
+    """One thread a game: play, restart it if it ended, then the view of the player to act (the CPU env's step)."""
+    j = cuda.grid(1)
+    if j < boards.shape[0]:
+        _play_one(boards, metas, actions, ok, movers, seat_rewards, rewards, ended, final_ply, j)
+        if ended[j]:
+            reset_game(boards, metas, j, initial_board, initial_meta)
+        _view_game(boards, metas, players, observations, masks, j)
+
+
+def _device_reset(boards, metas, restart, initial_board, initial_meta, players, observations, masks):
+    """Games where ``restart[j]`` back to the start; every game's view of the player to act."""
+    j = cuda.grid(1)
+    if j < boards.shape[0]:
+        if restart[j]:
+            reset_game(boards, metas, j, initial_board, initial_meta)
+        _view_game(boards, metas, players, observations, masks, j)
+
+
+def _device_random_actions(masks, keys, counters, uniforms, out):
+    """A uniform random legal action per game from its own stream (what the CPU's random player draws)."""
+    j = cuda.grid(1)
+    if j < masks.shape[0]:
+        uniforms[j] = next_uniform(keys, counters, j)
+        random_legal_action(masks, uniforms, out, j)
+
+
+class DeviceKernels(NamedTuple):
+    """This game's CUDA kernels, compiled on first launch."""
+
+    step: Any
+    reset: Any
+    random_actions: Any
+
+
+@functools.cache
+def device_kernels() -> DeviceKernels:
+    """The one-game steps above as CUDA kernels (raises CudaUnavailableError where no GPU or simulator can run them)."""
+    global cuda
+    from crossenvs.core.cuda import cuda_module
+
+    cuda = cuda_module()
+    return DeviceKernels(*(cuda.jit(f) for f in (_device_step, _device_reset, _device_random_actions)))

@@ -40,6 +40,7 @@ from .aec import render_state, resolve_game
 from .buffers import RecyclingBuffers
 
 VECTOR_RENDER_MODES = ["rgb_array", "ansi"]  # "human" would print every game of the batch
+DEVICES = ("cpu", "cuda")  # where a vector env's games live (cuda: crossenvs.envs.device)
 
 
 class _Batch:
@@ -181,8 +182,25 @@ class CrossVectorEnv(VectorEnv):
 
     metadata = {"render_modes": VECTOR_RENDER_MODES, "autoreset_mode": AutoresetMode.SAME_STEP, "render_fps": 2}
 
+    def __new__(cls, *args: Any, device: str = "cpu", **kwargs: Any) -> Any:
+        """``device="cuda"`` gives the same games on a GPU: a :class:`~crossenvs.envs.device.DeviceVectorEnv`."""
+        if device not in DEVICES:
+            raise InvalidOptionError(f"device must be one of {DEVICES}, got {device!r}")
+        if device == "cuda":
+            from .device import DeviceVectorEnv
+
+            if kwargs.pop("render_mode", None) is not None:
+                raise InvalidOptionError("render_mode needs device='cpu'; on a GPU, render env.state(i) yourself")
+            return DeviceVectorEnv(*args, **kwargs)
+        return super().__new__(cls)
+
     def __init__(
-        self, game: str | Game = "crisscross", num_envs: int = 64, render_mode: str | None = None, **options: Any
+        self,
+        game: str | Game = "crisscross",
+        num_envs: int = 64,
+        render_mode: str | None = None,
+        device: str = "cpu",
+        **options: Any,
     ) -> None:
         self._batch = _Batch(game, num_envs, options)
         self.game = self._batch.game

@@ -72,6 +72,7 @@ from ..core.game import Game
 from ..core.geometry import parse_square, square_name
 from ..core.observation import fill_piece_planes
 from ..core.options import integer
+from ..core.portable import scratch_array
 from ..core.state import State
 from ..core.text import ParsedPosition
 from ..core.view import GameView
@@ -118,15 +119,21 @@ def _flip_flanked_runs(board: np.ndarray, row: int, col: int, mine: int) -> None
                 board[r + k * dr, c + k * dc] = mine
 
 
+# Scratch space of the largest board (core/portable.py: no kernel allocates, so the GPU can run it).
+_SEEN = scratch_array((MAX_SIZE, MAX_SIZE), np.bool_)
+_STACK = scratch_array(MAX_SIZE * MAX_SIZE, np.int8)  # rows or columns: each below MAX_SIZE
+
+
 @njit(cache=True)
 def has_connection(board: np.ndarray, player: int) -> bool:
     """Does ``player`` join his two edges (rows 0 and N-1 of his own frame) orthogonally?"""
     n = board.shape[0]
     mine = player + 1
     frame = _frame_of(player)
-    seen = np.zeros((n, n), dtype=np.bool_)
-    stack_r = np.empty(n * n, dtype=np.int64)
-    stack_c = np.empty(n * n, dtype=np.int64)
+    seen = _SEEN()
+    seen[:n, :n] = False
+    stack_r = _STACK()
+    stack_c = _STACK()
     top = 0
     for c in range(n):
         br, bc = frame_to_board(0, c, frame, n, n)
@@ -195,10 +202,13 @@ def legal_mask_into(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> Non
             out[square_index(fr, fc, n)] = 1 if (playing and board[br, bc] == EMPTY) else 0
 
 
+_CODES = scratch_array(2, np.int8)
+
+
 @njit(cache=True)
 def observe_into(board: np.ndarray, meta: np.ndarray, player: int, out: np.ndarray) -> None:
     """Planes 0/1: the observer's / the opponent's checkers, in the observer's frame."""
-    codes = np.empty(2, dtype=np.int8)
+    codes = _CODES()
     codes[0] = player + 1
     codes[1] = 2 - player
     fill_piece_planes(board, _frame_of(player), codes, out)

@@ -128,6 +128,7 @@ from ..core.game import PASS_TEXT, Game
 from ..core.geometry import parse_square, square_name
 from ..core.observation import float32_copier, pass_and_cap_values
 from ..core.options import choice, first_player, move_cap
+from ..core.portable import scratch_array
 from ..core.state import State
 from ..core.text import ParsedPosition, shorten
 from ..core.view import GameView
@@ -248,7 +249,7 @@ def _move_table() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
             if USABLE[square]:
                 rows += [(square, token, end) for end in reachable_squares(square, token)]
     starts[-1] = len(rows)
-    table = np.array(rows, dtype=np.int64)
+    table = np.array(rows, dtype=np.int16)  # int16: small enough for a GPU's constant memory (core/cuda.py)
     return table[:, 0].copy(), table[:, 1].copy(), table[:, 2].copy(), starts
 
 
@@ -306,8 +307,9 @@ def _hops_by_square() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 HOPS_AT, HOP_COUNT, HOP_TWIN = _hops_by_square()
 #: the board row and column of each token move's destination, by colour (Black's frame, then White's)
-MOVE_TO_ROW = np.stack([MOVE_TO // SIZE, (CELLS - 1 - MOVE_TO) // SIZE])
-MOVE_TO_COL = np.stack([MOVE_TO % SIZE, (CELLS - 1 - MOVE_TO) % SIZE])
+#: (int8: the tables must fit a GPU kernel's 64 KB of constant memory, see core/cuda.py)
+MOVE_TO_ROW = np.stack([MOVE_TO // SIZE, (CELLS - 1 - MOVE_TO) // SIZE]).astype(np.int8)
+MOVE_TO_COL = np.stack([MOVE_TO % SIZE, (CELLS - 1 - MOVE_TO) % SIZE]).astype(np.int8)
 ZERO, ONE = np.uint64(0), np.uint64(1)
 
 
@@ -428,6 +430,9 @@ def hop_possible(board: np.ndarray, hop: int, enemy: int) -> bool:
     return cell(board, HOP_OVER[hop]) == enemy and cell(board, HOP_TO[hop]) == EMPTY
 
 
+_JUMP_STACK = scratch_array(MAX_JUMP_DEPTH + 1, np.int64)  # one entry a hop deep, and the next depth's start
+
+
 @njit(cache=True)
 def most_captures_from(board: np.ndarray, start: int, stone: int, enemy: int) -> int:
     """The most stones the ``stone`` on ``start`` can still capture in one sequence.
@@ -436,8 +441,9 @@ def most_captures_from(board: np.ndarray, start: int, stone: int, enemy: int) ->
     and restoring the board before returning. Iterative with an explicit stack, so numba needs
     no recursion.
     """
-    path = np.empty(MAX_JUMP_DEPTH, dtype=np.int64)
-    next_k = np.zeros(MAX_JUMP_DEPTH, dtype=np.int64)
+    path = _JUMP_STACK()
+    next_k = _JUMP_STACK()
+    next_k[0] = 0
     depth, square, best = 0, start, 0
     while True:
         k = next_k[depth]
@@ -824,6 +830,9 @@ def mask_kernel(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
         out[PASS_ACTION] = 1
 
 
+_PLANE_ROW = scratch_array(NUM_PLANES, np.float32)
+
+
 @njit(cache=True)
 def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.ndarray) -> None:
     """The 26 planes of the module docstring, in ``player``'s frame.
@@ -834,7 +843,8 @@ def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.nda
     """
     colour = seat_colour(meta[SEAT0_COLOUR], player)
     mine, theirs = stone_of(colour), stone_of(1 - colour)
-    row = np.zeros(NUM_PLANES, dtype=np.float32)
+    row = _PLANE_ROW()
+    row[:] = 0.0
     my_tokens, their_tokens = meta[TOKENS + player], meta[TOKENS + 1 - player]
     for token in range(6):
         row[7 + token] = (my_tokens >> token) & 1

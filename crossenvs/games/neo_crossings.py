@@ -60,6 +60,7 @@ from numba import njit
 
 from ..core.facts import GameFacts
 from ..core.options import flag, move_cap
+from ..core.portable import scratch_array
 from . import phalanx as ph
 
 # Hooks are handed to numba functions as ``rules.<hook>`` (this module by name): numba binds
@@ -82,12 +83,18 @@ def capture_whole_run(board: np.ndarray, row: int, col: int, dr: int, dc: int, r
         board[row + i * dr, col + i * dc] = ph.EMPTY
 
 
+_BOARD = scratch_array((ph.SIZE, ph.SIZE), np.int8)  # the board after the crossing, for the symmetry test
+
+
 @njit(cache=True)
 def not_self_symmetric(board, meta, row, col, dr, dc, k, length) -> bool:
     """docs/neo_crossings.md, symmetry rule: refuse a crossing whose result is its 180° turn, colours swapped."""
     if meta[ph.SYMMETRY_RULE] == 0:
         return True
-    after = board.copy()
+    after = _BOARD()
+    for r in range(ph.SIZE):
+        for c in range(ph.SIZE):
+            after[r, c] = board[r, c]
     ph.play_move(after, row, col, dr, dc, k, length, board[row, col], rules.capture_whole_run)
     last = ph.SIZE - 1
     for r in range(ph.SIZE):

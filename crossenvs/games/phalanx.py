@@ -77,6 +77,7 @@ from ..core.game import PASS_TEXT, Game, is_raw_id_text, raw_id_text
 from ..core.geometry import parse_square, square_name
 from ..core.observation import pass_and_cap_values
 from ..core.options import choice
+from ..core.portable import sort_in_place
 from ..core.state import State
 from ..core.text import ParsedPosition
 from ..core.view import GameView
@@ -337,7 +338,7 @@ def scan_moves(board, meta, out, mode, frozen_squares, allowed) -> int:
         if mode == FIRST_ONLY and found:
             return found
     if mode == LIST_IDS:
-        out[:found].sort()
+        sort_in_place(out[:found])
     return found
 
 

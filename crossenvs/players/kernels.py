@@ -20,7 +20,7 @@ def random_legal_actions(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarra
 
 
 @njit(cache=True, inline="always")
-def _random_legal_action(masks, uniforms, out, j) -> None:
+def random_legal_action(masks, uniforms, out, j) -> None:
     """One row of :func:`random_legal_actions`.
 
     Masks are read eight bytes at a time: a word of 0/1 bytes times 0x0101010101010101 holds its
@@ -57,13 +57,13 @@ def _random_legal_action(masks, uniforms, out, j) -> None:
 @njit(cache=True, parallel=True)
 def _random_legal_actions_parallel(masks, uniforms, out) -> None:
     for j in prange(masks.shape[0]):
-        _random_legal_action(masks, uniforms, out, j)
+        random_legal_action(masks, uniforms, out, j)
 
 
 @njit(cache=True)
 def _random_legal_actions_serial(masks, uniforms, out) -> None:
     for j in range(masks.shape[0]):
-        _random_legal_action(masks, uniforms, out, j)
+        random_legal_action(masks, uniforms, out, j)
 
 
 _RANDOM_PICKS = BatchRunner(_random_legal_actions_parallel, _random_legal_actions_serial)

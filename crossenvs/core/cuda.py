@@ -1,0 +1,141 @@
+"""The CUDA target: numba-cuda loaded with the rules' primitives, a check that a GPU is here, PTX without one.
+
+Nothing here is imported by ``import crossenvs``: a CPU-only install never loads numba-cuda. The
+device env (:mod:`crossenvs.envs.device`) calls :func:`cuda_module` first; the tests call
+:func:`compile_ptx` to prove every game's kernels compile for a GPU on a machine that has none.
+Under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``, set before numba is imported) the
+kernels run on the CPU, slowly, calling the CPU build of the rules.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import types as pytypes
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from .errors import CrossenvsError
+from .portable import enable_cuda_target
+
+#: the compute capability the PTX tests name when no GPU is here (Hopper: H100, H200)
+DEFAULT_PTX_CC = (9, 0)
+
+
+class CudaUnavailableError(CrossenvsError, RuntimeError):
+    """A GPU path was asked for where none can run (no numba-cuda, no driver, or no device)."""
+
+
+def simulated() -> bool:
+    """Whether numba's CUDA simulator stands in for a GPU (``NUMBA_ENABLE_CUDASIM=1``)."""
+    return os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+
+
+def _import_numba_cuda() -> Any:
+    try:
+        from numba import cuda
+    except ImportError as exc:  # pragma: no cover - numba always ships a cuda module or numba-cuda replaces it
+        raise CudaUnavailableError(f'the GPU path needs numba-cuda: pip install "crossenvs[cuda]" ({exc})') from None
+    if not simulated():
+        enable_cuda_target()
+        _share_constant_tables()
+    return cuda
+
+
+_tables_shared = False
+
+
+def _share_constant_tables() -> None:
+    """Emit each rule table once per kernel, not once per place that reads it.
+
+    numba-cuda puts a global array a kernel reads into constant memory (64 KB a kernel), and as it
+    stands makes a new copy wherever a function reads it: Crosse's ``cell`` helper, inlined into
+    dozens of places, made its 800-byte row table 72 copies and the step kernel 213 KB. Named by
+    its content and linked ``linkonce_odr``, every reader of one table shares one copy.
+    """
+    global _tables_shared
+    if _tables_shared:
+        return
+    import hashlib
+
+    from llvmlite import ir
+    from numba.cuda import types as cuda_types
+    from numba.cuda.cudadrv import nvvm
+    from numba.cuda.target import CUDATargetContext
+
+    def make_constant_array(self, builder, aryty, arr):
+        arr = np.ascontiguousarray(arr)
+        data = arr.tobytes()
+        name = "_crossenvs_table_" + hashlib.sha1(data + str(arr.dtype).encode()).hexdigest()[:20]
+        module = builder.module
+        table = module.globals.get(name)
+        if table is None:
+            initial = ir.Constant(ir.ArrayType(ir.IntType(8), len(data)), bytearray(data))
+            table = ir.GlobalVariable(module, initial.type, name, addrspace=nvvm.ADDRSPACE_CONSTANT)
+            table.linkage = "linkonce_odr"
+            table.global_constant = True
+            table.initializer = initial
+            table.align = 2 ** (arr.dtype.itemsize - 1).bit_length()
+        pointer = builder.addrspacecast(table, ir.PointerType(ir.IntType(8)), "generic")
+        array = self.make_array(aryty)(self, builder)
+        self.populate_array(
+            array,
+            data=builder.bitcast(pointer, array.data.type),
+            shape=[self.get_constant(cuda_types.intp, extent) for extent in arr.shape],
+            strides=[self.get_constant(cuda_types.intp, stride) for stride in arr.strides],
+            itemsize=array.itemsize,
+            parent=array.parent,
+            meminfo=None,
+        )
+        return array._getvalue()
+
+    CUDATargetContext.make_constant_array = make_constant_array
+    _tables_shared = True
+
+
+def cuda_module() -> Any:
+    """``numba.cuda`` ready for the rules, after checking that a GPU can run them (or the simulator stands in).
+
+    Raises :class:`CudaUnavailableError` saying what is missing and what would do instead.
+    """
+    cuda = _import_numba_cuda()
+    if simulated():
+        return cuda
+    try:
+        available = cuda.is_available()
+    except Exception as exc:  # a broken driver install raises rather than answering
+        raise CudaUnavailableError(f"CUDA is not usable here: {exc}; use device='cpu'") from None
+    if not available:
+        raise CudaUnavailableError(
+            "device='cuda' needs an NVIDIA GPU with its driver, and none was found here; "
+            "use device='cpu' (the same games on the CPU), or NUMBA_ENABLE_CUDASIM=1 to simulate one slowly"
+        )
+    return cuda
+
+
+@contextlib.contextmanager
+def _named_compute_capability(cc: tuple[int, int]) -> Iterator[None]:
+    """numba-cuda asks the current device's compute capability when it compiles an ``@njit`` callee; name one."""
+    import numba.cuda.dispatcher as dispatcher
+
+    original = dispatcher.get_current_device
+    dispatcher.get_current_device = lambda: pytypes.SimpleNamespace(compute_capability=cc)
+    try:
+        yield
+    finally:
+        dispatcher.get_current_device = original
+
+
+def compile_ptx(function: Callable[..., Any], signature: tuple[Any, ...], cc: tuple[int, int] = DEFAULT_PTX_CC) -> str:
+    """PTX for the CUDA kernel ``function`` (a plain Python function) with argument types ``signature``.
+
+    Needs numba-cuda and NVVM (``pip install "crossenvs[cuda]"``), not a GPU.
+    """
+    if simulated():
+        raise CudaUnavailableError("PTX cannot be compiled under the CUDA simulator; unset NUMBA_ENABLE_CUDASIM")
+    cuda = _import_numba_cuda()
+    with _named_compute_capability(cc):
+        ptx, _ = cuda.compile_ptx(function, signature, cc=cc)
+    return ptx

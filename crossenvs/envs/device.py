@@ -1,0 +1,332 @@
+"""A batch of games that lives on a GPU: states, steps, random picks, observations and masks, all on the device.
+
+:class:`DeviceVectorEnv` is the device twin of :class:`crossenvs.envs.vector.CrossVectorEnv`
+(``CrossVectorEnv(game, num_envs, device="cuda")`` makes one): the same games, stepped by the same
+rule kernels compiled for CUDA by numba-cuda (:mod:`crossenvs.core.portable` says how one source
+serves both targets), one GPU thread a game and one kernel launch a call. What a step returns is
+written into torch CUDA tensors that the caller gets without a copy to the host (numba reads and
+writes torch's memory through the CUDA array interface, on torch's current stream).
+
+For the same actions it returns exactly what the CPU env returns (tests/test_device.py checks it
+step by step under numba's CUDA simulator, and at 65,536 games on a GPU).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from ..core import state as st
+from ..core.checks import check_memory, check_seed
+from ..core.cuda import DEFAULT_PTX_CC, compile_ptx, cuda_module, simulated
+from ..core.errors import InvalidActionError, InvalidOptionError
+from ..core.game import Game
+from ..core.specialize import specialize
+from .aec import resolve_game
+from .batch_kernels import game_keys
+
+#: threads per block of every launch (one game a thread)
+THREADS_PER_BLOCK = 128
+
+
+def _batch_module(game: Game):
+    return specialize("crossenvs.envs.game_batch", type(game))
+
+
+class _Arrays:
+    """Device arrays for numba and the same memory for the caller: torch tensors on a GPU, NumPy under the simulator."""
+
+    def __init__(self, cuda: Any) -> None:
+        self.cuda = cuda
+        self.torch = None
+        if not simulated():
+            import torch
+
+            self.torch = torch
+
+    def zeros(self, shape: tuple[int, ...], dtype: Any) -> tuple[Any, Any]:
+        """(numba view, caller's view) of one zeroed device buffer."""
+        if self.torch is None:
+            device = self.cuda.to_device(np.zeros(shape, dtype=dtype))
+            return device, device
+        torch_dtype = {np.dtype(np.bool_): self.torch.bool}.get(np.dtype(dtype)) or getattr(
+            self.torch, np.dtype(dtype).name
+        )
+        tensor = self.torch.zeros(shape, dtype=torch_dtype, device="cuda")
+        return self.cuda.as_cuda_array(tensor), tensor
+
+    def upload(self, array: np.ndarray) -> tuple[Any, Any]:
+        numba_view, caller_view = self.zeros(array.shape, array.dtype)
+        numba_view.copy_to_device(np.ascontiguousarray(array))
+        return numba_view, caller_view
+
+    def for_caller(self, view: Any) -> Any:
+        """What a step returns: the live torch tensor on a GPU; a host copy under the simulator."""
+        return view if self.torch is not None else view.copy_to_host()
+
+    def stream(self) -> Any:
+        """torch's current stream as a numba stream, so kernels order with the caller's torch work."""
+        if self.torch is None:
+            return 0
+        return self.cuda.external_stream(self.torch.cuda.current_stream().cuda_stream)
+
+
+@dataclass
+class DeviceStep:
+    """What one step did, every field a (B, ...) device tensor (see :meth:`DeviceVectorEnv.step`)."""
+
+    ok: Any
+    movers: Any
+    seat_rewards: Any
+    rewards: Any
+    ended: Any
+    final_ply: Any
+
+
+class DeviceVectorEnv(VectorEnv):
+    """B games of one game on a GPU, both seats played by the caller (self-play), as torch CUDA tensors.
+
+    ``reset()`` and ``step(actions)`` return ``(observations, rewards, terminated, truncated, info)``
+    like :class:`~crossenvs.envs.vector.CrossVectorEnv` (``reset`` returns observations and info):
+    observations (B, H, W, C) float32 of the player to act next in each game; ``info["action_mask"]``
+    (B, A) int8 and ``info["current_player"]`` (B,) int64; ``info["seat_rewards"]`` (B, 2),
+    ``info["final_ply"]`` and ``info["illegal_action"]`` after a step. A finished game restarts
+    in the same step (gymnasium's SAME_STEP autoreset); its final observation is not kept (a
+    terminated game needs none to bootstrap). The returned tensors are the env's own buffers,
+    rewritten by the next call: clone what you keep.
+
+    ``random_actions()`` draws a uniform legal action per game on the device, from per-game random
+    streams seeded by ``reset(seed=...)`` (the same streams and picks as the CPU's random player).
+    """
+
+    metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, game: str | Game = "crisscross", num_envs: int = 64, **options: Any) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise InvalidOptionError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.game = resolve_game(game, options)
+        self.num_envs = int(num_envs)
+        self._check_memory()
+        self.metadata = {**self.metadata, "name": f"{self.game.name}_device_vector_v0"}
+        self.single_observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, dtype=np.float32)
+        self.single_action_space = spaces.Discrete(self.game.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        cuda = cuda_module()
+        self._kernels = _batch_module(self.game).device_kernels()
+        self._arrays = _Arrays(cuda)
+        self._allocate()
+        self.reset()
+
+    def _check_memory(self) -> None:
+        """Everything a game keeps on the device, counted before allocating (GPU memory is checked where torch can see it)."""
+        start = self.game.initial_state()
+        per_game = start.board.nbytes + start.meta.nbytes + 4 * int(np.prod(self.game.observation_shape))
+        per_game += self.game.num_actions + 64  # the mask, and the step's per-game outputs
+        needed = per_game * self.num_envs
+        what, fix = f"a device vector env of {self.num_envs:,} {self.game.name} games", "ask for fewer num_envs"
+        if simulated():
+            check_memory(needed, what, fix)
+            return
+        import torch
+
+        if torch.cuda.is_available():
+            free, _ = torch.cuda.mem_get_info()
+            if needed > free:
+                raise InvalidOptionError(
+                    f"{what} needs {needed / 2**30:.1f} GiB of GPU memory, {free / 2**30:.1f} GiB free; {fix}"
+                )
+
+    def _allocate(self) -> None:
+        game, n, arrays = self.game, self.num_envs, self._arrays
+        start = game.initial_state()
+        self._initial = (arrays.upload(start.board)[0], arrays.upload(start.meta)[0])
+        self._boards, _ = arrays.upload(np.repeat(start.board[None], n, axis=0))
+        self._metas, _ = arrays.upload(np.repeat(start.meta[None], n, axis=0))
+        self._obs = arrays.zeros((n, *game.observation_shape), np.float32)
+        self._masks = arrays.zeros((n, game.num_actions), np.int8)
+        self._players = arrays.zeros((n,), np.int64)
+        self._step_out = [
+            arrays.zeros(shape, dtype)
+            for shape, dtype in (
+                ((n,), np.bool_),
+                ((n,), np.int64),
+                ((n, 2), np.float32),
+                ((n,), np.float32),
+                ((n,), np.bool_),
+                ((n,), np.int64),
+            )
+        ]
+        self._restart = arrays.zeros((n,), np.bool_)
+        self._actions = arrays.zeros((n,), np.int64)
+        self._uniforms = arrays.zeros((n,), np.float64)
+        self._seed_streams(None)
+
+    def _seed_streams(self, seed: int | None) -> None:
+        self._keys = self._arrays.upload(game_keys(seed, self.num_envs))[0]
+        self._counters = self._arrays.zeros((self.num_envs,), np.uint64)[0]
+
+    def _launch(self, kernel: Any, *args: Any) -> None:
+        blocks = (self.num_envs + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
+        kernel[blocks, THREADS_PER_BLOCK, self._arrays.stream()](*args)
+
+    def _view(self) -> tuple[Any, dict[str, Any]]:
+        for_caller = self._arrays.for_caller
+        info = {"action_mask": for_caller(self._masks[1]), "current_player": for_caller(self._players[1])}
+        return for_caller(self._obs[1]), info
+
+    # ----------------------------------------------------------------- the env
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """Restart every game (or those of ``options["reset_mask"]``, a (B,) bool array or tensor)."""
+        seed = check_seed(seed)
+        if seed is not None:
+            self._seed_streams(seed)
+        restart = self._restart_flags(options)
+        self._restart[0].copy_to_device(restart)
+        self._launch(
+            self._kernels.reset,
+            self._boards,
+            self._metas,
+            self._restart[0],
+            *self._initial,
+            self._players[0],
+            self._obs[0],
+            self._masks[0],
+        )
+        return self._view()
+
+    def _restart_flags(self, options: dict[str, Any] | None) -> np.ndarray:
+        if options is None:
+            return np.ones(self.num_envs, dtype=np.bool_)
+        if not isinstance(options, dict) or set(options) - {"reset_mask"}:
+            raise InvalidOptionError(f"reset options must be None or {{'reset_mask': bool array}}, got {options!r}")
+        mask = options["reset_mask"]
+        mask = mask.detach().cpu().numpy() if hasattr(mask, "detach") else np.asarray(mask)
+        if mask.dtype != np.bool_ or mask.shape != (self.num_envs,):
+            raise InvalidOptionError(
+                f"reset_mask must be a bool array of shape ({self.num_envs},), got {mask.dtype} {mask.shape}"
+            )
+        return np.ascontiguousarray(mask)
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """One action per game (a (B,) integer tensor on the GPU, or an array), for the player to act there."""
+        actions = self._device_actions(actions)
+        outputs = [numba_view for numba_view, _ in self._step_out]
+        self._launch(
+            self._kernels.step,
+            self._boards,
+            self._metas,
+            actions,
+            *self._initial,
+            *outputs,
+            self._players[0],
+            self._obs[0],
+            self._masks[0],
+        )
+        result = DeviceStep(*(self._arrays.for_caller(view) for _, view in self._step_out))
+        observations, info = self._view()
+        info.update(seat_rewards=result.seat_rewards, final_ply=result.final_ply, illegal_action=~result.ok)
+        truncated = result.ended & False
+        return observations, result.rewards, result.ended, truncated, info
+
+    def _device_actions(self, actions: Any) -> Any:
+        """Actions as the device's int64 (B,) array: a CUDA tensor is used in place, anything else copied once."""
+        torch = self._arrays.torch
+        if torch is not None and isinstance(actions, torch.Tensor) and actions.is_cuda:
+            if actions.shape != (self.num_envs,):
+                raise InvalidActionError(f"actions must have shape ({self.num_envs},), got {tuple(actions.shape)}")
+            return self._arrays.cuda.as_cuda_array(actions.to(torch.int64).contiguous())
+        if torch is not None and isinstance(actions, torch.Tensor):
+            actions = actions.numpy()
+        host = np.asarray(actions)
+        if host.shape != (self.num_envs,) or not np.issubdtype(host.dtype, np.integer):
+            raise InvalidActionError(
+                f"actions must be {self.num_envs} integer action ids, got {host.dtype} {host.shape}"
+            )
+        self._actions[0].copy_to_device(np.ascontiguousarray(host, dtype=np.int64))
+        return self._actions[0]
+
+    def random_actions(self) -> Any:
+        """A uniform random legal action per game (-1 where none), drawn on the device from each game's own stream."""
+        out = self._actions
+        self._launch(
+            self._kernels.random_actions, self._masks[0], self._keys, self._counters, self._uniforms[0], out[0]
+        )
+        return self._arrays.for_caller(out[1])
+
+    def states(self) -> tuple[np.ndarray, np.ndarray]:
+        """(boards, metas) copied to the host: for checks and rendering, not for the hot loop."""
+        return self._boards.copy_to_host(), self._metas.copy_to_host()
+
+    def state(self, index: int) -> st.State:
+        """Game ``index`` as a :class:`~crossenvs.core.state.State` (a host copy)."""
+        boards, metas = self.states()
+        return st.State(boards[index].copy(), metas[index].copy())
+
+
+# ----------------------------------------------------------------------------- PTX without a GPU
+def _signatures(game: Game) -> dict[str, tuple[Any, ...]]:
+    """Argument types of the device kernels for ``game`` (what a launch from :class:`DeviceVectorEnv` passes)."""
+    from numba import types as t
+
+    obs_dims = len(game.observation_shape) + 1
+    boards, metas, board, meta = t.int8[:, :, ::1], t.int32[:, ::1], t.int8[:, ::1], t.int32[::1]
+    flags, ints, floats = t.boolean[::1], t.int64[::1], t.float32[::1]
+    observations = t.Array(t.float32, obs_dims, "C")
+    masks = t.int8[:, ::1]
+    return {
+        "_device_step": (
+            boards,
+            metas,
+            ints,
+            board,
+            meta,
+            flags,
+            ints,
+            t.float32[:, ::1],
+            floats,
+            flags,
+            ints,
+            ints,
+            observations,
+            masks,
+        ),
+        "_device_reset": (boards, metas, flags, board, meta, ints, observations, masks),
+        "_device_random_actions": (masks, t.uint64[::1], t.uint64[::1], t.float64[::1], ints),
+    }
+
+
+def device_ptx(game: str | Game, cc: tuple[int, int] = DEFAULT_PTX_CC, **options: Any) -> dict[str, str]:
+    """PTX of ``game``'s device kernels for compute capability ``cc``, compiled without a GPU.
+
+    A kernel that cannot compile for CUDA raises :class:`~crossenvs.core.errors.KernelError` naming
+    the kernel and what numba-cuda refused (an allocation, a Python object, a call it cannot type).
+    """
+    from ..core.specialize import KernelError
+
+    game = resolve_game(game, options)
+    module = _batch_module(game)
+    module.cuda = _cuda_for_ptx()
+    ptx = {}
+    for name, signature in _signatures(game).items():
+        try:
+            ptx[name] = compile_ptx(getattr(module, name), signature, cc)
+        except Exception as exc:
+            raise KernelError(f"{game.name}: {name} does not compile for CUDA: {_first_lines(exc)}") from exc
+    return ptx
+
+
+def _cuda_for_ptx() -> Any:
+    from numba import cuda
+
+    return cuda
+
+
+def _first_lines(exc: BaseException, count: int = 12) -> str:
+    lines = [line for line in str(exc).splitlines() if line.strip()]
+    return "\n".join(lines[:count])
