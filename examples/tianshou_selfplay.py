@@ -52,7 +52,7 @@ from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 import crossenvs
-from crossenvs.cli import parse_options
+from crossenvs.core.options import parse_options
 from crossenvs.eval.arena import match
 from crossenvs.players import FunctionPlayer, make_player
 

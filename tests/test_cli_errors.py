@@ -16,6 +16,7 @@ import pytest
 import crossenvs
 from crossenvs import cli
 from crossenvs import command_args as checks
+from crossenvs.cli import common as cli_common
 from crossenvs.core.errors import InvalidOptionError, OutputPathError, UsageError
 from crossenvs.eval.arena import round_robin
 from crossenvs.players import GreedyPlayer, MCTSPlayer, RandomPlayer, make_player
@@ -40,7 +41,7 @@ def no_game(monkeypatch):
     def tripwire(*args, **kwargs):
         raise AssertionError("a game was made before the arguments were checked")
 
-    monkeypatch.setattr(cli, "make_game", tripwire)
+    monkeypatch.setattr(cli_common, "make_game", tripwire)  # where every command makes its game
 
 
 @pytest.fixture

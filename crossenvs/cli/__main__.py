@@ -1,0 +1,7 @@
+"""``python -m crossenvs.cli``: the ``crossenvs`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

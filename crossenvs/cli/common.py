@@ -1,0 +1,142 @@
+"""What every command of the ``crossenvs`` line shares: the :class:`Command` record, the help's look,
+the game flags, and reading a game and a ladder from them. Each command is a module of its own
+beside this one; :mod:`crossenvs.cli` lists them and dispatches."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..core.errors import InvalidOptionError
+from ..core.game import Game
+from ..core.options import parse_options
+from ..core.registry import game_class, game_spec, list_games, make_game
+
+#: games per pairing at most: the arena plays a pairing's games at once, so memory bounds them
+MAX_GAMES = 100_000
+#: ``--ladder`` without a file (eval, rating-plot): the ladder shipped for the game
+SHIPPED_LADDER = "shipped"
+
+
+def _no_checks(args: argparse.Namespace) -> None:
+    """A command whose flags need nothing beyond what argparse checks."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """One ``crossenvs`` command: its parser, the checks made before any work, and the work.
+
+    ``run(args, out, source)`` writes to ``out``, reads what the person types from ``source``
+    (only ``play`` does) and returns the exit code (None: 0). ``check(args)`` refuses bad flags
+    before any game is played: an arena that fails at its end, writing the results, has lost
+    them. ``plays_a_game`` adds ``GAME``, ``--option`` and ``--seed`` first; a command that lists
+    the games' options in its help without them sets ``lists_game_options``.
+    ``imports_its_game``: ``GAME`` names a game the run registers first (``check``), so it is not
+    read as a registered name before the run.
+    """
+
+    name: str
+    help: str
+    example: str
+    arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace, TextIO, TextIO], int | None]
+    check: Callable[[argparse.Namespace], None] = _no_checks
+    plays_a_game: bool = False
+    lists_game_options: bool = False
+    imports_its_game: bool = False
+
+    def add_to(self, commands: Any) -> argparse.ArgumentParser:
+        """This command's parser, added to ``commands`` (the main parser's subparsers)."""
+        parser = commands.add_parser(
+            self.name,
+            help=self.help,
+            description=self.help,
+            epilog=f"example:\n  {self.example}",
+            formatter_class=HelpFormatter,
+        )
+        parser.lists_game_options = self.plays_a_game or self.lists_game_options
+        if self.plays_a_game:
+            add_game_arguments(parser)
+        self.arguments(parser)
+        return parser
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Every flag's default in its help, and examples kept as written."""
+
+
+class GameCommandParser(argparse.ArgumentParser):
+    """A subcommand's parser whose help ends with every game's options (read from the schemas only
+    when help is shown: it loads each game's module)."""
+
+    lists_game_options = False
+
+    def format_help(self) -> str:
+        text = super().format_help()
+        if self.lists_game_options:
+            text += "\ngame options (--option KEY=VALUE):\n"
+            text += "".join(f"  {name}\n{options_text(name, indent='    ')}" for name in list_games())
+        return text
+
+
+def options_text(name: str, indent: str = "  ") -> str:
+    """A game's options from its schema, one line each: ``size=8  an integer from 3 to 19: the board...``."""
+    schema = game_class(name).OPTION_SCHEMA
+    if not len(schema):
+        return f"{indent}options: none\n"
+    lines = [f"{indent}options:"]
+    lines += [f"{indent}  {o.name}={o.default!r}  ({o.values_text()}) {o.help}" for o in schema]
+    return "\n".join(lines) + "\n"
+
+
+def add_game_arguments(parser: argparse.ArgumentParser) -> None:
+    """``GAME``, ``--option KEY=VALUE`` (repeatable) and ``--seed``: the flags of a command that plays a game."""
+    parser.add_argument("game", metavar="GAME", help=f"one of {', '.join(list_games())} (any case)")
+    parser.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE", help="a game option (repeatable; see below)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the players' random choices")
+
+
+def game_of(args: argparse.Namespace) -> Game:
+    """The game ``GAME --option KEY=VALUE ...`` names (made only after the command's checks passed)."""
+    return make_game(args.game, **parse_options(args.option))
+
+
+def canonical_game(text: str) -> str:
+    """A registered game's name from what a person typed: any case, ``-`` or spaces for ``_``.
+
+    ``Crisscross``, ``charing-cross`` and ``Charing Cross`` all name a game; anything else is an
+    :class:`UnknownGameError` that lists the games and suggests the nearest.
+    """
+    name = text.strip().lower().replace("-", "_").replace(" ", "_")
+    return game_spec(name).name
+
+
+def chosen_ladder(game: Game, flag: str) -> Any:
+    """The ladder a ``--ladder [FILE]`` flag names: the game's shipped one, or the file."""
+    from ..eval.ladder import load_ladder
+
+    return load_ladder(game, None if flag == SHIPPED_LADDER else flag)
+
+
+def import_module(name: str) -> None:
+    """Import a module by name, or a ``.py`` file by path (its folder joins ``sys.path``)."""
+    path = Path(name)
+    try:
+        if path.suffix == ".py":
+            if not path.is_file():
+                raise InvalidOptionError(f"--import {name}: no such file")
+            sys.path.insert(0, str(path.resolve().parent))
+            importlib.import_module(path.stem)
+        else:
+            importlib.import_module(name)
+    except ImportError as exc:
+        raise InvalidOptionError(f"--import {name}: {exc}") from None
+    except SyntaxError as exc:  # other errors in the user's module keep their traceback, which shows where
+        raise InvalidOptionError(f"--import {name}: {exc.msg} ({exc.filename}, line {exc.lineno})") from None

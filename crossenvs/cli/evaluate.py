@@ -1,0 +1,122 @@
+"""``crossenvs eval``: a round robin between players, both seats, with ratings (optionally on a ladder's scale)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import replace
+from typing import Any, TextIO
+
+from ..command_args import check_int_range, check_output_file
+from ..core.errors import InvalidOptionError, UsageError
+from ..players import Player, player_specs
+from .common import MAX_GAMES, SHIPPED_LADDER, Command, chosen_ladder, game_of
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--players", nargs="+", required=True, metavar="SPEC", help=f"two or more of: {player_specs()}")
+    parser.add_argument("--games", type=int, default=20, help="games per pair (seats alternate)")
+    parser.add_argument("--csv", help="write the ratings table as CSV (default: not written)")
+    parser.add_argument("--json", help="write ratings and games as JSON (default: not written)")
+    parser.add_argument(
+        "--ladder",
+        nargs="?",
+        const=SHIPPED_LADDER,
+        metavar="FILE",
+        help="put the ratings on a fixed-anchor ladder's scale (the game's shipped one, or FILE) through the "
+        "players that are its rungs, e.g. random or mcts:500",
+    )
+
+
+def check(args: argparse.Namespace) -> None:
+    check_int_range(args.games, "--games", 1, MAX_GAMES)
+    if len(args.players) < 2:
+        raise UsageError(f"--players: an arena needs at least two players, got only {args.players[0]}")
+    flags = [("--csv", args.csv), ("--json", args.json)]
+    outputs = [check_output_file(path, flag).resolve() for flag, path in flags if path]
+    if len(outputs) == 2 and outputs[0] == outputs[1]:
+        raise UsageError(f"--csv and --json both name {args.csv}; give them different files")
+
+
+def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
+    from ..eval.arena import round_robin, write_results
+    from ..eval.ratings import ratings
+    from ..players import make_player
+
+    game = game_of(args)
+    players = [make_player(spec, game=game) for spec in args.players]
+    seen: dict[str, int] = {}
+    for player in players:  # two checkpoints called step_1000.zip, or random twice: number them
+        seen[player.name] = seen.get(player.name, 0) + 1
+        if seen[player.name] > 1:
+            player.name = f"{player.name}#{seen[player.name]}"
+    ladder = None if args.ladder is None else chosen_ladder(game, args.ladder)  # a bad file stops it before any game
+    if ladder is not None and not {rung.spec for rung in ladder.rungs} & set(args.players):
+        raise InvalidOptionError(
+            f"--ladder: none of the players is a rung of the {ladder.game} ladder; add one of "
+            f"{', '.join(rung.spec for rung in ladder.rungs)} to --players"
+        )
+    records = round_robin(game, players, args.games, seed=args.seed)
+    table = ratings(records, [p.name for p in players], seed=args.seed)
+    if ladder is not None:
+        table = anchor_to_ladder(ladder, args, players, table, out)
+    print_table(table, out)
+    for path in filter(None, (args.csv, args.json)):
+        write_results(path, table, records)
+        out.write(f"wrote {path}\n")
+
+
+def anchor_to_ladder(ladder: Any, args: argparse.Namespace, players: list[Player], table: list, out: TextIO) -> list:
+    """The arena's ratings moved onto the ladder's scale: shifted so that the players that are rungs of the
+    ladder (named by the same spec; run has checked that there is one) sit, on average, at their ladder ratings."""
+    fixed = {rung.spec: rung.rating for rung in ladder.rungs}
+    by_name = {rating.name: rating.rating for rating in table}
+    gaps = [fixed[spec] - by_name[player.name] for spec, player in zip(args.players, players) if spec in fixed]
+    shift = sum(gaps) / len(gaps)
+    out.write(f"(ratings on the {ladder.game} ladder's scale, random = 0, through {len(gaps)} of its rungs)\n")
+    return [replace(r, rating=r.rating + shift, low=r.low + shift, high=r.high + shift) for r in table]
+
+
+def print_table(table: list, out: TextIO) -> None:
+    """The ratings; a line under the table says how a one-sided bound (a clean sweep) was worked out."""
+    from ..eval.ratings import interval_text
+
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:  # the eval extra is not installed: plain text
+        out.write(f"{'player':<24} {'rating':>7} {'95% interval':>15} {'games':>6} {'score':>7}\n")
+        for r in table:
+            interval = interval_text(r)
+            out.write(f"{r.name:<24} {r.rating:>7.0f} {interval:>15} {r.games:>6} {r.score:>7.1%}\n")
+        out.write(_sweep_note(table))
+        return
+
+    view = Table(title="Round robin (Bradley-Terry ratings, 95% intervals)")
+    for column in ("player", "rating", "95% interval", "games", "score"):
+        view.add_column(column, justify="left" if column == "player" else "right")
+    for r in table:
+        view.add_row(r.name, f"{r.rating:.0f}", interval_text(r), str(r.games), f"{r.score:.1%}")
+    Console(file=out, width=100).print(view)
+    out.write(_sweep_note(table))
+
+
+def _sweep_note(table: list) -> str:
+    """Intervals are bootstrap ones; a player who won or lost every game gets an exact one-sided bound."""
+    if not any(math.isinf(r.low) or math.isinf(r.high) for r in table):
+        return ""
+    return (
+        "(>= / <=: the player won or lost every game, so only one side is bounded: the exact binomial 95% bound "
+        "on its score, as an Elo gap to its opponents' mean)\n"
+    )
+
+
+COMMAND = Command(
+    "eval",
+    "round robin between players, both seats, with ratings",
+    "crossenvs eval crisscross --option size=6 --players random greedy mcts:100 --games 20 --csv out.csv",
+    arguments,
+    run,
+    check,
+    plays_a_game=True,
+)
