@@ -387,33 +387,27 @@ def check_device_env(
     """Step :class:`~crossenvs.envs.device.DeviceVectorEnv` and :class:`~crossenvs.envs.vector.CrossVectorEnv`
     side by side on the same actions and count the games where anything they return differs.
 
-    Actions are the device's own random picks, which must equal the CPU's random player drawing
-    from the same per-game streams; every ``illegal_every``-th step one game plays an illegal
+    Actions are the device's own random picks, which must equal the CPU env's
+    (:meth:`~crossenvs.envs.vector.CrossVectorEnv.random_actions`, the same per-game streams); every ``illegal_every``-th step one game plays an illegal
     action instead (the -1 and restart path). Runs on a GPU, or under numba's CUDA simulator with
     numba off (``NUMBA_ENABLE_CUDASIM=1 NUMBA_DISABLE_JIT=1``: the simulator cannot pass its
     arrays to compiled functions).
     """
-    from .envs.batch_kernels import as_ids, game_keys, per_game_uniforms
     from .envs.device import DeviceVectorEnv
     from .envs.vector import CrossVectorEnv
-    from .players.kernels import random_legal_actions
 
     device = DeviceVectorEnv(game, num_envs, **options)
     cpu = CrossVectorEnv(device.game, num_envs)
     device_observations, device_info = device.reset(seed=seed)
     cpu_observations, cpu_info = cpu.reset(seed=seed)
-    keys, counters = game_keys(seed, num_envs), np.zeros(num_envs, dtype=np.uint64)
     report = DeviceReport(num_envs, steps, 0, 0, 0)
     _count(report, -1, "observation", cpu_observations, _host(device_observations))
     for name in ("action_mask", "current_player"):
         _count(report, -1, name, cpu_info[name], _host(device_info[name]))
     masks = cpu_info["action_mask"]
     for step in range(steps):
-        uniforms, picks = np.empty(num_envs), np.empty(num_envs, dtype=np.int64)
-        per_game_uniforms(keys, counters, as_ids(np.arange(num_envs)), uniforms)
-        random_legal_actions(masks, uniforms, picks)
         actions = _host(device.random_actions()).copy()
-        _count(report, step, "random_action", picks, actions)
+        _count(report, step, "random_action", cpu.random_actions(), actions)
         if illegal_every and step % illegal_every == illegal_every - 1:
             report.illegal_tried += _make_one_illegal(actions, masks, step % num_envs)
         cpu_fields = _step_fields(cpu.step(actions))

@@ -49,7 +49,7 @@ def test_every_games_device_kernels_compile_to_ptx(name, options):
         assert _constant_bytes(text) <= CONSTANT_MEMORY, f"{name} {kernel}: {_constant_bytes(text):,} bytes of tables"
 
 
-BAD_GAME = '''
+BAD_GAME = """
 import numpy as np
 from numba import njit
 import tictactoe
@@ -64,7 +64,7 @@ def apply_kernel(board, meta, action):
 class Allocating(tictactoe.TicTacToe):
     name = "allocating_tictactoe"
     apply_kernel = staticmethod(apply_kernel)
-'''
+"""
 
 
 def test_a_kernel_that_cannot_run_on_a_gpu_is_one_error_naming_it(tmp_path, monkeypatch):

@@ -168,8 +168,10 @@ class DeviceVectorEnv(VectorEnv):
         self._seed_streams(None)
 
     def _seed_streams(self, seed: int | None) -> None:
-        self._keys = self._arrays.upload(game_keys(seed, self.num_envs))[0]
-        self._counters = self._arrays.zeros((self.num_envs,), np.uint64)[0]
+        """Per-game random streams: numba's own arrays (torch has little uint64 support, and the caller never reads them)."""
+        cuda = self._arrays.cuda
+        self._keys = cuda.to_device(game_keys(seed, self.num_envs))
+        self._counters = cuda.to_device(np.zeros(self.num_envs, dtype=np.uint64))
 
     def _launch(self, kernel: Any, *args: Any) -> None:
         blocks = (self.num_envs + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK

@@ -35,6 +35,7 @@ from ..core.errors import CallOrderError, InvalidActionError, InvalidOptionError
 from ..core.game import Cell, Game
 from ..core.specialize import specialize
 from ..core.threads import BatchRunner
+from ..players.kernels import random_legal_actions
 from . import batch_kernels as bk
 from .aec import render_state, resolve_game
 from .buffers import RecyclingBuffers
@@ -176,7 +177,8 @@ class CrossVectorEnv(VectorEnv):
     ``final_obs_by_seat`` (both seats' views, (2, H, W, C) per ended row); these three appear only
     on steps where a game ended. ``final_ply`` (plies the ended games lasted, 0 elsewhere) and
     ``illegal_action`` (B,) are in every step's info.
-    The games have no chance: ``seed`` seeds the action space's sampling only.
+    The games have no chance: ``seed`` seeds the action space's sampling and the per-game random
+    streams of :meth:`random_actions` only.
     ``reset(options={"reset_mask": mask})`` restarts only the games where ``mask`` is True.
     """
 
@@ -214,6 +216,8 @@ class CrossVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._last_moves: list[list[Cell]] = [[] for _ in range(self.num_envs)]  # for render()
+        self._seed_streams(None)
+        self._masks = np.zeros((self.num_envs, self.game.num_actions), dtype=np.int8)  # the latest, for random_actions
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -225,6 +229,7 @@ class CrossVectorEnv(VectorEnv):
         if seed is not None:
             self._np_random, self._np_random_seed = seeding.np_random(seed)
             self.action_space.seed(seed)
+            self._seed_streams(seed)
         self._batch.reset(ids)
         for index in ids:
             self._last_moves[index] = []
@@ -248,6 +253,21 @@ class CrossVectorEnv(VectorEnv):
         observations, info = self._observe_all()
         info.update(final, seat_rewards=outcome.seat_rewards, final_ply=outcome.final_ply, illegal_action=~outcome.ok)
         return observations, outcome.rewards, outcome.ended, np.zeros(self.num_envs, dtype=bool), info
+
+    def random_actions(self) -> np.ndarray:
+        """A uniform random legal action in every game (-1 where none), each from its game's own random stream.
+
+        The streams are seeded by ``reset(seed=...)`` (fresh entropy before that), one per game, so
+        a game's picks do not depend on the others; the device env draws the same ones.
+        """
+        uniforms, picks = np.empty(self.num_envs), np.empty(self.num_envs, dtype=np.int64)
+        bk.per_game_uniforms(self._keys, self._draws, self._batch.all_ids, uniforms)
+        random_legal_actions(self._masks, uniforms, picks)
+        return picks
+
+    def _seed_streams(self, seed: int | None) -> None:
+        self._keys = bk.game_keys(seed, self.num_envs)
+        self._draws = np.zeros(self.num_envs, dtype=np.uint64)
 
     def render(self) -> tuple[np.ndarray, ...] | tuple[str, ...] | None:
         """Every game drawn, its last move marked: RGB frames (``rgb_array``) or text boards (``ansi``)."""
@@ -310,6 +330,7 @@ class CrossVectorEnv(VectorEnv):
     def _observe_all(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         seats = self._batch.to_move().astype(np.int64)
         observations, masks = self._batch.view(self._batch.all_ids, seats)
+        self._masks = masks
         return observations, {"action_mask": masks, "current_player": seats}
 
 
