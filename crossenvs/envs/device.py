@@ -175,7 +175,12 @@ class DeviceVectorEnv(VectorEnv):
 
     def _launch(self, kernel: Any, *args: Any) -> None:
         blocks = (self.num_envs + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
-        kernel[blocks, THREADS_PER_BLOCK, self._arrays.stream()](*args)
+        try:
+            kernel[blocks, THREADS_PER_BLOCK, self._arrays.stream()](*args)
+        except Exception as exc:
+            if not type(exc).__module__.startswith("numba"):
+                raise
+            raise _kernel_error(self.game, getattr(kernel, "__name__", str(kernel)), exc) from exc
 
     def _view(self) -> tuple[Any, dict[str, Any]]:
         for_caller = self._arrays.for_caller
@@ -309,8 +314,6 @@ def device_ptx(game: str | Game, cc: tuple[int, int] = DEFAULT_PTX_CC, **options
     A kernel that cannot compile for CUDA raises :class:`~crossenvs.core.errors.KernelError` naming
     the kernel and what numba-cuda refused (an allocation, a Python object, a call it cannot type).
     """
-    from ..core.specialize import KernelError
-
     game = resolve_game(game, options)
     module = _batch_module(game)
     module.cuda = _cuda_for_ptx()
@@ -319,8 +322,18 @@ def device_ptx(game: str | Game, cc: tuple[int, int] = DEFAULT_PTX_CC, **options
         try:
             ptx[name] = compile_ptx(getattr(module, name), signature, cc)
         except Exception as exc:
-            raise KernelError(f"{game.name}: {name} does not compile for CUDA: {_first_lines(exc)}") from exc
+            raise _kernel_error(game, name, exc) from exc
     return ptx
+
+
+def _kernel_error(game: Game, kernel: str, exc: BaseException) -> Exception:
+    """One :class:`KernelError` naming the game's device kernel and what numba-cuda refused in it."""
+    from ..core.specialize import KernelError
+
+    return KernelError(
+        f"{game.name}: {kernel} does not compile for CUDA (a rule kernel that allocates, holds a Python object or "
+        f"calls what numba-cuda cannot type; see crossenvs.core.portable): {_first_lines(exc)}"
+    )
 
 
 def _cuda_for_ptx() -> Any:
@@ -329,6 +342,8 @@ def _cuda_for_ptx() -> Any:
     return cuda
 
 
-def _first_lines(exc: BaseException, count: int = 12) -> str:
+def _first_lines(exc: BaseException, count: int = 8) -> str:
+    """numba's message, shortened: its first lines, then where it stopped (the file and line of the construct)."""
     lines = [line for line in str(exc).splitlines() if line.strip()]
-    return "\n".join(lines[:count])
+    where = [line for line in lines[count:] if line.lstrip().startswith(("During: lowering", "During: typing of call"))]
+    return "\n".join(lines[:count] + where[:4])
