@@ -188,7 +188,8 @@ class DeviceKernels(NamedTuple):
 def device_kernels() -> DeviceKernels:
     """The one-game steps above as CUDA kernels (raises CudaUnavailableError where no GPU or simulator can run them)."""
     global cuda
-    from crossenvs.core.cuda import cuda_module
+    from crossenvs.core.cuda import cuda_module, simulated
 
     cuda = cuda_module()
-    return DeviceKernels(*(cuda.jit(f) for f in (_device_step, _device_reset, _device_random_actions)))
+    compile_kernel = cuda.jit if simulated() else cuda.jit(cache=True)  # cached on disk beside the CPU loops
+    return DeviceKernels(*(compile_kernel(f) for f in (_device_step, _device_reset, _device_random_actions)))
