@@ -15,7 +15,8 @@ What a game supplies:
 * a :class:`crossenvs.Game` subclass: sizes, the setup, notation, and how text positions finish
   loading (the base class does the rest: legality checks, text, rendering, envs); optionally its
   ``facts`` (:class:`crossenvs.GameFacts`: its name as people write it and a paragraph of rules,
-  which the web page shows; without them it shows the registry name and the one-line summary);
+  which the web page shows; without them it shows the registry name and the one-line summary)
+  and its ``max_game_length`` (the longest game in actions, which OpenSpiel needs);
 * one :func:`crossenvs.register_game` call.
 
 Actions are the squares a1..c3 (id = row * 3 + column); X moves first. Observations are two
@@ -103,6 +104,7 @@ class TicTacToe(Game):
         "in a row, a column or a diagonal win; a full grid without a line is a draw.",
     )
     MAX_PASSES = 0  # no pass in this game: a ``passes`` header is refused
+    max_game_length = SIZE * SIZE  # each move fills a square (OpenSpiel needs the longest game)
     apply_kernel = staticmethod(apply_kernel)
     mask_kernel = staticmethod(mask_kernel)
     observe_kernel = staticmethod(observe_kernel)

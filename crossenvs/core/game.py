@@ -300,6 +300,18 @@ class Game(ABC):
         """
         return None
 
+    @property
+    def max_game_length(self) -> int | None:
+        """The most actions a game from :meth:`initial_state` can take, or None when the game does not say.
+
+        An upper bound that counts every action, those that are not plies too (hops in a
+        sequence, re-placements, answers to a question of the rules). Libraries that size
+        their buffers by it need it: OpenSpiel's ``max_game_length`` (its own tests check
+        every game ends within it), so :mod:`crossenvs.integrations.openspiel` refuses a
+        game that leaves it None.
+        """
+        return None
+
     def symmetries(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """Symmetries of the egocentric encoding, for data augmentation in training.
 

@@ -479,6 +479,11 @@ class CharingCross(Game):
         self.num_actions = NUM_ACTIONS
         self.observation_shape = (SIZE, SIZE, NUM_PLANES)
 
+    @property
+    def max_game_length(self) -> int:
+        """``move_cap`` plies, each jump followed by at most one re-placement (an action that is no ply)."""
+        return 2 * self.move_cap
+
     def initial_state(self) -> State:
         board = np.zeros((SIZE, SIZE), dtype=np.int8)
         for code in (WHITE_KNIGHT, WHITE_ROOK, BLACK_KNIGHT, BLACK_ROOK):

@@ -257,6 +257,11 @@ class Crisscross(Game):
         self.num_actions = self.size * self.size
         self.observation_shape = (self.size, self.size, 2)
 
+    @property
+    def max_game_length(self) -> int:
+        """Every action fills an empty square (flips never empty one), so the board is full after size² of them."""
+        return self.size * self.size
+
     # ----------------------------------------------------------------- contract
     def initial_state(self) -> State:
         return State(np.zeros((self.size, self.size), dtype=np.int8), np.zeros(st.META_SIZE, dtype=np.int32))

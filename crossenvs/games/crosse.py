@@ -1009,6 +1009,13 @@ class Crosse(Game):
         self.num_actions = NUM_ACTIONS
         self.observation_shape = (SIZE, SIZE, NUM_PLANES)
 
+    @property
+    def max_game_length(self) -> int:
+        """``move_cap`` plies, plus the actions that are no ply: a hop before a sequence's last captures a
+        stone, so there are fewer of them than stones at the start; a removal answer follows a ply."""
+        answers = self.move_cap if self.options["cover_removal"] == "optional" else 0
+        return self.move_cap + answers + int(np.count_nonzero(self.initial_state().board))
+
     def initial_state(self) -> State:
         board = np.zeros((SIZE, SIZE), dtype=np.int8)
         for code, squares in SETUP.items():

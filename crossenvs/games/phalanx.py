@@ -514,6 +514,11 @@ class PhalanxGame(Game):
         self.num_actions = NUM_ACTIONS
         self.observation_shape = (SIZE, SIZE, self.num_planes)
 
+    @property
+    def max_game_length(self) -> int:
+        """Every action is a ply (a pass too), and the game is drawn at ``move_cap`` plies."""
+        return self.move_cap
+
     def initial_state(self) -> State:
         board = np.zeros((SIZE, SIZE), dtype=np.int8)
         board[:2] = WHITE
