@@ -29,6 +29,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=["cpu", "cuda"])
     parser.add_argument("--num-envs", type=int, default=256)
     parser.add_argument("--num-steps", type=int, default=32, help="steps per game per rollout")
+    parser.add_argument("--width", type=int, default=64, help="channels of the network's convolutions")
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--gamma", type=float, default=0.99)
     parser.add_argument("--gae-lambda", type=float, default=0.95)
@@ -100,7 +101,7 @@ def main() -> None:
     device = args.device
     env = make_env(args, args.num_envs)
     shape, num_actions = env.game.observation_shape, env.game.num_actions
-    agent = Agent(shape, num_actions).to(device)
+    agent = Agent(shape, num_actions, args.width).to(device)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr)
     n, t = args.num_envs, args.num_steps
     buffer_obs = torch.zeros((t, n, *shape), device=device)
