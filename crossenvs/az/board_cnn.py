@@ -2,7 +2,7 @@
 
 It sits beside the AlphaZero network (:mod:`crossenvs.az.network`) as the package's other network,
 but in the checkpoints' layer (``tests/test_layers.py``): the pickle-free MaskablePPO reader
-(:mod:`crossenvs.checkpoints.sb3`) rebuilds a policy with it. Importing this module imports torch
+(``crossenvs.checkpoints.sb3``) rebuilds a policy with it. Importing this module imports torch
 and stable-baselines3; a missing one is an error naming the extra that installs it.
 """
 

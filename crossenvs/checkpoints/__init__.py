@@ -2,19 +2,17 @@
 
 Three kinds, told apart by :func:`detect_kind`, each read by a module of its own:
 
-* **AlphaZero** (:mod:`crossenvs.checkpoints.alphazero`, ``training/alphazero.py``): a ``.pt``
-  file, a plain ``torch.save`` dictionary, read with ``weights_only=True`` and checked against its
-  declared, bounded sizes before any network is built.
-* **MaskablePPO** (:mod:`crossenvs.checkpoints.sb3`, ``training/selfplay.py``): stable-baselines3's
-  ``.zip`` with ``step_<n>.json`` beside it, read without unpickling; only ``load_sb3(...,
-  allow_pickle=True)`` (the ``pickle:<file>`` spec) unpickles, for a file the user trusts
-  (``docs/security.md``).
-* **RLlib** (:mod:`crossenvs.checkpoints.rllib`, ``training/rllib_selfplay.py``): a folder,
-  ``iter_<n>/`` holding an Algorithm checkpoint and ``crossenvs.json`` (the game it plays).
+* **AlphaZero** (``alphazero.py``; written by ``training/alphazero.py``): a ``.pt`` file, a plain
+  ``torch.save`` dictionary, read with ``weights_only=True`` and checked against its declared,
+  bounded sizes before any network is built.
+* **MaskablePPO** (``sb3.py``; ``training/selfplay.py``): stable-baselines3's ``.zip`` with
+  ``step_<n>.json`` beside it, read without unpickling; only ``load_sb3(..., allow_pickle=True)``
+  (the ``pickle:<file>`` spec) unpickles, for a file the user trusts (``docs/security.md``).
+* **RLlib** (``rllib.py``; ``training/rllib_selfplay.py``): a folder, ``iter_<n>/`` holding an
+  Algorithm checkpoint and ``crossenvs.json`` (the game it plays).
 
-What they share (the trainers' file names, the kinds, the game check, the device) is
-:mod:`crossenvs.checkpoints.files`; a run's checkpoints in training order are
-:mod:`crossenvs.checkpoints.runs`'. Every missing, corrupt, oversized or wrong-game checkpoint is a
+What they share (the trainers' file names, the kinds, the game check, the device) is in
+``files.py``, and a run's checkpoints in training order in ``runs.py``. Every missing, corrupt, oversized or wrong-game checkpoint is a
 :class:`CheckpointError` saying what was wrong and what would be right. Torch, stable-baselines3
 and Ray are imported only when a checkpoint of theirs is read; a missing one is an error naming
 the extra that installs it. The names below are re-exported so that ``crossenvs.checkpoints.X``
@@ -25,7 +23,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.errors import CheckpointError
 from .alphazero import AZ_FORMAT, AZ_LIMITS, load_alphazero, read_alphazero, save_alphazero
 from .files import (
     ALPHAZERO,
@@ -91,7 +88,6 @@ __all__ = [
     "SB3_OPTIMIZER_ENTRY",
     "SB3_POLICIES",
     "SB3_POLICY_ENTRY",
-    "CheckpointError",
     "RunCheckpoints",
     "az_snapshot_name",
     "az_snapshot_seconds",

@@ -22,7 +22,7 @@ image sizes. This package is the glue, tested on all five games:
   with ``Algorithm.add_module``; :class:`LeagueCallbacks` logs main's score and illegal actions.
 * :class:`RLlibPlayer` (:mod:`.player`): a checkpoint as a :class:`crossenvs.players.Player` (spec
   ``rllib:<path>``), loaded without starting Ray, playing the most likely legal action. Checkpoints
-  are written and found by :mod:`crossenvs.checkpoints.rllib` (``save_rllib``, ``rllib_module_folder``).
+  are written and found by :mod:`crossenvs.checkpoints` (``save_rllib``, ``rllib_module_folder``).
 """
 
 from __future__ import annotations
