@@ -2,4 +2,6 @@
 
 * :mod:`crossenvs.integrations.rllib`: Ray RLlib (new API stack): a turn-based ``MultiAgentEnv``
   with action masks, a masked CNN ``RLModule``, league self-play helpers and the ``rllib:`` player.
+* :mod:`crossenvs.integrations.openspiel`: OpenSpiel: every game registered with pyspiel as
+  ``crossenvs_<game>`` for its bots, evaluation and tests, and our players as its bots.
 """

@@ -1,14 +1,15 @@
 """OpenSpiel (``open_spiel>=1.5``, the ``openspiel`` extra) for every game: its algorithms on our rules.
 
 Importing this package registers every crossenvs game with pyspiel as a Python game named
-``crossenvs_<game>`` (:func:`short_name`), and every game registered later too (it listens to
-:func:`crossenvs.core.registry.on_register`), so OpenSpiel's bots, evaluation and tests load them
-by name::
+``crossenvs_<game>`` (:func:`short_name`), and every game registered later too (it listens to the
+registry, ``crossenvs.core.registry.on_register``), so OpenSpiel's bots, evaluation and tests load
+them by name:
 
-    import pyspiel
-    import crossenvs.integrations.openspiel  # registers crossenvs_crisscross, crossenvs_crossings, ...
-
-    game = pyspiel.load_game("crossenvs_crisscross(size=6)")
+>>> import pyspiel
+>>> import crossenvs.integrations.openspiel  # registers crossenvs_crisscross, crossenvs_crossings, ...
+>>> game = pyspiel.load_game("crossenvs_crisscross(size=6)")
+>>> game.num_distinct_actions(), game.observation_tensor_shape()
+(36, [6, 6, 2])
 
 * The game (:class:`CrossenvsGame`): two players in turn, deterministic, perfect information,
   zero-sum with +1/-1/0 at the end; its parameters are the game's options with their defaults
