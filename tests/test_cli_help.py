@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 import textwrap
@@ -88,3 +89,46 @@ def test_check_of_a_module_that_registers_nothing_says_so(tmp_path, capsys, monk
     monkeypatch.delitem(sys.modules, "check_me_registers_nothing", raising=False)
     assert cli(["check", str(tmp_path / "check_me_registers_nothing.py")]) == 2
     assert "registers no new game" in capsys.readouterr().err
+
+
+def help_of(argv, capsys) -> str:
+    """A command's help as one line of words (argparse wraps lines wherever the width falls)."""
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([*argv, "--help"])
+    return " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.parametrize("command", sorted(EXAMPLES))
+def test_a_default_is_shown_once_and_only_where_it_tells_something(command, capsys):
+    text = help_of([command], capsys)
+    assert "(default: None)" not in text and "(default: [])" not in text and "(default: False)" not in text
+    assert not re.search(r"\(default[^)]*\) \(default", text), text  # e.g. (default: not written) (default: None)
+    if command == "eval":
+        assert "--players SPEC [SPEC ...] two or more of:" in text and "(default: not written) --json" in text
+    if command == "rate":
+        assert "(default: 100.0)" in text and "(default: the one shipped for the game)" in text
+
+
+@pytest.mark.parametrize("command", ["eval", "play", "gif", "solve", "ladder"])
+def test_a_commands_help_points_to_the_game_options_instead_of_listing_every_games(command, capsys):
+    text = help_of([command], capsys)
+    assert "stuck_tokens" not in text and "symmetry_rule" not in text and "size=8" not in text
+    assert f"crossenvs {command} GAME --help lists that game's, crossenvs list every game's" in text
+
+
+def test_help_after_a_game_lists_that_games_options_only(capsys):
+    text = help_of(["eval", "Crosse"], capsys)
+    assert "crosse options: first_player='black'" in text and "stuck_tokens='refresh'" in text
+    assert "size=8" not in text and "symmetry_rule" not in text
+    rate = help_of(["rate", "--game", "crisscross"], capsys)
+    assert "crisscross options: size=8 (an integer from 3 to 19)" in rate and "move_cap" not in rate
+    assert "crossenvs rate --game GAME --help lists that game's" in help_of(["rate"], capsys)
+    assert "game options: unknown game 'crisscros'" in help_of(["gif", "crisscros"], capsys)
+
+
+def test_solve_has_no_seed_since_it_draws_nothing_at_random(capsys):
+    assert "--seed" not in help_of(["solve"], capsys)
+    assert "--seed SEED seed of the players' random choices (default: 0)" in help_of(["eval"], capsys)
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["solve", "crisscross", "--seed", "3"])
+    assert "unrecognized arguments: --seed 3" in capsys.readouterr().err

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..core.errors import InvalidOptionError
+from ..core.errors import CrossenvsError, InvalidOptionError
 from ..core.game import Game
 from ..core.options import parse_options
 from ..core.registry import game_class, game_spec, list_games, make_game
@@ -34,8 +34,9 @@ class Command:
     ``run(args, out, source)`` writes to ``out``, reads what the person types from ``source``
     (only ``play`` does) and returns the exit code (None: 0). ``check(args)`` refuses bad flags
     before any game is played: an arena that fails at its end, writing the results, has lost
-    them. ``plays_a_game`` adds ``GAME``, ``--option`` and ``--seed`` first; a command that lists
-    the games' options in its help without them sets ``lists_game_options``.
+    them. ``plays_a_game`` adds ``GAME``, ``--option`` and ``--seed`` first (``seed_help`` says what
+    the seed draws; None: the command draws nothing at random and has no ``--seed``); a command that
+    takes ``--option`` without them sets ``lists_game_options``, so its help ends with the game's options.
     ``imports_its_game``: ``GAME`` names a game the run registers first (``check``), so it is not
     read as a registered name before the run.
     """
@@ -49,6 +50,7 @@ class Command:
     plays_a_game: bool = False
     lists_game_options: bool = False
     imports_its_game: bool = False
+    seed_help: str | None = "seed of the players' random choices"
 
     def add_to(self, commands: Any) -> argparse.ArgumentParser:
         """This command's parser, added to ``commands`` (the main parser's subparsers)."""
@@ -58,30 +60,81 @@ class Command:
             description=self.help,
             epilog=f"example:\n  {self.example}",
             formatter_class=HelpFormatter,
+            add_help=False,
         )
-        parser.lists_game_options = self.plays_a_game or self.lists_game_options
+        lists_options = self.plays_a_game or self.lists_game_options
+        parser.add_argument(
+            "-h",
+            "--help",
+            action=GameHelpAction if lists_options else "help",
+            help="show this help and exit"
+            + (" (with a game's options when the game is named first)" if lists_options else ""),
+        )
+        parser.lists_game_options = lists_options
         if self.plays_a_game:
-            add_game_arguments(parser)
+            add_game_arguments(parser, self.seed_help)
         self.arguments(parser)
         return parser
 
 
-class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Every flag's default in its help, and examples kept as written."""
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """A flag's default at the end of its help, once, where it tells something; examples kept as written.
+
+    argparse's own ``ArgumentDefaultsHelpFormatter`` adds ``(default: None)`` to every flag, so a
+    required flag or one whose help already words its default (``(default: not written)``) read
+    it twice. Here no default is added to a positional or required argument, to help that
+    mentions its default already, or where the default is nothing (None, False, an empty list).
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        says_nothing = default is None or default is False or default == [] or default == argparse.SUPPRESS
+        if not action.option_strings or action.required or says_nothing or "default" in text:
+            return action.help
+        return f"{text} (default: %(default)s)"
+
+
+class GameHelpAction(argparse.Action):
+    """``-h/--help`` of a command that takes game options: the help, ending with the options of the game
+    named before ``--help`` (``crossenvs eval crisscross --help``), or with where to find them."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, help=help)
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: Any = None
+    ) -> None:
+        parser.named_game = getattr(namespace, "game", None)
+        parser.print_help()
+        parser.exit()
 
 
 class GameCommandParser(argparse.ArgumentParser):
-    """A subcommand's parser whose help ends with every game's options (read from the schemas only
-    when help is shown: it loads each game's module)."""
+    """A subcommand's parser whose help ends with the options of the game named before ``--help``
+    (read from its schema only when help is shown: that loads the game's module), or a pointer
+    to them: every game's options, repeated in every command's help, drowned the command's own."""
 
     lists_game_options = False
+    named_game: str | None = None
 
     def format_help(self) -> str:
         text = super().format_help()
-        if self.lists_game_options:
-            text += "\ngame options (--option KEY=VALUE):\n"
-            text += "".join(f"  {name}\n{options_text(name, indent='    ')}" for name in list_games())
-        return text
+        return text + "\n" + self.game_options_text() if self.lists_game_options else text
+
+    def game_options_text(self) -> str:
+        """The named game's options, or how to see them (an unknown name says why it is not one)."""
+        if self.named_game is not None:
+            try:
+                name = canonical_game(self.named_game)
+            except CrossenvsError as exc:
+                return f"game options: {exc}\n"
+            return f"{name} {options_text(name, indent='')}"  # crisscross options:\n  size=8 ...
+        game = next(action for action in self._actions if action.dest == "game")
+        naming = f"{'--game ' if game.option_strings else ''}GAME --help"
+        return (
+            f"game options (--option KEY=VALUE): {self.prog} {naming} lists that game's,\ncrossenvs list every game's\n"
+        )
 
 
 def options_text(name: str, indent: str = "  ") -> str:
@@ -94,13 +147,15 @@ def options_text(name: str, indent: str = "  ") -> str:
     return "\n".join(lines) + "\n"
 
 
-def add_game_arguments(parser: argparse.ArgumentParser) -> None:
-    """``GAME``, ``--option KEY=VALUE`` (repeatable) and ``--seed``: the flags of a command that plays a game."""
+def add_game_arguments(parser: argparse.ArgumentParser, seed_help: str | None) -> None:
+    """``GAME``, ``--option KEY=VALUE`` (repeatable) and ``--seed`` (unless ``seed_help`` is None): the flags of
+    a command that plays a game."""
     parser.add_argument("game", metavar="GAME", help=f"one of {', '.join(list_games())} (any case)")
     parser.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="a game option (repeatable; see below)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the players' random choices")
+    if seed_help is not None:
+        parser.add_argument("--seed", type=int, default=0, help=seed_help)
 
 
 def game_of(args: argparse.Namespace) -> Game:

@@ -49,4 +49,5 @@ COMMAND = Command(
     arguments,
     run,
     plays_a_game=True,
+    seed_help=None,  # the proof draws nothing at random
 )
