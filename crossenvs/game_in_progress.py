@@ -16,7 +16,7 @@ import numpy as np
 
 from .core.errors import CrossenvsError, IllegalActionError
 from .core.game import Game
-from .core.geometry import Cell, squares_named
+from .core.geometry import Cell, square_name, squares_named
 from .core.state import State
 from .players import Player
 
@@ -26,13 +26,15 @@ _SQUARE_TEXT_RE = re.compile(r"[a-z][0-9]+")  # what shorthand_actions strips be
 
 @dataclass
 class GameInProgress:
-    """One game in progress: the position, the moves so far in notation, the last turn's cells."""
+    """One game in progress: the position, the moves so far in notation, the last turn's cells, and
+    the pieces the last action turned to the mover's side (Crisscross's flips; see ``GameView.turned_cells``)."""
 
     game: Game
     state: State
     record: list[str] = field(default_factory=list)
     last_move: list[Cell] = field(default_factory=list)
     last_mover: int = -1
+    turned: list[Cell] = field(default_factory=list)
 
     def play(self, action: int) -> str:
         """Apply ``action``; returns its notation. The cells are read before the move (ids are the mover's)."""
@@ -42,9 +44,19 @@ class GameInProgress:
         # A turn of several decisions (hops, a re-placement then a move) stays marked as a whole.
         self.last_move = list(dict.fromkeys([*self.last_move, *cells])) if mover == self.last_mover else cells
         self.last_mover = mover
-        self.state = game.apply(self.state, action)
+        before, self.state = self.state, game.apply(self.state, action)
+        self.turned = game.view.turned_cells(before, self.state)
         self.record.append(notation)
         return notation
+
+    def turned_text(self) -> str:
+        """What the last action turned, for a person: ``d3 e3 turn red`` ('' when it turned nothing)."""
+        if not self.turned:
+            return ""
+        row, col = self.turned[0]
+        colour = self.game.owner_colour[int(self.state.board[row, col])]
+        names = " ".join(square_name(row, col) for row, col in sorted(self.turned, key=lambda cell: cell[::-1]))
+        return f"{names} {'turns' if len(self.turned) == 1 else 'turn'} {colour}"
 
 
 def read_move(game: Game, state: State, text: str, help_hint: str = HELP_HINT) -> tuple[int, bool]:
@@ -79,13 +91,18 @@ def read_shorthand(game: Game, state: State, text: str, refusal: Exception, help
 
 
 def legal_hint(game: Game, state: State, text: str, help_hint: str = HELP_HINT) -> str:
-    """Why not, where it can be said: a placement on a taken square, else the legal moves from the
-    square the text starts with, else a pointer to 'help'."""
+    """Why not, where it can be said: a placement on a taken square, what a move looks like in a game of
+    placements (it has no from-square), else the legal moves from the square the text starts with,
+    else a pointer to 'help'."""
     named = squares_named(text, game.height, game.width)
-    if len(named) == 1 and state.board[named[0]] != 0 and _places_pieces(game, state):
+    placing = bool(named) and _places_pieces(game, state)
+    if placing and len(named) == 1 and state.board[named[0]] != 0:
         row, col = named[0]
         letter = game.cell_letters.get(int(state.board[row, col]), "?")
         return f"{text.strip()} is taken ({letter}); place on an empty square ({help_hint})"
+    if placing:
+        free = [square_name(*cell) for cell in named if state.board[cell] == 0] or legal_notations(game, state)
+        return f"a move places one piece: type one empty square, such as {free[0]} ({help_hint})"
     if named:
         same_start = [
             n for n in legal_notations(game, state) if squares_named(n, game.height, game.width)[:1] == named[:1]

@@ -4,7 +4,7 @@ The person types moves in the game's notation, one line per decision; the board 
 the game's legend beside it and the last turn's cells bracketed. Every line of input is either
 played or answered with a message and a new prompt, so play never ends in a traceback: bad
 notation, an illegal move, or a shorthand that fits several moves (Crosse's ``f4-i5`` without its
-token) are explained. Ctrl-C and the end of input leave the game record and the position text
+token) are explained. A move that turns pieces (Crisscross's flips) says which. Ctrl-C and the end of input leave the game record and the position text
 behind, so an abandoned game can be looked at or set up again with ``from_text``.
 """
 
@@ -59,7 +59,9 @@ def opponent_turn(ongoing: GameInProgress, opponent: Player, out: TextIO) -> Non
     action = interruptible(opponent.act, ongoing.game, ongoing.state)
     if opponent.deliberates:
         out.write(CLEAR_LINE if is_tty(out) else "\n")
-    out.write(f"{opponent.name} plays {ongoing.play(action)}\n")
+    notation = ongoing.play(action)
+    turned = ongoing.turned_text()
+    out.write(f"{opponent.name} plays {notation}{': ' + turned if turned else ''}\n")
 
 
 def interruptible(function: Callable[..., T], *args: Any) -> T:
@@ -111,6 +113,8 @@ def human_turn(ongoing: GameInProgress, out: TextIO, source: TextIO) -> bool:
         notation = ongoing.play(action)
         if shorthand:
             out.write(f"(read as {notation})\n")
+        if ongoing.turned:
+            out.write(f"you play {notation}: {ongoing.turned_text()}\n")
         return True
 
 

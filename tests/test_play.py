@@ -306,3 +306,40 @@ def test_a_real_ctrl_c_stops_a_long_search_at_once():
         process.kill()
     assert process.returncode == 130, err
     assert "game abandoned (interrupted) at ply 0" in out and "Traceback" not in err
+
+
+# --------------------------------------------------------------------------- placements, the legend's column, flips
+def test_two_squares_in_a_placement_game_say_what_a_move_looks_like():
+    code, text = run(["crisscross", "--option", "size=5", "--opponent", "random"], "a1 b2\nquit\n")
+    assert code == 0 and "legal moves from that square" not in text  # a placement has no from-square
+    assert "a move places one piece: type one empty square, such as a1 (type 'help' for the legal moves)" in text
+
+
+@pytest.mark.parametrize("name", list_games())
+def test_the_legend_keeps_its_column_when_the_last_move_is_on_the_last_file(name):
+    game = make_game(name)
+    state = game.initial_state()
+    plain = game.render_ansi(state, legend=True).splitlines()
+    marked = game.render_ansi(state, [(game.height - 1, game.width - 1)], legend=True).splitlines()
+    first_entry = game.view.legend()[0][0] + " "
+    assert plain[1].index(first_entry, 2 * game.width) == marked[1].index(first_entry, 2 * game.width)
+    assert marked[1].rstrip().endswith(game.view.legend()[0][1]) and "]   " in marked[1]
+
+
+def test_a_move_that_flips_checkers_says_which():
+    game = make_game("crisscross", size=5)
+    ongoing = Match(game, game.initial_state())
+    ongoing.play(game.str_to_action(ongoing.state, "e1"))
+    assert ongoing.turned == [] and ongoing.turned_text() == ""
+    ongoing.play(game.str_to_action(ongoing.state, "e2"))  # Blue flanks e1 against the bottom edge
+    assert ongoing.turned == [(0, 4)] and ongoing.turned_text() == "e1 turns blue"
+    code, text = run(["crisscross", "--option", "size=5", "--opponent", "greedy"], "b1\nc2\nb3\nquit\n")
+    assert code == 0 and "greedy plays b2: b1 turns blue" in text and "you play b3: b1 b2 turn red" in text
+
+
+def test_a_capture_is_not_called_a_flip():
+    """In Crossings a captured stone's square takes the capturer's stone: a change of owner, but no flip."""
+    game = make_game("crossings")
+    before = game.initial_state()
+    after = game.from_text(game.to_text(before).replace("2 W", "2 B", 1))
+    assert (before.board != after.board).any() and game.view.turned_cells(before, after) == []

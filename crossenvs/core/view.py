@@ -45,6 +45,9 @@ class GameView:
 
     #: cell code -> RGB fill of the piece drawn there
     piece_colours: ClassVar[dict[int, RGB]] = {}
+    #: pieces change owner where they stand (Crisscross's flips), so a move's turned pieces are worth telling;
+    #: elsewhere a square that changes owner saw a capture and a piece moving in (:meth:`turned_cells`)
+    turns_pieces: ClassVar[bool] = False
 
     def __init__(self, game: BoardRules) -> None:
         self.game = game
@@ -78,6 +81,19 @@ class GameView:
         beside the status line; None in a game without tokens."""
         return None
 
+    def turned_cells(self, before: State, after: State) -> list[Cell]:
+        """The cells whose piece one move turned to the other side (``before`` -> ``after``), for play to
+        announce; [] in a game whose pieces do not turn (``turns_pieces`` false)."""
+        if not self.turns_pieces:
+            return []
+        owner = self.game.owner_colour
+        turned = []
+        for row, col in np.argwhere(before.board != after.board):
+            was, now = owner.get(int(before.board[row, col])), owner.get(int(after.board[row, col]))
+            if was is not None and now is not None and was != now:
+                turned.append((int(row), int(col)))
+        return turned
+
     def legend(self) -> list[tuple[str, str]]:
         """``(letter, meaning)`` for every letter the text board shows: pieces, then empty cells."""
         game = self.game
@@ -107,6 +123,7 @@ GRID = (120, 110, 95)
 LABEL = (60, 55, 50)
 LAST_MOVE = (20, 190, 60)  # outline of the last move's cells: a green no game uses for pieces or cells
 LAST_MOVE_KEY = "[ ]"
+LEGEND_GAP = 4  # spaces between an unmarked board line and the legend beside it
 REVERSE, PLAIN = "\x1b[7m", "\x1b[0m"  # ANSI reverse video on and off (only for a terminal)
 
 
@@ -132,8 +149,8 @@ def render_ansi(
         board = marked_board(rows, set(last_move), colour)
     else:
         board = format_position_text([], rows).splitlines()
-    if legend:
-        board = beside(board, legend_lines(view))
+    if legend:  # at a fixed column: a bracket after the last file must not push it right
+        board = beside(board, legend_lines(view), column=len(str(len(rows))) + 2 * len(rows[0]) + LEGEND_GAP)
     return "\n".join([status_line(view, state), *board]) + "\n"
 
 
@@ -164,9 +181,11 @@ def legend_lines(view: GameView) -> list[str]:
     return [f"{key:<{len(LAST_MOVE_KEY)}} {meaning}" for key, meaning in entries]
 
 
-def beside(left: list[str], right: list[str], gap: int = 4) -> list[str]:
-    """``right`` printed to the right of ``left`` (lines of any length; escapes do not count)."""
-    width = max(len(_visible(line)) for line in left) + gap
+def beside(left: list[str], right: list[str], gap: int = LEGEND_GAP, column: int | None = None) -> list[str]:
+    """``right`` printed to the right of ``left`` (lines of any length; escapes do not count), at ``column``
+    or ``gap`` spaces after the longest line of ``left``; at least one space apart either way."""
+    width = max(len(_visible(line)) + 1 for line in left)
+    width = max(width, column) if column is not None else width - 1 + gap
     rows = max(len(left), len(right))
     left = left + [""] * (rows - len(left))
     right = right + [""] * (rows - len(right))

@@ -218,6 +218,7 @@ class CrisscrossView(GameView):
     """How Crisscross looks: colours, labels and the legend (the rules are in :class:`Crisscross`)."""
 
     piece_colours = {RED: (205, 45, 45), BLUE: (45, 85, 205)}
+    turns_pieces = True  # flanked runs flip
 
     def edge_colours(self) -> dict[str, tuple[int, int, int]]:
         red, blue = self.piece_colours[RED], self.piece_colours[BLUE]
