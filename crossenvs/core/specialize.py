@@ -160,9 +160,14 @@ def _import_path(kernel: Any, role: str, game_name: str) -> tuple[str, str]:
 
 def _kernel_code(kernel: Any) -> bytes:
     """The kernel's own bytecode and constants: a game defined without a source file (a notebook's
-    ``__main__``) still gets a new copy when its kernels change."""
+    ``__main__``) still gets a new copy when its kernels change.
+
+    Marshal format 2, which writes no back-references: later formats mark objects by their reference
+    count, which compiling the kernel changes, so a process that compiled the game's kernels before
+    specialising named its copy differently from one that loaded them from the cache, and compiled
+    the copy again."""
     code = getattr(getattr(kernel, "py_func", kernel), "__code__", None)
-    return marshal.dumps(code) if code is not None else b""
+    return marshal.dumps(code, 2) if code is not None else b""
 
 
 def _module_source(module_name: str) -> bytes:
@@ -176,6 +181,7 @@ _TEMPLATE_WORDS = {
     "crossenvs.players.mcts": "the MCTS search",
     "crossenvs.az.tree": "AlphaZero's tree search",
     "crossenvs.core.fused": "the single-game stepper",
+    "crossenvs.eval.solve_kernel": "the exact solver",
 }
 
 

@@ -97,7 +97,7 @@ def solve(
     def bounded(position: State, depth: int, horizon: int, limit: int = nodes) -> int | None:
         value = kernels.negamax(
             position.board.copy(), position.meta.copy(), -2, 2, *table, limit, game.num_actions,
-            depth, game.current_player(position), horizon,
+            depth, int(game.current_player(position)), horizon, kernels.FIRST_CAPACITY,
         )  # fmt: skip
         if value != kernels.ABORT:
             return int(value)
@@ -128,7 +128,7 @@ def solve(
     # Compile first (a budget of no node stops at once), so the time reported is the search's own.
     kernels.negamax(
         state.board.copy(), state.meta.copy(), -2, 2, keys, values, flags, counters.copy(), 0, game.num_actions,
-        -1, 0, 0,
+        -1, 0, 0, kernels.FIRST_CAPACITY,
     )  # fmt: skip
     started = time.perf_counter()
     per_action = _action_values(game, state, search) if moves else {}
