@@ -62,6 +62,7 @@ def refused(response, status: int, *words: str) -> str:
 def test_the_page_and_its_files_are_served_with_a_strict_content_policy(client):
     page = client.get("/")
     assert page.status_code == 200 and '<svg id="board"' in page.text
+    assert "Loading the games…</p></div>" in page.text  # the start view says so before its script has run
     assert "default-src 'self'" in page.headers["content-security-policy"]
     assert client.get("/static/app.js").status_code == 200
     assert client.get("/static/style.css").status_code == 200
@@ -585,13 +586,16 @@ def test_illegal_and_malformed_moves_are_refused_and_change_nothing(client):
     refused(client.post(f"/api/games/{state['id']}/undo", json={"all": True}), 400, "unknown field")
 
 
-def test_an_off_board_square_in_crisscross_says_to_click_an_empty_square_not_ringed_pieces(client):
+def test_a_move_the_api_cannot_read_points_to_its_moves_route_not_to_the_pages_clicks(client):
     crosse = new_game(client, game="crosse", seed=0, reply=False)
     message = refused(client.post(f"/api/games/{crosse['id']}/move", json={"move": "z9-z10"}), 400)
-    assert "ringed" in message  # pieces move in Crosse: they are ringed
+    assert message.endswith(f"GET /api/games/{crosse['id']}/moves lists the legal moves") and "ringed" not in message
     state = new_game(client, game="crisscross", options={"size": 5}, reply=False)
     message = refused(client.post(f"/api/games/{state['id']}/move", json={"move": "z9"}), 400, "off the 5x5 board")
-    assert "ringed" not in message and "click an empty square" in message, message
+    assert message.endswith(f"GET /api/games/{state['id']}/moves lists the legal moves"), message
+    assert "ringed" not in message and "click" not in message, message
+    message = refused(client.post(f"/api/games/{state['id']}/move", json={"move": "a1 b2"}), 400)
+    assert "a move places one piece: type one empty square, such as a1 (GET /api/games/" in message, message
 
 
 def test_nothing_to_undo_and_a_finished_game_answer_409(client):

@@ -228,6 +228,7 @@ def test_the_start_view_names_the_games_explains_them_and_lists_the_opponents(pa
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(url)
     page.wait_for_selector(START_VIEW)
+    assert page.locator("#games-loading").count() == 0  # the loading line is gone once the games are listed
     cards = page.locator("#games .game-card")
     assert sorted(name.strip() for name in cards.locator(".name").all_inner_texts()) == sorted(NAMES.values())
     for card in cards.all():

@@ -41,10 +41,10 @@ MAX_SESSIONS = 64
 IDLE_SECONDS = 6 * 3600
 #: a game untouched this long (seconds) counts as abandoned: it may make room for a new one when the server is full
 STALE_SECONDS = 15 * 60
-#: what ends an error about typed notation that names no square with legal moves (the terminal says 'help'),
-#: in games where pieces move (they are ringed) and in games where one places on empty squares
-BROWSER_HINT = "the pieces you can move are ringed on the board"
-PLACING_HINT = "click an empty square of the board, or type its name such as c3"
+#: what ends an error about typed notation that names no square with legal moves (the terminal says 'help'):
+#: the API's own way to them, since a program as well as the page reads the answer (the page's hint line
+#: says what to click)
+MOVES_HINT = "GET /api/games/{id}/moves lists the legal moves"
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ class Session:
             self._check_persons_turn()
             state = self.match.state
             if text is not None:
-                action, _ = read_move(self.game, state, text, self._typing_hint(state))
+                action, _ = read_move(self.game, state, text, MOVES_HINT.format(id=self.id))
             elif action is None or not (0 <= action < self.game.num_actions and self.game.legal_mask(state)[action]):
                 raise illegal_action(self.game, state, action)
             self._play(int(action))
@@ -162,10 +162,6 @@ class Session:
         self.history.append(Snapshot(match.state, list(match.last_move), match.last_mover, mover))
         match.play(action)
         self.last_used = time.monotonic()
-
-    def _typing_hint(self, state: State) -> str:
-        """How the page offers moves now: ringed pieces, or empty squares to click (Crisscross places only)."""
-        return BROWSER_HINT if legal_moves(self.game, state)["moves"] else PLACING_HINT
 
     def _check_persons_turn(self) -> None:
         if self.thinking:

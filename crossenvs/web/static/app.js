@@ -439,6 +439,7 @@ function describe(name) {
 
 function buildGames() {
   const box = $("games");
+  box.replaceChildren(); // the "Loading the games…" line the page shows until this script has run
   for (const game of ui.catalog.games) {
     const card = document.createElement("label");
     card.className = "game-card";
