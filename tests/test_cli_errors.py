@@ -172,6 +172,10 @@ def test_check_output_file_accepts_a_new_or_existing_file(tmp_path):
             "--option size is given twice (size=5, size=6); give it once",
         ),
         (["eval", "crisscross", "--players", "random", "nobody"], "unknown player 'nobody'"),
+        (
+            ["eval", "crisscross", "--option", "size=5", "--players", "pretrained", "random"],
+            "no pretrained agent for crisscross size=5; available: crisscross size=6, crisscross (default options), ",
+        ),
         (["rating-plot", "MISSING"], "no such folder"),
         (["rating-plot", "NOT_A_RUN"], "it has no checkpoints/ folder, so it is not a training run's folder"),
         (["rating-plot", "RUN"], "no checkpoints in"),

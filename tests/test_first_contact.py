@@ -50,6 +50,9 @@ def test_pretrained_without_torch_names_the_extra(code):
     assert result.returncode == 2, result.stderr
     assert 'pip install "crossenvs[agents]"' in result.stderr
     assert "Traceback" not in result.stderr
+    cpu_first = "pip install torch --index-url https://download.pytorch.org/whl/cpu (CPU only; plain pip install torch"
+    assert cpu_first in result.stderr  # PyPI's torch alone would bring GBs of CUDA libraries to a CPU machine
+    assert result.stderr.index(cpu_first) < result.stderr.index('"crossenvs[agents]"')
 
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

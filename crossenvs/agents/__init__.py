@@ -20,6 +20,7 @@ from typing import Any
 from ..core.checks import whole_number
 from ..core.errors import InvalidOptionError
 from ..core.game import Game
+from ..core.options import options_words
 from ..core.registry import make_game
 from ..players import MAX_SEARCH_SIMULATIONS, import_extra
 
@@ -53,8 +54,8 @@ def path(game: str, **options: Any) -> Path:
     defaults = make_game(game).OPTIONS
     chosen = {key: value for key, value in options.items() if defaults.get(key) != value}
     if (game, chosen) not in SHIPPED:
-        have = ", ".join(f"{g} {o}" for g, o in available()) or "none"
-        raise InvalidOptionError(f"no pretrained agent for {game} {chosen or '(default options)'}; available: {have}")
+        have = ", ".join(options_words(g, o) for g, o in available()) or "none"
+        raise InvalidOptionError(f"no pretrained agent for {options_words(game, chosen)}; available: {have}")
     return FOLDER / file_name(game, **chosen)
 
 

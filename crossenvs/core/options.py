@@ -242,3 +242,10 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
         else:
             options[key] = value
     return options
+
+
+def options_words(game: str, options: Mapping[str, Any]) -> str:
+    """``crisscross size=6``, or ``crisscross (default options)``: a game at some options, as a message
+    names it (``--option`` spelling, not a dict whose ``{}`` leaves the reader to guess)."""
+    chosen = " ".join(f"{key}={value}" for key, value in options.items())
+    return f"{game} {chosen or '(default options)'}"

@@ -66,6 +66,10 @@ class PlayerKind:
         return getattr(module, function)
 
 
+#: the CPU build of torch, from torch's own index: a few hundred MB instead of PyPI's CUDA build's several GB
+CPU_TORCH = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
+
+
 def import_extra(module: str, what: str, extra: str) -> ModuleType:
     """``module``, imported; when a dependency outside crossenvs is missing, one error naming the extra to install."""
     try:
@@ -73,9 +77,10 @@ def import_extra(module: str, what: str, extra: str) -> ModuleType:
     except ModuleNotFoundError as exc:
         if (exc.name or "crossenvs").partition(".")[0] == "crossenvs":
             raise  # a bug of ours, not a missing extra
-        raise InvalidOptionError(
-            f'{what} need {exc.name}, which is not installed: pip install "crossenvs[{extra}]"'
-        ) from None
+        install = f'pip install "crossenvs[{extra}]"'
+        if exc.name == "torch":  # PyPI's torch brings GBs of CUDA libraries: the CPU build first, as the README says
+            install = f"{CPU_TORCH} (CPU only; plain pip install torch for a GPU), then {install}"
+        raise InvalidOptionError(f"{what} need {exc.name}, which is not installed: {install}") from None
 
 
 _KINDS: dict[str, PlayerKind] = {}
