@@ -51,7 +51,7 @@ autodoc_inherit_docstrings = False  # gymnasium's and PettingZoo's own docstring
 # them under their public path (crossenvs.Game, crossenvs.eval.ladder.Ladder). Resolve the one through the other.
 PUBLIC_ALIASES = [
     (re.compile(r"^crossenvs\.core\.(?:game|state|registry|errors|facts)\."), "crossenvs."),
-    (re.compile(r"^crossenvs\.eval\.ladder\.(?:files|pool|build|adaptive)\."), "crossenvs.eval.ladder."),
+    (re.compile(r"^crossenvs\.eval\.ladder\.(?:files|pool|build|adaptive|scale)\."), "crossenvs.eval.ladder."),
 ]
 
 

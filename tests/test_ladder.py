@@ -26,11 +26,13 @@ from crossenvs.eval.ladder import (
     ladder_file_name,
     load_ladder,
     next_rung,
+    on_ladder_scale,
     play_pairs,
     rate,
     read_ladder,
+    shipped_ladder,
 )
-from crossenvs.eval.ratings import GameRecord
+from crossenvs.eval.ratings import GameRecord, Rating
 from crossenvs.players import make_player
 
 SMALL = make_game("crisscross", size=4)
@@ -255,3 +257,35 @@ def test_default_workers_counts_cores_where_there_is_no_cpu_affinity(monkeypatch
 
     monkeypatch.delattr(os, "sched_getaffinity", raising=False)
     assert ladder.default_workers() == max(1, os.cpu_count() or 1)
+
+
+def test_on_ladder_scale_shifts_an_arena_onto_the_ladder_and_keeps_its_gaps():
+    ladder = shipped_ladder(make_game("crisscross", size=6))
+    assert ladder is not None and shipped_ladder(make_game("crisscross", size=5)) is None  # no ladder at 5x5
+    table = [Rating("mcts9", 1700.0, 1650.0, 1750.0, 4, 0.75), Rating("random", 1300.0, 1200.0, 1400.0, 4, 0.25)]
+    moved = on_ladder_scale(ladder, table, {"mcts9": "mcts:9", "random": "random"})
+    assert [(r.name, r.rating, r.low, r.high) for r in moved] == [("mcts9", 400, 350, 450), ("random", 0, -100, 100)]
+    with pytest.raises(LadderError, match="none of the players is a rung of the crisscross ladder"):
+        on_ladder_scale(ladder, table, {"mcts9": "mcts:9", "random": "mcts:10"})
+
+
+def test_eval_reports_on_the_ladders_scale_whenever_a_player_is_a_rung_and_says_which_scale():
+    out = io.StringIO()
+    assert (
+        main(["eval", "crisscross", "--option", "size=6", "--players", "random", "greedy", "--games", "2"], out=out)
+        == 0
+    )
+    text = out.getvalue()  # no --ladder: the shipped one, since random is a rung
+    assert "(ratings on the crisscross ladder's scale, random = 0, through 2 of its rungs" in text
+    out = io.StringIO()
+    assert (
+        main(["eval", "crisscross", "--option", "size=4", "--players", "random", "greedy", "--games", "2"], out=out)
+        == 0
+    )
+    assert "(ratings relative to these players, mean 1500: Crisscross(size=4) has no ladder" in out.getvalue()
+    out = io.StringIO()
+    assert (
+        main(["eval", "crisscross", "--option", "size=6", "--players", "mcts:9", "mcts:10", "--games", "2"], out=out)
+        == 0
+    )
+    assert "mean 1500: add random, a rung of the crisscross ladder" in out.getvalue()

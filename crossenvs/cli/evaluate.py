@@ -1,16 +1,21 @@
-"""``crossenvs eval``: a round robin between players, both seats, with ratings (optionally on a ladder's scale)."""
+"""``crossenvs eval``: a round robin between players, both seats, with ratings: on the game's ladder's scale
+(random = 0, as ``crossenvs rate``) whenever a player is one of its rungs, else relative (mean 1500), and
+the output says which."""
 
 from __future__ import annotations
 
 import argparse
 import math
-from dataclasses import replace
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..command_args import check_int_range, check_output_file
 from ..core.errors import InvalidOptionError, UsageError
-from ..players import Player, player_specs
+from ..core.game import Game
+from ..players import player_specs
 from .common import MAX_GAMES, SHIPPED_LADDER, Command, chosen_ladder, game_of
+
+if TYPE_CHECKING:
+    from ..eval.ladder import Ladder
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,8 +28,9 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         nargs="?",
         const=SHIPPED_LADDER,
         metavar="FILE",
-        help="put the ratings on a fixed-anchor ladder's scale (the game's shipped one, or FILE) through the "
-        "players that are its rungs, e.g. random or mcts:500",
+        help="insist on a ladder's scale: the game's shipped ladder, or FILE, refusing an arena without one of its "
+        "rungs (default: the shipped ladder's scale whenever a player is one of its rungs, e.g. random or "
+        "mcts:500, else ratings relative to the players' mean, 1500)",
     )
 
 
@@ -40,6 +46,7 @@ def check(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
     from ..eval.arena import round_robin, write_results
+    from ..eval.ladder import ladder_rungs_among, on_ladder_scale, shipped_ladder
     from ..eval.ratings import ratings
     from ..players import make_player
 
@@ -50,31 +57,38 @@ def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
         seen[player.name] = seen.get(player.name, 0) + 1
         if seen[player.name] > 1:
             player.name = f"{player.name}#{seen[player.name]}"
+    specs = {player.name: spec for player, spec in zip(players, args.players)}
     ladder = None if args.ladder is None else chosen_ladder(game, args.ladder)  # a bad file stops it before any game
-    if ladder is not None and not {rung.spec for rung in ladder.rungs} & set(args.players):
+    if ladder is not None and not ladder_rungs_among(ladder, specs):
         raise InvalidOptionError(
             f"--ladder: none of the players is a rung of the {ladder.game} ladder; add one of "
             f"{', '.join(rung.spec for rung in ladder.rungs)} to --players"
         )
+    ladder = ladder or shipped_ladder(game)
     records = round_robin(game, players, args.games, seed=args.seed)
     table = ratings(records, [p.name for p in players], seed=args.seed)
-    if ladder is not None:
-        table = anchor_to_ladder(ladder, args, players, table, out)
+    if ladder is not None and ladder_rungs_among(ladder, specs):
+        table = on_ladder_scale(ladder, table, specs)
+    out.write(scale_line(game, ladder, specs))
     print_table(table, out)
     for path in filter(None, (args.csv, args.json)):
         write_results(path, table, records)
         out.write(f"wrote {path}\n")
 
 
-def anchor_to_ladder(ladder: Any, args: argparse.Namespace, players: list[Player], table: list, out: TextIO) -> list:
-    """The arena's ratings moved onto the ladder's scale: shifted so that the players that are rungs of the
-    ladder (named by the same spec; run has checked that there is one) sit, on average, at their ladder ratings."""
-    fixed = {rung.spec: rung.rating for rung in ladder.rungs}
-    by_name = {rating.name: rating.rating for rating in table}
-    gaps = [fixed[spec] - by_name[player.name] for spec, player in zip(args.players, players) if spec in fixed]
-    shift = sum(gaps) / len(gaps)
-    out.write(f"(ratings on the {ladder.game} ladder's scale, random = 0, through {len(gaps)} of its rungs)\n")
-    return [replace(r, rating=r.rating + shift, low=r.low + shift, high=r.high + shift) for r in table]
+def scale_line(game: Game, ladder: Ladder | None, specs: dict[str, str]) -> str:
+    """Which scale the table is on: the ladder's (comparable with ``crossenvs rate`` and across runs), or
+    relative to these players, and then why and how it could be the ladder's."""
+    from ..eval.ladder import ladder_rungs_among
+
+    pinned = ladder_rungs_among(ladder, specs) if ladder is not None else {}
+    if pinned:
+        return (
+            f"(ratings on the {ladder.game} ladder's scale, random = 0, through {len(pinned)} of its rungs: "
+            "comparable with crossenvs rate and across runs)\n"
+        )
+    why = f"{game!r} has no ladder" if ladder is None else f"add random, a rung of the {ladder.game} ladder"
+    return f"(ratings relative to these players, mean 1500: {why} to put them on a scale with random = 0)\n"
 
 
 def print_table(table: list, out: TextIO) -> None:

@@ -16,7 +16,8 @@ docs' evaluation page.
 
 The package, one module a job: ``files.py`` (the ladder file and the shipped ladders),
 ``pool.py`` (pairs of players across processes), ``build.py`` (which rungs meet, anchored
-ratings) and ``adaptive.py`` (rating a player against it). The statistics are
+ratings), ``adaptive.py`` (rating a player against it) and ``scale.py`` (an arena's ratings moved
+onto a ladder's scale). The statistics are
 :mod:`crossenvs.eval.ratings`', shared with arenas. Every name is importable from here.
 """
 
@@ -49,6 +50,7 @@ from .files import (
     read_ladder,
 )
 from .pool import default_workers, play_pairs
+from .scale import ladder_rungs_among, on_ladder_scale, shipped_ladder
 
 __all__ = [
     "ANCHOR",
@@ -71,11 +73,14 @@ __all__ = [
     "default_workers",
     "fit_rating",
     "ladder_file_name",
+    "ladder_rungs_among",
     "load_ladder",
     "made_stamp",
     "neighbour_pairs",
     "next_rung",
+    "on_ladder_scale",
     "play_pairs",
     "rate",
     "read_ladder",
+    "shipped_ladder",
 ]
