@@ -168,7 +168,7 @@ def _board_full(board: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def place(board: np.ndarray, meta: np.ndarray, action: int) -> bool:
+def apply_kernel(board: np.ndarray, meta: np.ndarray, action: int) -> bool:
     """Play ``action`` for the player to move, in place. False (nothing changed) if illegal."""
     n = board.shape[0]
     if action < 0 or action >= n * n or meta[st.STATUS] != st.STATUS_PLAYING:
@@ -191,7 +191,7 @@ def place(board: np.ndarray, meta: np.ndarray, action: int) -> bool:
 
 
 @njit(cache=True)
-def legal_mask_into(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
+def mask_kernel(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
     """``out[a] = 1`` for each empty square of the acting player's frame (all 0 once over)."""
     n = board.shape[0]
     playing = meta[st.STATUS] == st.STATUS_PLAYING
@@ -206,7 +206,7 @@ _CODES = scratch_array(2, np.int8)
 
 
 @njit(cache=True)
-def observe_into(board: np.ndarray, meta: np.ndarray, player: int, out: np.ndarray) -> None:
+def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.ndarray) -> None:
     """Planes 0/1: the observer's / the opponent's checkers, in the observer's frame."""
     codes = _CODES()
     codes[0] = player + 1
@@ -247,9 +247,9 @@ class Crisscross(Game):
     cell_letters = {EMPTY: ".", RED: "R", BLUE: "B"}
     owner_colour = {RED: "red", BLUE: "blue"}
     MAX_PASSES = 0  # no pass in Crisscross: a 'passes' header is refused
-    apply_kernel = staticmethod(place)
-    mask_kernel = staticmethod(legal_mask_into)
-    observe_kernel = staticmethod(observe_into)
+    apply_kernel = staticmethod(apply_kernel)
+    mask_kernel = staticmethod(mask_kernel)
+    observe_kernel = staticmethod(observe_kernel)
 
     def __init__(self, **options) -> None:
         super().__init__(**options)
