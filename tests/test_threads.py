@@ -249,3 +249,24 @@ def test_torch_thread_choice_runs_on_all_threads_or_one(monkeypatch):
     if many > 1:
         assert set(seen) == {1, many}  # both ways were timed
     torch.set_num_threads(many)
+
+
+def test_a_runner_compiles_both_ways_before_its_first_call():
+    """The way not taken first must not compile lazily inside a later trial (a call that stalls for seconds)."""
+    import numpy as np
+
+    @numba.njit(parallel=True)
+    def doubled_parallel(values, out):
+        for i in numba.prange(values.shape[0]):
+            out[i] = 2 * values[i]
+
+    @numba.njit
+    def doubled_serial(values, out):
+        for i in range(values.shape[0]):
+            out[i] = 2 * values[i]
+
+    runner = BatchRunner(doubled_parallel, doubled_serial, WayChoice())
+    values, out = np.arange(4.0), np.zeros(4)
+    runner(4, values, out)  # a small batch: runs serially
+    assert out.tolist() == [0.0, 2.0, 4.0, 6.0]
+    assert len(doubled_parallel.signatures) == 1 and len(doubled_serial.signatures) == 1

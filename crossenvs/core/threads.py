@@ -217,9 +217,28 @@ class BatchRunner(FasterOf):
                 parallel(*args)
 
         super().__init__(in_chunks, serial, NUMBA_WAYS if choice is None else choice)
+        self._kernels = (parallel, serial)
+        self._prepared = False
 
     def __call__(self, size: int, *args: Any) -> None:
+        if not self._prepared:
+            self._compile_both(args)
         if size < SERIAL_BELOW or numba.get_num_threads() == 1:
             self.serial(*args)
         else:
             super().__call__(size, *args)
+
+    def _compile_both(self, args: tuple[Any, ...]) -> None:
+        """Both ways compiled (or loaded from numba's cache) for these argument types before either runs.
+
+        Otherwise the way not taken first compiled lazily, the first time a trial tried it: a
+        call that stalled for seconds in the middle of a loop (a cold cache, many cores). Done on
+        the first call only (the types a loop passes do not change); numba compiles any other
+        types lazily as before.
+        """
+        self._prepared = True
+        if not hasattr(self._kernels[0], "compile"):  # NUMBA_DISABLE_JIT: plain Python functions
+            return
+        signature = tuple(numba.typeof(arg) for arg in args)
+        for kernel in self._kernels:
+            kernel.compile(signature)
