@@ -58,10 +58,17 @@ def check_trainer_args(args: argparse.Namespace) -> None:
         check_int_range(args.total_steps, "--total-steps", 1)
 
 
-def run_cli(train: Callable[[argparse.Namespace], Any], args: argparse.Namespace) -> int:
-    """Run a trainer: a :class:`CrossenvsError` becomes one line on stderr and exit code 2."""
+def run_cli(
+    train: Callable[[argparse.Namespace], Any],
+    args: argparse.Namespace,
+    check: Callable[[argparse.Namespace], None] | None = check_trainer_args,
+) -> int:
+    """Run a trainer: ``check(args)`` (by default the flags of :func:`trainer_parser`; None for a trainer whose
+    ``train`` checks its own), then ``train(args)``; a :class:`CrossenvsError` becomes one line on stderr and
+    exit code 2."""
     try:
-        check_trainer_args(args)
+        if check is not None:
+            check(args)
         train(args)
     except CrossenvsError as exc:
         print(f"error: {exc}", file=sys.stderr)
