@@ -145,9 +145,10 @@ class DeviceVectorEnv(VectorEnv):
     def _allocate(self) -> None:
         game, n, arrays = self.game, self.num_envs, self._arrays
         start = game.initial_state()
+        # numba's views keep torch's tensors alive (as_cuda_array holds its owner); only numba reads these
         self._initial = (arrays.upload(start.board)[0], arrays.upload(start.meta)[0])
-        self._boards, _ = arrays.upload(np.repeat(start.board[None], n, axis=0))
-        self._metas, _ = arrays.upload(np.repeat(start.meta[None], n, axis=0))
+        self._boards = arrays.upload(np.repeat(start.board[None], n, axis=0))[0]
+        self._metas = arrays.upload(np.repeat(start.meta[None], n, axis=0))[0]
         self._obs = arrays.zeros((n, *game.observation_shape), np.float32)
         self._masks = arrays.zeros((n, game.num_actions), np.int8)
         self._players = arrays.zeros((n,), np.int64)
@@ -244,6 +245,8 @@ class DeviceVectorEnv(VectorEnv):
     def _device_actions(self, actions: Any) -> Any:
         """Actions as the device's int64 (B,) array: a CUDA tensor is used in place, anything else copied once."""
         torch = self._arrays.torch
+        if actions is self._actions[1]:  # what random_actions() returned: already the kernel's own array
+            return self._actions[0]
         if torch is not None and isinstance(actions, torch.Tensor) and actions.is_cuda:
             if actions.shape != (self.num_envs,):
                 raise InvalidActionError(f"actions must have shape ({self.num_envs},), got {tuple(actions.shape)}")
