@@ -21,9 +21,9 @@ import numpy as np
 import pytest
 
 import crossenvs
-from crossenvs.envs.vector import CrossVectorEnv
 from crossenvs.core.cuda import CudaUnavailableError
 from crossenvs.core.specialize import KernelError
+from crossenvs.envs.vector import CrossVectorEnv
 from crossenvs.testing import DeviceReport, _count
 
 ROOT = Path(__file__).resolve().parent.parent
