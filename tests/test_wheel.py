@@ -6,6 +6,12 @@ lists the running environment's site-packages, so numpy, numba, gymnasium, torch
 the rest are importable there. Python adds such a line to ``sys.path`` without processing the
 ``.pth`` files inside it, so this checkout's editable install stays invisible; the test checks
 that ``crossenvs`` is imported from the fresh environment.
+
+There, from a folder outside the checkout, every command and snippet that README.md and
+docs/getting-started.md show runs and exits 0 (``crossenvs serve`` until its page answers,
+``crossenvs play`` until it reads ``quit``), with ``rate`` and ``eval --ladder`` on the shipped
+ladders and ``check`` on a game file the test writes; then each runs again and must print no
+compile notice: numba compiled everything a command needs the first time.
 """
 
 from __future__ import annotations
@@ -13,17 +19,37 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import sysconfig
+import time
+import urllib.request
 import zipfile
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import pytest
 
+from crossenvs.cli import EXAMPLES
+
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
-README_PYTHON = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+PAGES = (ROOT / "README.md", ROOT / "docs" / "getting-started.md")
+#: the pages' python blocks, each once (getting-started repeats some of the README's)
+SNIPPETS = list(
+    dict.fromkeys(block for page in PAGES for block in re.findall(r"```python\n(.*?)```", page.read_text(), re.S))
+)
+#: the ``crossenvs ...`` lines of the pages' shell blocks, comments cut off
+COMMANDS = list(
+    dict.fromkeys(
+        tuple(line.split("#")[0].split())
+        for page in PAGES
+        for block in re.findall(r"```bash\n(.*?)```", page.read_text(), re.S)
+        for line in block.splitlines()
+        if line.startswith("crossenvs ")
+    )
+)
 
 pytestmark = pytest.mark.wheel
 
@@ -116,8 +142,92 @@ def test_sdist_holds_license_changelog_docs_sources_and_tutorial(dist: Path):
     assert not [n for n in names if n.startswith("docs/_build") or "__pycache__" in n]
 
 
-#: What runs inside the fresh environment: the README's quick starts, a pretrained agent's move,
-#: the web app's catalog (and its page, from the packaged static files).
+def test_wheel_holds_every_data_file_of_the_package(dist: Path):
+    """Was: the ladders were left out, so `crossenvs rate` and `eval --ladder` failed for every pip user."""
+    (wheel,) = dist.glob(f"crossenvs-{VERSION}-py3-none-any.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    data = {
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "crossenvs").rglob("*")
+        if path.is_file() and path.suffix not in (".py", ".pyc") and "__pycache__" not in path.parts
+    }
+    assert "crossenvs/ladders/crisscross_size6.json" in data
+    assert data <= names, sorted(data - names)
+
+
+class Installed(NamedTuple):
+    venv: Path
+    work: Path  # a plain folder outside the checkout, where everything runs
+    env: dict[str, str]  # a numba cache of its own, and every first-use compile announced
+
+    def run(self, argv: list[str], **kwargs: Any) -> subprocess.CompletedProcess:
+        return subprocess.run(argv, cwd=self.work, env=self.env, capture_output=True, text=True, timeout=900, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def installed(dist: Path, tmp_path_factory) -> Installed:
+    """The wheel installed into one fresh virtual environment, which the tests below share."""
+    (wheel,) = dist.glob(f"crossenvs-{VERSION}-py3-none-any.whl")
+    root = tmp_path_factory.mktemp("installed")
+    venv = root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    purelib = Path(
+        subprocess.run(
+            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
+    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    (purelib / "deps_from_the_test_environment.pth").write_text("\n".join(sorted(ours)) + "\n")
+    (purelib / "compile_watch.py").write_text(COMPILE_WATCH)
+    (purelib / "compile_watch.pth").write_text("import compile_watch\n")
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", str(wheel)],
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert install.returncode == 0, install.stdout + install.stderr
+    work = root / "work"
+    work.mkdir()
+    env = clean_env(CROSSENVS_CACHE_DIR=str(root / "numba-cache"), CROSSENVS_COMPILE_NOTICE="1", MPLBACKEND="Agg")
+    return Installed(venv, work, env)
+
+
+#: imported at the start of every process of the fresh environment: names on stderr each function that
+#: numba compiles rather than loads from its cache, silent recompiles included (a function numba
+#: cannot cache, like the recursive solver once, compiles in every process without a notice)
+COMPILE_WATCH = """
+import sys
+
+from numba.core import event
+
+
+class CompileWatch(event.Listener):
+    def on_start(self, started):
+        function = getattr(started.data["dispatcher"], "py_func", None)
+        sys.stderr.write(f"numba compiles {getattr(function, '__module__', '?')}.{getattr(function, '__qualname__', '?')}\\n")
+
+    def on_end(self, ended):
+        pass
+
+
+event.register("numba:compile", CompileWatch())
+"""
+
+
+def compile_notices(stderr: str) -> list[str]:
+    """Our first-use notices (``crossenvs: compiling ...``), and what numba compiled."""
+    return [line for line in stderr.splitlines() if line.startswith(("crossenvs: compiling", "numba compiles"))]
+
+
+#: What runs inside the fresh environment: the pages' snippets, a pretrained agent's move, the web
+#: app's catalog (and its page, from the packaged static files).
 SCRIPT = """
 import sys
 from pathlib import Path
@@ -129,7 +239,7 @@ where = Path(crossenvs.__file__).resolve()
 assert venv in where.parents, f"crossenvs came from {where}, not the fresh environment {venv}"
 assert crossenvs.__version__ == sys.argv[2], crossenvs.__version__
 for index, block in enumerate(sys.argv[3:]):
-    exec(compile(block, f"README.md python block {index}", "exec"), {"__name__": "__readme__"})
+    exec(compile(block, f"python block {index} of README.md and docs/getting-started.md", "exec"), {"__name__": "__doc__"})
 
 from crossenvs import make_game
 from crossenvs.players import make_player
@@ -145,7 +255,6 @@ from crossenvs.web.app import create_app
 
 client = TestClient(create_app())
 catalog = client.get("/api/catalog").json()
-names = [entry["name"] if isinstance(entry, dict) else entry for entry in catalog["games"]]
 print("catalog", len(catalog["games"]), "games")
 assert len(catalog["games"]) >= 5, catalog
 page = client.get("/")
@@ -154,45 +263,92 @@ print("wheel OK from", where)
 """
 
 
-def test_installed_wheel_runs_quick_starts_cli_agent_and_catalog(dist: Path, tmp_path: Path):
-    (wheel,) = dist.glob(f"crossenvs-{VERSION}-py3-none-any.whl")
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-    python = venv / "bin" / "python"
-    purelib = Path(
-        subprocess.run(
-            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    )
-    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
-    (purelib / "deps_from_the_test_environment.pth").write_text("\n".join(sorted(ours)) + "\n")
-    install = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", str(wheel)],
-        env=clean_env(),
-        capture_output=True,
+def test_installed_wheel_runs_every_snippet_a_pretrained_agent_and_the_catalog(installed: Installed):
+    assert len(SNIPPETS) >= 5  # the quick starts, the arena, the pretrained agent's move
+    argv = [str(installed.venv / "bin" / "python"), "-c", SCRIPT, str(installed.venv), VERSION, *SNIPPETS]
+    first = installed.run(argv)
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-5000:]
+    assert "wheel OK from" in first.stdout and str(installed.venv.resolve()) in first.stdout
+    again = installed.run(argv)
+    assert again.returncode == 0, again.stderr[-5000:]
+    assert not compile_notices(again.stderr), "compiled again in a second process:\n" + again.stderr[-5000:]
+
+
+#: beyond the pages' commands: the arena on the shipped ladder's scale, and `check` as its help shows it
+#: (on the example game, which the test writes where the help's path points)
+MORE_COMMANDS = [
+    (
+        "crossenvs",
+        "eval",
+        "crisscross",
+        "--option",
+        "size=6",
+        "--players",
+        "mcts:32",
+        "random",
+        "--games",
+        "4",
+        "--ladder",
+    ),
+    tuple(EXAMPLES["check"].split()),
+]
+
+
+def served(installed: Installed, command: tuple[str, ...]) -> str:
+    """``crossenvs serve`` (on a free port) until its page answers: the page's first bytes."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [installed.venv / "bin" / command[0], *command[1:], "--port", str(port)],
+        cwd=installed.work,
+        env=installed.env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=300,
     )
-    assert install.returncode == 0, install.stdout + install.stderr
-    work = tmp_path / "work"  # no checkout here: a plain folder
-    work.mkdir()
-    env = clean_env(CROSSENVS_CACHE_DIR=str(tmp_path / "numba-cache"), MPLBACKEND="Agg")
-    listing = subprocess.run(
-        [venv / "bin" / "crossenvs", "list"], cwd=work, env=env, capture_output=True, text=True, timeout=300
-    )
-    assert listing.returncode == 0, listing.stderr
-    for gym_id in ("crossenvs/Crisscross-v0", "crossenvs/Crossings-v0", "crossenvs/Crosse-v0"):
-        assert gym_id in listing.stdout
-    run = subprocess.run(
-        [python, "-c", SCRIPT, str(venv), VERSION, *README_PYTHON[:3]],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-5000:]
-    assert "wheel OK from" in run.stdout and str(venv.resolve()) in run.stdout
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and server.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as page:
+                    return page.read(200).decode()
+            except OSError:
+                time.sleep(0.5)
+        raise AssertionError(
+            f"crossenvs serve never answered: {server.stderr.read() if server.poll() is not None else ''}"
+        )
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_installed_wheel_runs_every_command_the_pages_show_and_compiles_once(installed: Installed):
+    commands = [*COMMANDS, *MORE_COMMANDS]
+    names = {command[1] for command in commands}
+    assert {"list", "eval", "play", "serve", "solve", "rate", "check"} <= names, names
+    example = installed.work / EXAMPLES["check"].split()[2]
+    example.parent.mkdir(parents=True, exist_ok=True)
+    example.write_text((ROOT / "examples" / "tictactoe.py").read_text())
+    notices = []
+    for round_ in ("first", "second"):
+        for command in commands:
+            if command[1] == "serve":
+                if round_ == "first":
+                    assert "<html" in served(installed, command).lower()
+                continue
+            run = installed.run([installed.venv / "bin" / command[0], *command[1:]], input="help\nquit\n")
+            shown = " ".join(command)
+            assert run.returncode == 0, f"{shown}:\n{run.stdout[-3000:]}{run.stderr[-5000:]}"
+            if command[1] == "list":
+                for gym_id in ("crossenvs/Crisscross-v0", "crossenvs/Crossings-v0", "crossenvs/Crosse-v0"):
+                    assert gym_id in run.stdout
+            if round_ == "first":
+                notices += compile_notices(run.stderr)
+                if command[1] == "solve":
+                    assert "compiling the exact solver for crisscross" in run.stderr, run.stderr
+            else:
+                assert not compile_notices(run.stderr), f"{shown} compiled again:\n{run.stderr[-5000:]}"
+    assert [line for line in notices if line.startswith("numba compiles")], "the compile watch saw nothing"
+    said = [line for line in notices if line.startswith("crossenvs: compiling")]
+    assert said and not [line for line in said if "crossenvs." in line], said  # words, not module names
