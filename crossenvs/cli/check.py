@@ -14,7 +14,11 @@ from .common import Command, canonical_game, import_module
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("module", help="a module name or .py file that registers the game")
+    parser.add_argument(
+        "module",
+        help="a module name or .py file that registers the game with crossenvs.register_game "
+        "(the documentation's 'Your own game' page shows one to start from)",
+    )
     parser.add_argument("game", nargs="?", help="the game to check (default: every game the module registers)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option (repeatable)")
     parser.add_argument("--plies", type=int, default=600, help="random plies to check positions of")
@@ -55,7 +59,7 @@ def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> int:
 COMMAND = Command(
     "check",
     "run the contract suite on a game of your own and print its report",
-    "crossenvs check examples/tictactoe.py tictactoe",
+    "crossenvs check my_game.py",
     arguments,
     run,
     check,
