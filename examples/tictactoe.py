@@ -44,7 +44,7 @@ LINES = np.array(
 @njit(cache=True)
 def winner(board: np.ndarray) -> int:
     """The mark (X or O) that owns a full line, else EMPTY."""
-    flat = board.ravel()
+    flat = board.reshape(SIZE * SIZE)  # a view (ravel may copy): no kernel allocates, so a GPU can run it
     for k in range(LINES.shape[0]):
         a, b, c = flat[LINES[k, 0]], flat[LINES[k, 1]], flat[LINES[k, 2]]
         if a != EMPTY and a == b and b == c:
