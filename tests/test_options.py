@@ -12,6 +12,7 @@ import crossenvs
 from crossenvs import Game, InvalidOptionError, game_class, game_spec, list_games, make_game
 from crossenvs.core.options import RESERVED_NAMES, OptionSchema, choice, flag, integer
 from crossenvs.envs.aec import CrossAECEnv, make_env, make_raw_env
+from crossenvs.envs.device import DeviceVectorEnv
 from crossenvs.envs.single_agent import CrossSingleAgentEnv
 from crossenvs.envs.vector import CrossSB3VecEnv, CrossVectorEnv
 
@@ -97,6 +98,8 @@ def test_the_reserved_names_cover_every_parameter_beside_options():
         CrossAECEnv.__init__,
         CrossSingleAgentEnv.__init__,
         CrossVectorEnv.__init__,
+        CrossVectorEnv.__new__,
+        DeviceVectorEnv.__init__,
         CrossSB3VecEnv.__init__,
         crossenvs.crisscross_v0.env,
         crossenvs.crisscross_v0.raw_env,

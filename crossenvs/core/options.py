@@ -46,6 +46,7 @@ RESERVED_NAMES = frozenset(
         "name",
         "options",
         "render_mode",
+        "device",
         "opponent",
         "opponent_seat",
         "seat",
@@ -55,6 +56,7 @@ RESERVED_NAMES = frozenset(
         "illegal_action",
         "state",
         "self",
+        "cls",
     }
 )
 
