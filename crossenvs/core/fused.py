@@ -12,39 +12,32 @@ import numpy as np
 from numba import njit
 
 from crossenvs.core import state as st
-from crossenvs.core.bits import lowest_square, nonzero_byte_bits
+from crossenvs.core.bits import lowest_square, nonzero_bytes
 from crossenvs.core.specialize import game_kernels
 
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
 
 
-_WORDS_PER_BLOCK = 8  # 64 mask bytes: most blocks of a large mask are all zeros and skipped at once
+_BLOCK = 64  # mask bytes tested at once: a few SIMD instructions, and most blocks of a large mask are zeros
 
 
 @njit(cache=True, inline="always")
 def _legal_ids(mask, ids) -> int:
     """Write the ids of the ones of ``mask`` into ``ids``, ascending; returns how many.
 
-    The legal ids are a few dozen of up to thousands of action ids, clustered (Crossings' moves
-    of one tail are 56 neighbouring ids). So the mask is read 64 bytes at a time to skip empty
-    blocks, and in a nonzero word the ones are found with bit tricks rather than byte by byte.
+    The legal ids are a few dozen of up to thousands of action ids (Crossings: about 80 of
+    3,585). So the mask is read 64 bytes at a time as one 64-bit word of its nonzero bytes
+    (:func:`~crossenvs.core.bits.nonzero_bytes`), whose ones are found with bit tricks.
     """
     count = 0
-    packed = mask[: mask.shape[0] // 8 * 8].view(np.uint64)
-    whole_blocks = packed.shape[0] // _WORDS_PER_BLOCK * _WORDS_PER_BLOCK
-    for block in range(0, whole_blocks, _WORDS_PER_BLOCK):
-        any_set = packed[block]
-        for w in range(block + 1, block + _WORDS_PER_BLOCK):
-            any_set |= packed[w]
-        if not any_set:
-            continue
-        for w in range(block, block + _WORDS_PER_BLOCK):
-            ones = nonzero_byte_bits(packed[w])
-            while ones:
-                ids[count] = w * 8 + (lowest_square(ones) >> 3)
-                ones &= ones - np.uint64(1)
-                count += 1
-    for a in range(whole_blocks * 8, mask.shape[0]):
+    whole = mask.shape[0] // _BLOCK * _BLOCK
+    for block in range(0, whole, _BLOCK):
+        ones = nonzero_bytes(mask, block)
+        while ones:
+            ids[count] = block + lowest_square(ones)
+            ones &= ones - np.uint64(1)
+            count += 1
+    for a in range(whole, mask.shape[0]):
         if mask[a]:
             ids[count] = a
             count += 1
