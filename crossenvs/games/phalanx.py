@@ -75,9 +75,9 @@ from ..core.errors import IllegalActionError
 from ..core.frames import IDENTITY, ROTATE_180, frame_to_board
 from ..core.game import PASS_TEXT, Game, is_raw_id_text, raw_id_text
 from ..core.geometry import parse_square, square_name
-from ..core.observation import pass_and_cap_values
+from ..core.observation import float32_copier, pass_and_cap_values
 from ..core.options import choice
-from ..core.portable import sort_in_place
+from ..core.portable import scratch_array, sort_in_place
 from ..core.state import State
 from ..core.text import ParsedPosition
 from ..core.view import GameView
@@ -423,31 +423,46 @@ def legal_mask(board, meta, out, frozen_squares, allowed) -> None:
         out[PASS_ACTION] = 1
 
 
+#: the planes of a cell by what stands on it (0 empty, 1 the observer's, 2 the opponent's): a scratch
+#: table filled once per observation, then copied whole to each cell (a few wide moves, see
+#: :func:`~crossenvs.core.observation.float32_copier`), as storing the planes one by one costs more
+_CELL_ROWS = scratch_array(3 * (SHARED_PLANES + 2), np.float32)
+_copy_shared_row = float32_copier(SHARED_PLANES)
+_copy_frozen_row = float32_copier(SHARED_PLANES + 2)
+
+
 @njit(cache=True)
 def observe(board, meta, player, out, frozen_squares, frozen_planes) -> None:
-    """The shared planes 0-5 (see the module docstring), in one pass over the cells.
+    """The shared planes 0-5 (see the module docstring): each cell's planes copied from a row per holder.
 
     With ``frozen_planes``, also planes 6 and 7: the observer's and the opponent's frozen stones.
     """
     mine, theirs = player + 1, 2 - player
+    planes = SHARED_PLANES + 2 if frozen_planes else SHARED_PLANES
+    rows = _CELL_ROWS()
+    rows[:] = 0.0
     own_far = far_rank_count(board, mine) / SIZE
     their_far = far_rank_count(board, theirs) / SIZE
     passed, progress = pass_and_cap_values(meta[st.PASSES], meta[st.PLY], meta[MOVE_CAP])
-    frame = frame_of(player)
-    for r in range(SIZE):
-        for c in range(SIZE):
-            br, bc = frame_to_board(r, c, frame, SIZE, SIZE)
-            cell = board[br, bc]
-            out[r, c, 0] = 1.0 if cell == mine else 0.0
-            out[r, c, 1] = 1.0 if cell == theirs else 0.0
-            out[r, c, 2] = own_far
-            out[r, c, 3] = their_far
-            out[r, c, 4] = passed
-            out[r, c, 5] = progress
-            if frozen_planes:
-                out[r, c, 6] = 0.0  # set below where a frozen stone stands
-                out[r, c, 7] = 0.0
+    for holder in range(3):
+        rows[holder * planes + 2] = own_far
+        rows[holder * planes + 3] = their_far
+        rows[holder * planes + 4] = passed
+        rows[holder * planes + 5] = progress
+    rows[1 * planes + 0] = 1.0  # the observer's stone
+    rows[2 * planes + 1] = 1.0  # the opponent's
+    flat = out.reshape(SIZE * SIZE * planes)
+    last = SIZE * SIZE - 1
+    for square in range(SIZE * SIZE):  # in the observer's frame: White's is the board's, Black's its half turn
+        board_square = square if player == 0 else last - square
+        cell = board[board_square >> 3, board_square & 7]
+        holder = EMPTY if cell == EMPTY else (1 if cell == mine else 2)
+        if frozen_planes:
+            _copy_frozen_row(flat, square * planes, rows, holder * planes)
+        else:
+            _copy_shared_row(flat, square * planes, rows, holder * planes)
     if frozen_planes:
+        frame = frame_of(player)
         mark_frozen(board, frame, mine, frozen_squares(mine), out[:, :, 6])
         mark_frozen(board, frame, theirs, frozen_squares(theirs), out[:, :, 7])
 
