@@ -1,8 +1,9 @@
-"""Random-legal-play speed on one GPU: crossenvs' device env next to pgx on the same card, ratios from one run.
+"""Speed on one GPU: crossenvs' device env next to pgx, and its device search next to mctx, on the same card.
 
     python benchmarks/gpu.py                     # every game, B = 4,096 and 65,536, pgx othello and hex 11x11
-    python benchmarks/gpu.py --check             # first the differential check at 65,536 games (0 mismatches)
+    python benchmarks/gpu.py --check             # first the differential checks (env at 65,536 games, search)
     python benchmarks/gpu.py --games crossings --batches 4096 --seconds 2 --json gpu.json
+    python benchmarks/gpu.py --search            # then the search rows: ours on Crisscross 8x8, mctx on othello
 
 Ours: ``CrossVectorEnv(game, B, device="cuda")``, one ``random_actions()`` and one ``step()`` a
 round, both kernels on the device, the caller's loop in Python (as a training loop drives it).
@@ -12,6 +13,15 @@ and each figure is the median of its rounds. Where the time goes: the device tim
 kernels per round (CUDA events, launch overhead excluded) against the wall time of a round (the
 rest is Python and launching), and the bytes a step writes (observation, mask, per-game
 outputs) as achieved memory bandwidth.
+
+Search rows (``--search``): a self-play step, searched and played, at 1,024 / 4,096 / 16,384 games.
+Ours: :class:`crossenvs.az.device_search.DeviceGumbelSearch` on Crisscross 8x8 (the device env's games,
+``AlphaZeroNet`` of ``make train``'s size: stem and 3 residual blocks of 32 channels, float32), then
+the device env's step. mctx: ``gumbel_muzero_policy`` over pgx othello with the same network in JAX
+(convolutions, per-channel affine for batch norm, the same heads), the search and the step in one
+jitted call. Both 32 simulations, 16 considered actions. Each row also gives the share of its time
+in the network's forward passes (ours), and a row of training with learning (self-play and
+``train_ratio`` gradient samples per position, as ``training/alphazero.py --device cuda`` runs).
 """
 
 from __future__ import annotations
@@ -43,6 +53,7 @@ class Row:
     rounds: list[float]  # steps/s of each round
     kernel_seconds: float | None = None  # device time of one round's kernels (ours only)
     bytes_per_step: int | None = None
+    network_share: float | None = None  # search rows (ours): the share of a searched move in forward passes
 
     @property
     def median(self) -> float:
@@ -137,6 +148,222 @@ def pgx_loop(env_id: str, batch: int, chain: int) -> tuple[Callable[[float], int
     return loop, Row(PEERS[env_id], batch, [])
 
 
+# ----------------------------------------------------------------------------- search rows
+SEARCH_BATCHES = [1024, 4096, 16384]
+SIMULATIONS, CONSIDERED, CHANNELS, BLOCKS = 32, 16, 32, 3
+
+
+def our_search(batch: int) -> tuple[Callable[[float], int], Row]:
+    """Our device search on Crisscross 8x8, then the chosen moves played: positions searched per second."""
+    import torch
+
+    import crossenvs
+    from crossenvs.az.device_search import DeviceGumbelSearch
+    from crossenvs.az.network import AlphaZeroNet, device_evaluator
+    from crossenvs.envs.device import DeviceVectorEnv
+
+    game = crossenvs.make_game("crisscross", size=8)
+    env = DeviceVectorEnv(game, batch)
+    env.reset(seed=0)
+    device = torch_device()  # the GPU (the CPU under numba's CUDA simulator, for a smoke test of this code)
+    net = AlphaZeroNet(game.observation_shape, game.num_actions, CHANNELS, BLOCKS).to(device).eval()
+    evaluate = device_evaluator(net, "float32")
+    search = DeviceGumbelSearch(game, batch, SIMULATIONS, CONSIDERED)
+    noise = torch.Generator(device=device)
+    noise.manual_seed(0)
+
+    def one_move() -> None:
+        boards, metas = env.device_positions()
+        env.step(search.run(boards, metas, evaluate, search.gumbel_noise(generator=noise)).actions)
+
+    for _ in range(2):  # compile and warm
+        one_move()
+    synchronize()
+    row = Row("crossenvs search crisscross 8x8", batch, [])
+    row.network_share = network_share(evaluate, batch, game.observation_shape, one_move)
+
+    def loop(deadline: float) -> int:
+        positions = 0
+        while time.perf_counter() < deadline:
+            one_move()
+            positions += batch
+        synchronize()
+        return positions
+
+    return loop, row
+
+
+def torch_device():
+    from crossenvs.az.device_selfplay import torch_device
+
+    return torch_device()
+
+
+def synchronize() -> None:
+    """Wait for the GPU's queued work (nothing to wait for under the simulator)."""
+    import torch
+
+    if torch_device().type == "cuda":
+        torch.cuda.synchronize()
+
+
+def network_share(evaluate, batch: int, shape: tuple[int, ...], one_move: Callable[[], None]) -> float:
+    """The share of a searched move spent in its ``1 + SIMULATIONS`` forward passes (each timed alone)."""
+    import torch
+
+    observations = torch.rand((batch, *shape), device=torch_device())
+
+    def timed(work: Callable[[], object], repeats: int = 3) -> float:
+        synchronize()
+        started = time.perf_counter()
+        for _ in range(repeats):
+            work()
+        synchronize()
+        return (time.perf_counter() - started) / repeats
+
+    return min(1.0, timed(lambda: evaluate(observations)) * (1 + SIMULATIONS) / timed(one_move))
+
+
+def our_training(batch: int) -> tuple[Callable[[float], int], Row]:
+    """Self-play on the device with learning (Run.absorb: train_ratio samples per position), positions per second."""
+    import tempfile
+    from pathlib import Path
+
+    from crossenvs.az.config import load_config
+    from crossenvs.az.device_selfplay import DeviceSelfPlay
+    from crossenvs.az.learn import learner
+    from crossenvs.az.network import device_evaluator
+    from crossenvs.az.run import Run
+
+    root = Path(__file__).resolve().parent.parent
+    overrides = {"num_envs": batch, "simulations": SIMULATIONS, "max_considered": CONSIDERED, "fast_simulations": 0,
+                 "options": {"size": 8}, "precision": "float32", "checkpoint_minutes": 1e6, "max_minutes": 1e6}  # fmt: skip
+    config = load_config(root / "configs" / "alphazero" / "crisscross6.yaml", overrides)
+    device = str(torch_device())
+    run = Run(config, Path(tempfile.mkdtemp(prefix="gpu-bench-")), device)
+    run.learn, run.no_progress = learner(run.net, run.optimizer, device, "float32"), True
+    selfplay = DeviceSelfPlay(config, run.rng)
+    evaluate = device_evaluator(run.net, "float32")
+    run.start("benchmark")
+    row = Row("crossenvs training crisscross 8x8", batch, [])
+
+    def loop(deadline: float) -> int:
+        before = run.counters["positions"]
+        while time.perf_counter() < deadline:
+            finished = selfplay.step(evaluate)
+            run.absorb(finished, moves=1, positions=finished.searched)
+        synchronize()
+        return run.counters["positions"] - before
+
+    return loop, row
+
+
+def mctx_search(batch: int) -> tuple[Callable[[float], int], Row]:
+    """mctx's Gumbel MuZero policy over pgx othello, the same network in JAX, search and step in one jitted call."""
+    import jax
+    import jax.numpy as jnp
+    import mctx
+    import pgx
+
+    env = pgx.make("othello")
+    init, step = jax.vmap(env.init), jax.vmap(env.step)
+    state = jax.jit(init)(jax.random.split(jax.random.PRNGKey(0), batch))
+    params = jax_network_params(jax.random.PRNGKey(1), state.observation.shape[1:], env.num_actions)
+
+    def recurrent_fn(params, key, action, state):
+        mover = state.current_player
+        state = step(state, action)
+        logits, value = jax_network(params, state.observation)
+        logits = jnp.where(
+            state.legal_action_mask, logits - logits.max(axis=-1, keepdims=True), jnp.finfo(jnp.float32).min
+        )
+        reward = state.rewards[jnp.arange(batch), mover]
+        value = jnp.where(state.terminated, 0.0, value)
+        discount = jnp.where(state.terminated, 0.0, -1.0 * jnp.ones_like(value))
+        return mctx.RecurrentFnOutput(reward=reward, discount=discount, prior_logits=logits, value=value), state
+
+    @jax.jit
+    def one_move(state, key):
+        search_key, reset_key, key = jax.random.split(key, 3)
+        logits, value = jax_network(params, state.observation)
+        root = mctx.RootFnOutput(prior_logits=logits, value=value, embedding=state)
+        out = mctx.gumbel_muzero_policy(params, search_key, root, recurrent_fn, num_simulations=SIMULATIONS,
+                                        invalid_actions=~state.legal_action_mask, max_num_considered_actions=CONSIDERED)  # fmt: skip
+        state = step(state, out.action)
+        fresh = init(jax.random.split(reset_key, batch))
+        done = state.terminated | state.truncated
+        state = jax.tree_util.tree_map(
+            lambda new, old: jnp.where(done.reshape((-1,) + (1,) * (old.ndim - 1)), new, old), fresh, state
+        )
+        return state, key
+
+    carry = jax.block_until_ready(one_move(state, jax.random.PRNGKey(2)))  # compile
+
+    def loop(deadline: float) -> int:
+        nonlocal carry
+        positions = 0
+        while time.perf_counter() < deadline:
+            carry = one_move(*carry)
+            positions += batch
+        jax.block_until_ready(carry)
+        return positions
+
+    return loop, Row("mctx gumbel othello", batch, [])
+
+
+def jax_network_params(key, shape: tuple[int, ...], actions: int) -> dict:
+    """Weights of AlphaZeroNet's architecture in JAX: stem, residual blocks, policy and value heads (random)."""
+    import jax
+
+    height, width, planes = shape
+    keys = iter(jax.random.split(key, 4 * BLOCKS + 8))
+
+    def conv(cin: int, cout: int, size: int = 3):
+        weights = jax.random.normal(next(keys), (size, size, cin, cout)) * (2.0 / (size * size * cin)) ** 0.5
+        return {"w": weights, "scale": jax.numpy.ones(cout), "shift": jax.numpy.zeros(cout)}
+
+    def dense(cin: int, cout: int):
+        return {"w": jax.random.normal(next(keys), (cin, cout)) * (1.0 / cin) ** 0.5, "b": jax.numpy.zeros(cout)}
+
+    return {"stem": conv(planes, CHANNELS), "blocks": [(conv(CHANNELS, CHANNELS), conv(CHANNELS, CHANNELS))
+            for _ in range(BLOCKS)], "policy_conv": conv(CHANNELS, 4, 1), "policy": dense(4 * height * width, actions),
+            "value_conv": conv(CHANNELS, 2, 1), "value_hidden": dense(2 * height * width, 64), "value": dense(64, 1)}  # fmt: skip
+
+
+def jax_network(params: dict, observations):
+    """(B, H, W, C) -> logits (B, A), values (B,): the same layers as AlphaZeroNet (batch norm as its affine map)."""
+    import jax
+    import jax.numpy as jnp
+
+    def conv(layer, x):
+        y = jax.lax.conv_general_dilated(x, layer["w"], (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        return y * layer["scale"] + layer["shift"]
+
+    x = jax.nn.relu(conv(params["stem"], observations.astype(jnp.float32)))
+    for first, second in params["blocks"]:
+        x = jax.nn.relu(x + conv(second, jax.nn.relu(conv(first, x))))
+    flat = jax.nn.relu(conv(params["policy_conv"], x)).reshape(x.shape[0], -1)
+    logits = flat @ params["policy"]["w"] + params["policy"]["b"]
+    hidden = jax.nn.relu(conv(params["value_conv"], x)).reshape(x.shape[0], -1)
+    hidden = jax.nn.relu(hidden @ params["value_hidden"]["w"] + params["value_hidden"]["b"])
+    return logits, jnp.tanh(hidden @ params["value"]["w"] + params["value"]["b"])[:, 0]
+
+
+def search_check(positions: int) -> list[dict]:
+    """The device search against the CPU search on ``positions`` positions of every game (same noise, evaluator)."""
+    from crossenvs.testing import check_device_search
+
+    results = []
+    for game, options in GAMES:
+        report = check_device_search(game, positions=positions, simulations=SIMULATIONS, searches=2, seed=5,
+                                     max_considered=CONSIDERED, **options)  # fmt: skip
+        results.append({"game": label(game, options), **asdict(report)})
+        print(f"search check {label(game, options)} n={positions}: {report.action_mismatches} of "
+              f"{positions * report.searches} actions differ, policy gap {report.max_policy_gap:.2e}, value gap "
+              f"{report.max_value_gap:.2e}, {report.root_observation_mismatches} root observations differ", flush=True)  # fmt: skip
+    return results
+
+
 def check(batch: int, steps: int) -> list[dict]:
     """The differential test at ``batch`` games: the device env against the CPU env, every field, every step."""
     from crossenvs.testing import check_device_env
@@ -161,6 +388,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-pgx", action="store_true")
     parser.add_argument("--check", action="store_true", help="run the 65,536-game differential check first")
     parser.add_argument("--check-steps", type=int, default=100)
+    parser.add_argument("--search", action="store_true", help="then the search rows beside mctx, and training")
+    parser.add_argument("--search-batches", type=int, nargs="*", default=SEARCH_BATCHES)
+    parser.add_argument("--no-env", action="store_true", help="skip the env rows (with --search: search rows only)")
     parser.add_argument("--json", default=None, help="write every figure to this file")
     args = parser.parse_args(argv)
     import torch
@@ -177,24 +407,61 @@ def main(argv: list[str] | None = None) -> int:
     report: dict = {"card": card, "date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv)}
     if args.check:
         report["check"] = check(65536, args.check_steps)
+        report["search_check"] = search_check(1024)
+        save(report, args.json)
     games = [(g, o) for g, o in GAMES if args.games is None or g in args.games]
     loops = []
-    for batch in args.batches:
+    for batch in [] if args.no_env else args.batches:
         loops += [ours(game, options, batch) for game, options in games]
         loops += [] if args.no_pgx else [pgx_loop(env_id, batch, args.chain) for env_id in PEERS]
-    for _ in range(args.rounds):  # interleaved: every row once a round
+    if loops:
+        rows = timed_rounds(loops, args.rounds, args.seconds)
+        print_table(rows)
+        report["rows"] = [{**asdict(row), "median": row.median} for row in rows]
+        report["ratios"] = ratios(rows)
+        save(report, args.json)
+    if args.search:
+        report["search_rows"] = search_rows(args)
+        save(report, args.json)
+    return 0
+
+
+def save(report: dict, path: str | None) -> None:
+    """Write what is measured so far: a run stopped at its time limit keeps the rows it finished."""
+    if path:
+        with open(path, "w") as out:
+            json.dump(report, out, indent=1)
+
+
+def timed_rounds(loops: list[tuple[Callable[[float], int], Row]], rounds: int, seconds: float) -> list[Row]:
+    """Every row once a round, ``rounds`` times (interleaved: a slow moment of the machine hits every row)."""
+    for _ in range(rounds):
         for loop, row in loops:
             started = time.perf_counter()
-            steps = loop(started + args.seconds)
-            row.rounds.append(steps / (time.perf_counter() - started))
-    rows = [row for _, row in loops]
-    print_table(rows)
-    report["rows"] = [{**asdict(row), "median": row.median} for row in rows]
-    report["ratios"] = ratios(rows)
-    if args.json:
-        with open(args.json, "w") as out:
-            json.dump(report, out, indent=1)
-    return 0
+            done = loop(started + seconds)
+            row.rounds.append(done / (time.perf_counter() - started))
+    return [row for _, row in loops]
+
+
+def search_rows(args: argparse.Namespace) -> list[dict]:
+    """Our search and training rows beside mctx's at each batch; ratios ours / mctx."""
+    loops = []
+    for batch in args.search_batches:
+        loops += [our_search(batch), our_training(batch)] + ([] if args.no_pgx else [mctx_search(batch)])
+    rows = timed_rounds(loops, args.rounds, args.seconds * 1.5)
+    print(f"{'row':<36} {'B':>7} {'positions/s (median)':>21} {'network share':>14}")
+    for row in rows:
+        share = f"{row.network_share:.0%}" if row.network_share is not None else "-"
+        print(f"{row.name:<36} {row.batch:>7,} {row.median:>21,.0f} {share:>14}")
+    by_name = {(row.name.split()[1], row.batch): row for row in rows}
+    for batch in args.search_batches:
+        search, training, peer = (by_name.get((kind, batch)) for kind in ("search", "training", "gumbel"))
+        if search and peer:
+            print(f"search crisscross 8x8 / mctx othello at B={batch:,}: {search.median / peer.median:.2f}x "
+                  "(target >= 1.0 at 4,096 and 16,384, aim 2.0)")  # fmt: skip
+        if search and training:
+            print(f"training / search alone at B={batch:,}: {training.median / search.median:.2f} (target >= 0.67)")
+    return [{**asdict(row), "median": row.median} for row in rows]
 
 
 def print_table(rows: list[Row]) -> None:

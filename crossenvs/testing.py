@@ -37,7 +37,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -441,3 +441,111 @@ def _count(report: DeviceReport, step: int, name: str, expected: np.ndarray, got
             report.first_mismatch = (
                 f"step {step}, game {game}: {name} {expected[game]!r} (CPU) != {got[game]!r} (device)"
             )
+
+
+# ----------------------------------------------------------------------------- the device search against the CPU search
+@dataclass
+class SearchReport:
+    """What :func:`check_device_search` compared: searches of ``positions`` positions, and how far they differed."""
+
+    positions: int
+    simulations: int
+    searches: int
+    action_mismatches: int  # positions where the chosen actions differ
+    root_observation_mismatches: int
+    max_policy_gap: float  # largest |CPU - device| of an improved-policy entry
+    max_value_gap: float
+    first_mismatch: str | None = None
+
+
+def linear_evaluator(game: Game, seed: int = 0) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """A fixed random linear 'network' (NumPy): logits and a tanh value from the flattened observation.
+
+    Cheap, deterministic and different for every position, so two searches that walk differently see different
+    numbers; the same function on both sides makes the leaves' evaluations identical by construction.
+    """
+    rng = np.random.default_rng(seed)
+    size = int(np.prod(game.observation_shape))
+    weights = rng.normal(scale=0.5, size=(size, game.num_actions)).astype(np.float32)
+    value_weights = rng.normal(scale=0.2, size=size).astype(np.float32)
+
+    def evaluate(observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        flat = np.asarray(observations, dtype=np.float32).reshape(len(observations), -1)
+        return flat @ weights, np.tanh(flat @ value_weights).astype(np.float32)
+
+    return evaluate
+
+
+def _on_the_device(evaluate: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]) -> Callable[[Any], Any]:
+    """``evaluate`` for the device search: the leaves copied to the host and the answer back (a check, not a speed)."""
+
+    def device_evaluate(observations: Any) -> tuple[Any, Any]:
+        logits, values = evaluate(_host(observations))
+        if hasattr(observations, "detach"):
+            import torch
+
+            return torch.from_numpy(logits).to(observations.device), torch.from_numpy(values).to(observations.device)
+        return logits, values
+
+    return device_evaluate
+
+
+def check_device_search(
+    game: str | Game,
+    positions: int = 8,
+    simulations: int = 8,
+    searches: int = 4,
+    seed: int = 0,
+    max_considered: int = 4,
+    **options: Any,
+) -> SearchReport:
+    """Search the same positions with :class:`~crossenvs.az.device_search.DeviceGumbelSearch` and
+    :class:`~crossenvs.az.search.GumbelSearch`, with the same root noise (every other search none) and the same
+    evaluator (:func:`linear_evaluator`), and compare what they return.
+
+    The positions are a CPU vector env's games after random moves, advanced between searches. Under numba's CUDA
+    simulator with numba off both run the same Python and must agree exactly; on a GPU the tree arithmetic is
+    CUDA's (its ``exp`` may differ from the CPU's in the last bit), so a policy gap of about 1e-6 and rare action
+    differences between near-equal scores are what float order gives, and larger gaps are a bug.
+    """
+    from .az.device_search import DeviceGumbelSearch
+    from .az.search import GumbelSearch
+    from .envs.vector import CrossVectorEnv
+
+    env = CrossVectorEnv(game, num_envs=positions, **options)
+    env.reset(seed=seed)
+    cpu = GumbelSearch(env.game, positions, simulations, max_considered)
+    device = DeviceGumbelSearch(env.game, positions, simulations, max_considered)
+    evaluate = linear_evaluator(env.game, seed)
+    report = SearchReport(positions, simulations, searches, 0, 0, 0.0, 0.0)
+    for search in range(searches):
+        for _ in range(3 + search):
+            env.step(env.random_actions())
+        boards, metas = env.boards.copy(), env.metas.copy()
+        noise_seed = None if search % 2 else seed + search
+        gumbel = (
+            None
+            if noise_seed is None
+            else np.random.default_rng(noise_seed).gumbel(size=(positions, env.game.num_actions)).astype(np.float32)
+        )
+        rng = (
+            None if noise_seed is None else np.random.default_rng(noise_seed)
+        )  # draws the same noise in the CPU search
+        expected = cpu.run(boards, metas, evaluate, rng)
+        got = [_host(part) for part in device.run(boards, metas, _on_the_device(evaluate), gumbel)]
+        _compare_searches(report, search, expected, got)
+    return report
+
+
+def _compare_searches(
+    report: SearchReport, search: int, expected: tuple[np.ndarray, ...], got: list[np.ndarray]
+) -> None:
+    actions, policies, values, observations = expected
+    differing = np.flatnonzero(actions != got[0])
+    report.action_mismatches += len(differing)
+    if len(differing) and report.first_mismatch is None:
+        i = int(differing[0])
+        report.first_mismatch = f"search {search}, position {i}: action {actions[i]} (CPU) != {got[0][i]} (device)"
+    report.root_observation_mismatches += int((observations != got[3]).reshape(len(observations), -1).any(axis=1).sum())
+    report.max_policy_gap = max(report.max_policy_gap, float(np.abs(policies - got[1]).max()))
+    report.max_value_gap = max(report.max_value_gap, float(np.abs(values - got[2]).max()))

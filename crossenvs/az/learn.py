@@ -15,7 +15,7 @@ def train_step(
 ) -> dict[str, float]:
     """One gradient step on ``batch`` (observations, improved policies, results): cross-entropy to the policy
     plus squared error to the result, the forward pass in ``precision`` and the losses in float32."""
-    observations, policies, results = (torch.from_numpy(array).to(device) for array in batch)
+    observations, policies, results = (torch.as_tensor(array, device=device) for array in batch)
     net.train()
     with autocast(device, precision):
         logits, values = net(observations)

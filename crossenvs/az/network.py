@@ -126,3 +126,22 @@ def evaluator(net: AlphaZeroNet, device: str = "cpu", precision: str = "float32"
         return forward
     choice = torch_thread_choice(forward)
     return lambda observations: choice(len(observations), observations)
+
+
+def device_evaluator(net: AlphaZeroNet, precision: str = "float32"):
+    """A tensor-in, tensor-out evaluation function for :class:`~crossenvs.az.device_search.DeviceGumbelSearch`.
+
+    The leaves' observation tensor is read where it lies (the GPU, or the CPU under the CUDA simulator) and the
+    logits and values stay there: no host copy inside a search. ``precision`` as in :func:`evaluator`.
+    """
+    device = str(next(net.parameters()).device)
+    autocast(device, precision)
+
+    @torch.no_grad()
+    def forward(observations: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        observations = torch.as_tensor(observations, device=device)
+        with autocast(device, precision):
+            logits, values = net(observations)
+        return logits.float(), values.float()
+
+    return forward

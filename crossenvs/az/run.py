@@ -26,7 +26,7 @@ from crossenvs import checkpoints as ck
 from crossenvs.az.config import Config, load_config
 from crossenvs.az.evaluation import final_evaluation
 from crossenvs.az.learn import learner
-from crossenvs.az.network import AlphaZeroNet, evaluator, fastest_precision
+from crossenvs.az.network import AlphaZeroNet, device_evaluator, evaluator, fastest_precision
 from crossenvs.az.replay import Replay
 from crossenvs.az.resume import checkpoint_to_resume, latest_extra, restore, superseded
 from crossenvs.az.selfplay import Finished, SelfPlay
@@ -35,9 +35,16 @@ from crossenvs.trainer.folders import check_resume_folder, set_aside, start_new_
 
 
 def self_play_here(run: Run) -> None:
-    """The single-process loop: one batch of games, searched and learnt from in turn."""
-    selfplay = SelfPlay(run.config, run.rng)
-    evaluate = evaluator(run.net, run.device, run.precision)
+    """The single-process loop: one batch of games, searched and learnt from in turn (on the GPU end to end
+    when the run's device is CUDA: games, trees, network and replay buffer; see :mod:`crossenvs.az.device_selfplay`)."""
+    if torch.device(run.device).type == "cuda":
+        from crossenvs.az.device_selfplay import DeviceSelfPlay
+
+        selfplay = DeviceSelfPlay(run.config, run.rng)
+        evaluate = device_evaluator(run.net, run.precision)
+    else:
+        selfplay = SelfPlay(run.config, run.rng)
+        evaluate = evaluator(run.net, run.device, run.precision)
     run.start(f"{run.config.max_minutes:g} min of self-play on {run.device} ({run.precision})")
     while run.time_left():
         finished = selfplay.step(evaluate)
@@ -62,7 +69,7 @@ class Run:
             self.net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
         )
         self.counters: dict[str, Any] = {"moves": 0, "positions": 0, "updates": 0, "games": 0, "wall_seconds": 0.0}
-        self.replay = Replay(config.replay_size, shape, actions)
+        self.replay = Replay(config.replay_size, shape, actions, device)  # on the GPU with the network
         self.symmetries = self.game.symmetries()
         self.latest = run_dir / ck.CHECKPOINTS / ck.AZ_LATEST
         self.precision = config.precision

@@ -77,6 +77,7 @@ class GumbelSearch:
         self.leaves = np.zeros(batch, dtype=np.int64)
         self.observations = np.zeros((batch, *game.observation_shape), dtype=np.float32)
         self.masks = np.zeros((batch, actions), dtype=np.int8)
+        self.q_rows = np.zeros((batch, actions), dtype=np.float64)  # each tree's sigma(Q) scratch
 
     def run(
         self,
@@ -108,30 +109,31 @@ class GumbelSearch:
         root_observations = view["observations"].copy()
         view["leaves"][:] = 0
         self._evaluate(view, evaluate)
-        legal = view["masks"].astype(bool)
         gumbel = np.zeros((n, self.game.num_actions), dtype=np.float32)
         if rng is not None:
             gumbel[:] = rng.gumbel(size=gumbel.shape)
-        num_considered = np.minimum(self.max_considered, legal.sum(axis=1)).astype(np.int64)
+        num_considered = np.empty(n, dtype=np.int64)
+        self.kernels.count_considered(view["masks"], self.max_considered, num_considered)
         table = considered_table(self.max_considered, self.simulations)
         for _ in range(self.simulations):
             if stop is not None and stop[0]:
                 break
             self.select(n, view["node_boards"], view["node_metas"], view["children"], view["parent"], view["prior"],
                         view["visits"], view["value_sum"], view["raw_value"], view["count"], gumbel, table,
-                        num_considered, view["leaves"], view["observations"], view["masks"])  # fmt: skip
+                        num_considered, view["leaves"], view["observations"], view["masks"], view["q_rows"])  # fmt: skip
             self._evaluate(view, evaluate)
         actions = np.empty(n, dtype=np.int64)
         policies = np.empty((n, self.game.num_actions), dtype=np.float32)
         values = np.empty(n, dtype=np.float32)
         self.kernels.root_results(view["node_metas"], view["children"], view["prior"], view["visits"],
-                                  view["value_sum"], view["raw_value"], gumbel, actions, policies, values)  # fmt: skip
+                                  view["value_sum"], view["raw_value"], gumbel, actions, policies, values,
+                                  view["q_rows"])  # fmt: skip
         return actions, policies, values, root_observations
 
     def _view(self, n: int) -> dict[str, np.ndarray]:
         names = ("node_boards", "node_metas", "children", "prior", "parent", "visits", "value_sum", "raw_value")
         view = {name: getattr(self, name)[:n] for name in names}
-        for name in ("count", "leaves", "observations", "masks"):
+        for name in ("count", "leaves", "observations", "masks", "q_rows"):
             view[name] = getattr(self, name)[:n]
         return view
 

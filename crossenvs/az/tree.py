@@ -25,13 +25,16 @@ With the network on a GPU the tree walk is most of self-play's time.
 
 from __future__ import annotations
 
+import functools
 import math
+from typing import Any
 
 import numpy as np
 from numba import njit, prange
 
 from crossenvs.core import state as st
 from crossenvs.core.specialize import game_kernels
+from crossenvs.envs.batch_kernels import copy_position
 
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
 
@@ -151,13 +154,28 @@ def _interior_action(node_metas, children, prior, visits, value_sum, raw_value, 
 def _init_root(boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks, b):
     """Tree b holds only its root (the game's position); the root's observation and mask to evaluate."""
     count[b] = 1
-    node_boards[b, 0] = boards[b]
-    node_metas[b, 0] = metas[b]
+    copy_position(boards[b], metas[b], node_boards[b, 0], node_metas[b, 0])
     children[b, 0, :] = -1
     visits[b, 0] = 0
     value_sum[b, 0] = 0.0
     observe_kernel(node_boards[b, 0], node_metas[b, 0], node_metas[b, 0, st.TO_MOVE], observations[b])
     mask_kernel(node_boards[b, 0], node_metas[b, 0], masks[b])
+
+
+@njit(cache=True)
+def _count_considered_one(masks, max_considered, num_considered, b) -> None:
+    """How many root actions sequential halving starts from: the legal ones, at most ``max_considered``."""
+    legal = 0
+    for a in range(masks.shape[1]):
+        legal += masks[b, a] != 0
+    num_considered[b] = min(max_considered, legal)
+
+
+@njit(cache=True)
+def count_considered(masks, max_considered, num_considered) -> None:
+    """:func:`_count_considered_one` for every root (``masks`` holds the roots' legal masks)."""
+    for b in range(masks.shape[0]):
+        _count_considered_one(masks, max_considered, num_considered, b)
 
 
 @njit(cache=True, parallel=True)
@@ -179,14 +197,16 @@ def init_roots_serial(boards, metas, node_boards, node_metas, children, visits, 
 @njit(cache=True)
 def _select_one(
     node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
-    gumbel, considered_table, num_considered, leaves, observations, masks, b,
+    gumbel, considered_table, num_considered, leaves, observations, masks, q_rows, b,
 ):  # fmt: skip
     """One simulation in tree b: walk down to a new node (or a finished position); ``leaves[b]`` is it.
 
     A new node's observation and mask are written to row b of ``observations`` and ``masks`` for
-    the network; a finished position needs no evaluation (its mask row is all zero).
+    the network; a finished position needs no evaluation (its mask row is all zero). ``q_rows[b]``
+    is the tree's own scratch row for sigma(Q) (the trees are walked on several threads, or GPU
+    threads, and a kernel allocates nothing).
     """
-    q = np.empty(children.shape[2], dtype=np.float64)  # per tree: the trees may be walked on several threads
+    q = q_rows[b]
     node = 0
     while True:
         if node_metas[b, node, st.STATUS] != st.STATUS_PLAYING:
@@ -204,8 +224,7 @@ def _select_one(
         if child < 0:
             child = count[b]
             count[b] += 1
-            node_boards[b, child] = node_boards[b, node]
-            node_metas[b, child] = node_metas[b, node]
+            copy_position(node_boards[b, node], node_metas[b, node], node_boards[b, child], node_metas[b, child])
             apply_kernel(node_boards[b, child], node_metas[b, child], action)
             children[b, node, action] = child
             children[b, child, :] = -1
@@ -224,23 +243,23 @@ def _select_one(
 @njit(cache=True, parallel=True)
 def select_parallel(
     node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
-    gumbel, considered_table, num_considered, leaves, observations, masks,
+    gumbel, considered_table, num_considered, leaves, observations, masks, q_rows,
 ):  # fmt: skip
     """One simulation per tree (:func:`_select_one`), the trees shared out among numba's threads."""
     for b in prange(node_boards.shape[0]):
         _select_one(node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
-                    gumbel, considered_table, num_considered, leaves, observations, masks, b)  # fmt: skip
+                    gumbel, considered_table, num_considered, leaves, observations, masks, q_rows, b)  # fmt: skip
 
 
 @njit(cache=True)
 def select_serial(
     node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
-    gumbel, considered_table, num_considered, leaves, observations, masks,
+    gumbel, considered_table, num_considered, leaves, observations, masks, q_rows,
 ):  # fmt: skip
     """:func:`select_parallel` on the calling thread."""
     for b in range(node_boards.shape[0]):
         _select_one(node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
-                    gumbel, considered_table, num_considered, leaves, observations, masks, b)  # fmt: skip
+                    gumbel, considered_table, num_considered, leaves, observations, masks, q_rows, b)  # fmt: skip
 
 
 @njit(cache=True)
@@ -284,22 +303,102 @@ def expand_and_backup_serial(node_metas, parent, prior, visits, value_sum, raw_v
 
 
 @njit(cache=True)
-def root_results(node_metas, children, prior, visits, value_sum, raw_value, gumbel, actions, policies, root_values):
-    """The chosen action (most-visited considered actions, best score), the improved policy, the root value."""
-    q = np.empty(children.shape[2], dtype=np.float64)
+def _root_result_one(
+    node_metas, children, prior, visits, value_sum, raw_value, gumbel, actions, policies, root_values, q_rows, b
+):
+    """Tree b's answer: the chosen action (most-visited considered actions, best score), the improved policy, the root value."""
+    q = q_rows[b]
+    most = 0
+    for a in range(children.shape[2]):
+        most = max(most, _child_visits(children, visits, b, 0, a))
+    actions[b] = _root_action(node_metas, children, prior, visits, value_sum, raw_value, gumbel, most, b, q)
+    top = -np.inf
+    for a in range(children.shape[2]):
+        if prior[b, 0, a] > -np.inf:
+            top = max(top, prior[b, 0, a] + q[a])
+    total = 0.0
+    for a in range(children.shape[2]):
+        policies[b, a] = math.exp(prior[b, 0, a] + q[a] - top) if prior[b, 0, a] > -np.inf else 0.0
+        total += policies[b, a]
+    for a in range(children.shape[2]):
+        policies[b, a] /= total
+    root_values[b] = value_sum[b, 0] / max(1, visits[b, 0])
+
+
+@njit(cache=True)
+def root_results(
+    node_metas, children, prior, visits, value_sum, raw_value, gumbel, actions, policies, root_values, q_rows
+):
+    """Every tree's answer (:func:`_root_result_one`), on the calling thread."""
     for b in range(children.shape[0]):
-        most = 0
-        for a in range(children.shape[2]):
-            most = max(most, _child_visits(children, visits, b, 0, a))
-        actions[b] = _root_action(node_metas, children, prior, visits, value_sum, raw_value, gumbel, most, b, q)
-        top = -np.inf
-        for a in range(children.shape[2]):
-            if prior[b, 0, a] > -np.inf:
-                top = max(top, prior[b, 0, a] + q[a])
-        total = 0.0
-        for a in range(children.shape[2]):
-            policies[b, a] = math.exp(prior[b, 0, a] + q[a] - top) if prior[b, 0, a] > -np.inf else 0.0
-            total += policies[b, a]
-        for a in range(children.shape[2]):
-            policies[b, a] /= total
-        root_values[b] = value_sum[b, 0] / max(1, visits[b, 0])
+        _root_result_one(
+            node_metas, children, prior, visits, value_sum, raw_value, gumbel, actions, policies, root_values, q_rows, b
+        )
+
+
+# ----------------------------------------------------------------------------- the same search on a GPU
+cuda: Any = None  # numba.cuda, bound by device_kernels(): a CPU-only process never imports it
+
+
+def _device_init_roots(
+    boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks,
+    max_considered, num_considered, leaves,
+):  # fmt: skip
+    """One thread a tree: reset to its root, the root's observation and mask (the first leaf to evaluate), and
+    the root actions sequential halving considers."""
+    b = cuda.grid(1)
+    if b < boards.shape[0]:
+        _init_root(boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks, b)
+        _count_considered_one(masks, max_considered, num_considered, b)
+        leaves[b] = 0
+
+
+def _device_select(
+    node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
+    gumbel, considered_table, num_considered, leaves, observations, masks, q_rows,
+):  # fmt: skip
+    """One thread a tree: one simulation's walk down to a new leaf (:func:`_select_one`)."""
+    b = cuda.grid(1)
+    if b < node_boards.shape[0]:
+        _select_one(node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
+                    gumbel, considered_table, num_considered, leaves, observations, masks, q_rows, b)  # fmt: skip
+
+
+def _device_expand_and_backup(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks):
+    """One thread a tree: the network's answer stored at the leaf and backed up (:func:`_expand_and_backup_one`)."""
+    b = cuda.grid(1)
+    if b < leaves.shape[0]:
+        _expand_and_backup_one(
+            node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, b
+        )
+
+
+def _device_root_results(
+    node_metas, children, prior, visits, value_sum, raw_value, gumbel, actions, policies, root_values, q_rows
+):
+    """One thread a tree: the chosen action, the improved policy and the root value (:func:`_root_result_one`)."""
+    b = cuda.grid(1)
+    if b < children.shape[0]:
+        _root_result_one(
+            node_metas, children, prior, visits, value_sum, raw_value, gumbel, actions, policies, root_values, q_rows, b
+        )
+
+
+#: the device kernels above, by role (what :class:`crossenvs.az.device_search.DeviceGumbelSearch` launches)
+DEVICE_KERNELS = {
+    "init_roots": _device_init_roots,
+    "select": _device_select,
+    "expand_and_backup": _device_expand_and_backup,
+    "root_results": _device_root_results,
+}
+
+
+@functools.cache
+def device_kernels() -> dict[str, Any]:
+    """The search's steps as CUDA kernels, one thread a tree (raises CudaUnavailableError where none can run)."""
+    global cuda
+    from crossenvs.core.cuda import cuda_module, simulated
+
+    cuda = cuda_module()
+    compile_kernel = cuda.jit if simulated() else cuda.jit(cache=True)
+    return {role: compile_kernel(function) for role, function in DEVICE_KERNELS.items()}

@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import CrossenvsError
+from .checks import check_memory
+from .errors import CrossenvsError, InvalidArgumentError
 from .portable import enable_cuda_target
 
 #: the compute capability the PTX tests name when no GPU is here (Hopper: H100, H200)
@@ -139,3 +140,56 @@ def compile_ptx(function: Callable[..., Any], signature: tuple[Any, ...], cc: tu
     with _named_compute_capability(cc):
         ptx, _ = cuda.compile_ptx(function, signature, cc=cc)
     return ptx
+
+
+class DeviceArrays:
+    """Device arrays for numba and the same memory for the caller: torch tensors on a GPU, NumPy under the simulator."""
+
+    def __init__(self, cuda: Any) -> None:
+        self.cuda = cuda
+        self.torch = None
+        if not simulated():
+            import torch
+
+            self.torch = torch
+
+    def zeros(self, shape: tuple[int, ...], dtype: Any) -> tuple[Any, Any]:
+        """(numba view, caller's view) of one zeroed device buffer."""
+        if self.torch is None:
+            device = self.cuda.to_device(np.zeros(shape, dtype=dtype))
+            return device, device
+        torch_dtype = {np.dtype(np.bool_): self.torch.bool}.get(np.dtype(dtype)) or getattr(
+            self.torch, np.dtype(dtype).name
+        )
+        tensor = self.torch.zeros(shape, dtype=torch_dtype, device="cuda")
+        return self.cuda.as_cuda_array(tensor), tensor
+
+    def upload(self, array: np.ndarray) -> tuple[Any, Any]:
+        numba_view, caller_view = self.zeros(array.shape, array.dtype)
+        numba_view.copy_to_device(np.ascontiguousarray(array))
+        return numba_view, caller_view
+
+    def for_caller(self, view: Any) -> Any:
+        """What a step returns: the live torch tensor on a GPU; a host copy under the simulator."""
+        return view if self.torch is not None else view.copy_to_host()
+
+    def stream(self) -> Any:
+        """torch's current stream as a numba stream, so kernels order with the caller's torch work."""
+        if self.torch is None:
+            return 0
+        return self.cuda.external_stream(self.torch.cuda.current_stream().cuda_stream)
+
+
+def check_device_memory(needed: int, what: str, fix: str) -> None:
+    """Refuse, before allocating, what the GPU cannot hold now (host memory stands in under the simulator)."""
+    if simulated():
+        check_memory(needed, what, fix)
+        return
+    import torch
+
+    if torch.cuda.is_available():
+        free, _ = torch.cuda.mem_get_info()
+        if needed > free:
+            raise InvalidArgumentError(
+                f"{what} needs {needed / 2**30:.1f} GiB of GPU memory, {free / 2**30:.1f} GiB free; {fix}"
+            )

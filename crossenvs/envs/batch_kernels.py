@@ -12,14 +12,19 @@ from numba import njit
 
 
 @njit(cache=True, inline="always")
+def copy_position(board_from, meta_from, board_to, meta_to) -> None:
+    """One position's board and meta copied cell by cell: a GPU thread cannot copy a slice (that allocates)."""
+    for r in range(board_from.shape[0]):
+        for c in range(board_from.shape[1]):
+            board_to[r, c] = board_from[r, c]
+    for k in range(meta_from.shape[0]):
+        meta_to[k] = meta_from[k]
+
+
+@njit(cache=True, inline="always")
 def reset_game(boards, metas, i, initial_board, initial_meta) -> None:
-    """Game ``i`` back to the initial position, cell by cell (what a GPU thread can do too)."""
-    board = boards[i]
-    for r in range(board.shape[0]):
-        for c in range(board.shape[1]):
-            board[r, c] = initial_board[r, c]
-    for k in range(initial_meta.shape[0]):
-        metas[i, k] = initial_meta[k]
+    """Game ``i`` back to the initial position (on either target)."""
+    copy_position(initial_board, initial_meta, boards[i], metas[i])
 
 
 @njit(cache=True)

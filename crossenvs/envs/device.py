@@ -22,8 +22,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..core import state as st
-from ..core.checks import check_memory, check_seed
-from ..core.cuda import DEFAULT_PTX_CC, compile_ptx, cuda_module, simulated
+from ..core.checks import check_seed
+from ..core.cuda import DEFAULT_PTX_CC, DeviceArrays, check_device_memory, compile_ptx, cuda_module
 from ..core.errors import InvalidActionError, InvalidOptionError
 from ..core.game import Game
 from ..core.specialize import specialize
@@ -36,44 +36,6 @@ THREADS_PER_BLOCK = 128
 
 def _batch_module(game: Game):
     return specialize("crossenvs.envs.game_batch", type(game))
-
-
-class _Arrays:
-    """Device arrays for numba and the same memory for the caller: torch tensors on a GPU, NumPy under the simulator."""
-
-    def __init__(self, cuda: Any) -> None:
-        self.cuda = cuda
-        self.torch = None
-        if not simulated():
-            import torch
-
-            self.torch = torch
-
-    def zeros(self, shape: tuple[int, ...], dtype: Any) -> tuple[Any, Any]:
-        """(numba view, caller's view) of one zeroed device buffer."""
-        if self.torch is None:
-            device = self.cuda.to_device(np.zeros(shape, dtype=dtype))
-            return device, device
-        torch_dtype = {np.dtype(np.bool_): self.torch.bool}.get(np.dtype(dtype)) or getattr(
-            self.torch, np.dtype(dtype).name
-        )
-        tensor = self.torch.zeros(shape, dtype=torch_dtype, device="cuda")
-        return self.cuda.as_cuda_array(tensor), tensor
-
-    def upload(self, array: np.ndarray) -> tuple[Any, Any]:
-        numba_view, caller_view = self.zeros(array.shape, array.dtype)
-        numba_view.copy_to_device(np.ascontiguousarray(array))
-        return numba_view, caller_view
-
-    def for_caller(self, view: Any) -> Any:
-        """What a step returns: the live torch tensor on a GPU; a host copy under the simulator."""
-        return view if self.torch is not None else view.copy_to_host()
-
-    def stream(self) -> Any:
-        """torch's current stream as a numba stream, so kernels order with the caller's torch work."""
-        if self.torch is None:
-            return 0
-        return self.cuda.external_stream(self.torch.cuda.current_stream().cuda_stream)
 
 
 @dataclass
@@ -119,7 +81,7 @@ class DeviceVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         cuda = cuda_module()
         self._kernels = _batch_module(self.game).device_kernels()
-        self._arrays = _Arrays(cuda)
+        self._arrays = DeviceArrays(cuda)
         self._allocate()
         self.reset()
 
@@ -130,17 +92,7 @@ class DeviceVectorEnv(VectorEnv):
         per_game += self.game.num_actions + 64  # the mask, and the step's per-game outputs
         needed = per_game * self.num_envs
         what, fix = f"a device vector env of {self.num_envs:,} {self.game.name} games", "ask for fewer num_envs"
-        if simulated():
-            check_memory(needed, what, fix)
-            return
-        import torch
-
-        if torch.cuda.is_available():
-            free, _ = torch.cuda.mem_get_info()
-            if needed > free:
-                raise InvalidOptionError(
-                    f"{what} needs {needed / 2**30:.1f} GiB of GPU memory, {free / 2**30:.1f} GiB free; {fix}"
-                )
+        check_device_memory(needed, what, fix)
 
     def _allocate(self) -> None:
         game, n, arrays = self.game, self.num_envs, self._arrays
@@ -268,6 +220,10 @@ class DeviceVectorEnv(VectorEnv):
             self._kernels.random_actions, self._masks[0], self._keys, self._counters, self._uniforms[0], out[0]
         )
         return self._arrays.for_caller(out[1])
+
+    def device_positions(self) -> tuple[Any, Any]:
+        """Every game's board and meta where they live (numba device arrays, no copy): what a device search reads."""
+        return self._boards, self._metas
 
     def states(self) -> tuple[np.ndarray, np.ndarray]:
         """(boards, metas) copied to the host: for checks and rendering, not for the hot loop."""

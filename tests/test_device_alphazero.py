@@ -1,0 +1,141 @@
+"""AlphaZero on a GPU without a GPU: the device search's kernels compile to PTX for every game; under numba's CUDA
+simulator the device search returns what the CPU search returns on the same positions, noise and evaluator, and
+device self-play plays the same games and hands the learner the same positions as the CPU's.
+
+The simulator runs the device search's own code (its launches, buffers and kernels, one Python thread a tree)
+with numba off, in a subprocess because both switches must be set before numba is imported. On a GPU the same
+check runs on many trees: ``python benchmarks/gpu.py --check``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_device import _constant_bytes
+
+import crossenvs
+from crossenvs.testing import SearchReport, _compare_searches
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+CONSTANT_MEMORY = 64 * 1024
+GAMES = ["crisscross", "charing_cross", "crosse", "crossings", "neo_crossings", "tictactoe"]
+
+
+def _game(name: str) -> crossenvs.Game:
+    if name == "tictactoe":
+        sys.path.insert(0, str(EXAMPLES))
+        import tictactoe
+
+        return tictactoe.TicTacToe()
+    return crossenvs.make_game(name)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_device_search_kernels_compile_to_ptx(name):
+    from crossenvs.az.device_search import search_ptx
+
+    ptx = search_ptx(_game(name), cc=(9, 0))
+    assert set(ptx) == {"init_roots", "select", "expand_and_backup", "root_results"}
+    for role, text in ptx.items():
+        assert ".target sm_90" in text and ".entry" in text, role
+        assert _constant_bytes(text) <= CONSTANT_MEMORY, f"{name} {role}: {_constant_bytes(text):,} bytes of tables"
+
+
+SIMULATED = """
+import json, sys, warnings
+import numpy as np
+np.seterr(over="ignore")  # numba off: the random streams' 64-bit products wrap, as they do compiled
+warnings.simplefilter("ignore", RuntimeWarning)
+sys.path.insert(0, {examples!r})
+import tictactoe
+from crossenvs.testing import check_device_search
+report = check_device_search({name!r}, positions=3, simulations=6, searches=4, seed=3)
+print(json.dumps(report.__dict__))
+"""
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_device_search_chooses_what_the_cpu_search_chooses_under_the_simulator(name):
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "NUMBA_DISABLE_JIT": "1"}
+    script = SIMULATED.format(examples=str(EXAMPLES), name=name)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = SearchReport(**json.loads(done.stdout.strip().splitlines()[-1]))
+    assert report.searches == 4 and report.positions == 3
+    assert report.action_mismatches == 0, report.first_mismatch
+    assert report.root_observation_mismatches == 0
+    assert report.max_policy_gap == 0.0 and report.max_value_gap == 0.0
+
+
+def test_the_search_comparison_sees_a_difference():
+    """The check must be able to fail: a different action, policy or value is counted."""
+    report = SearchReport(2, 4, 1, 0, 0, 0.0, 0.0)
+    expected = (np.array([3, 5]), np.full((2, 7), 1 / 7, np.float32), np.zeros(2, np.float32), np.zeros((2, 1, 1, 1)))
+    got = [np.array([3, 6]), expected[1].copy(), np.array([0.0, 0.25], np.float32), np.ones((2, 1, 1, 1))]
+    got[1][0, 0] += 0.5
+    _compare_searches(report, 0, expected, got)
+    assert report.action_mismatches == 1 and report.first_mismatch.startswith("search 0, position 1: action 5")
+    assert report.root_observation_mismatches == 2
+    assert report.max_policy_gap == pytest.approx(0.5) and report.max_value_gap == pytest.approx(0.25)
+
+
+SELF_PLAY = """
+import json, warnings
+import numpy as np
+np.seterr(over="ignore")
+warnings.simplefilter("ignore", RuntimeWarning)
+import torch
+from crossenvs.az.config import load_config
+from crossenvs.az.device_selfplay import DeviceSelfPlay
+from crossenvs.az.replay import Replay
+from crossenvs.az.selfplay import SelfPlay
+from crossenvs.testing import linear_evaluator
+
+config = load_config({config!r}, {{"num_envs": 3, "simulations": 4, "max_considered": 4, "options": {{"size": 4}}}})
+
+
+class NoNoise:  # the CPU path's generator with every draw zero: both paths play without root noise
+    def gumbel(self, size):
+        return np.zeros(size)
+
+    def random(self):
+        return 0.0
+
+
+cpu, device = SelfPlay(config, NoNoise()), DeviceSelfPlay(config, np.random.default_rng(0))
+device.search.gumbel_noise = lambda n=None, generator=None: torch.zeros((3, cpu.game.num_actions))
+evaluate = linear_evaluator(cpu.game, 1)
+replays = [Replay(64, cpu.game.observation_shape, cpu.game.num_actions) for _ in range(2)]
+found = {{"ended": 0, "positions": 0, "mismatches": []}}
+for step in range(14):
+    a, b = cpu.step(evaluate), device.step(evaluate)
+    found["ended"] += a.ended
+    found["positions"] += len(a.results)
+    if (a.ended, a.searched) != (b.ended, b.searched):
+        found["mismatches"].append(f"step {{step}}: ended, searched {{a.ended, a.searched}} != {{b.ended, b.searched}}")
+    for replay, finished in zip(replays, (a, b)):
+        replay.add(finished.observations, finished.policies, finished.results)
+for name in ("observations", "policies", "results"):
+    if not torch.equal(getattr(replays[0], name), getattr(replays[1], name)):
+        found["mismatches"].append(f"the replay buffers' {{name}} differ")
+print(json.dumps(found))
+"""
+
+
+def test_device_self_play_plays_the_cpu_games_under_the_simulator():
+    """Same start, no root noise, the same evaluator: the same games, the same positions and results handed over."""
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "NUMBA_DISABLE_JIT": "1"}
+    config = str(Path(__file__).resolve().parent.parent / "configs" / "alphazero" / "crisscross6.yaml")
+    done = subprocess.run(
+        [sys.executable, "-c", SELF_PLAY.format(config=config)], capture_output=True, text=True, env=env, timeout=900
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["mismatches"] == []
+    assert found["ended"] >= 3 and found["positions"] >= 20  # games did end and their positions were compared
