@@ -123,3 +123,56 @@ def test_the_ray_benchmark_runs_both_paths_and_its_parts(tmp_path):
     table = bench["main"](["--config", str(config), "--actors", "0", "1", "--minutes", "0.05", "--rounds", "1"])
     assert set(table) == {0, 1} and all(row["positions_per_second"] > 0 for row in table.values())
     assert all(row["startup_seconds"] > 0 for row in table.values())
+
+
+def test_the_core_sweep_runs_and_reports_rows_spreads_and_scaling(tmp_path):
+    """benchmarks/cores.py end to end on one core (a fresh pinned process), tiny rounds; speed is not checked."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "cores.json"
+    command = [sys.executable, str(BENCH.parent / "cores.py"), "--cores", "1", "--games", "crisscross", "--batches",
+               "8", "--search-batch", "4", "--repeats", "2", "--seconds", "0.02", "--json", str(out)]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "random play crisscross 8x8 B=8" in done.stdout and "tree walk crisscross 11x11 B=4" in done.stdout
+    report = json.loads(out.read_text())
+    assert {(row["kind"], row["batch"], row["cores"]) for row in report["results"]} == {
+        ("random play", 8, 1),
+        ("tree walk", 4, 1),
+    }
+    assert all(len(row["rounds"]) == 2 and row["median"] > 0 and row["spread"] >= 0 for row in report["results"])
+    assert len(report["scaling"]) == 4 and all(entry["scaling_over_2"] is None for entry in report["scaling"])
+
+
+GPU_ROWS = """
+import sys, time, warnings
+import numpy as np
+np.seterr(over="ignore")  # numba off: the random streams' 64-bit products wrap, as they do compiled
+warnings.simplefilter("ignore", RuntimeWarning)
+sys.path.insert(0, {benchmarks!r})
+import gpu
+gpu.SIMULATIONS = 4
+for make in (gpu.our_search, gpu.our_training, gpu.mctx_search):
+    loop, row = make(2)
+    done = loop(time.perf_counter() + 0.05)
+    print(row.name, done, row.network_share)
+"""
+
+
+def test_the_gpu_benchmarks_search_rows_run_without_a_gpu():
+    """benchmarks/gpu.py's search rows as far as a machine without a GPU can take them: ours under the CUDA
+    simulator (the torch side on the CPU), mctx over pgx on CPU JAX; tiny batches, speed not checked."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "NUMBA_DISABLE_JIT": "1", "JAX_PLATFORMS": "cpu"}
+    script = GPU_ROWS.format(benchmarks=str(BENCH.parent))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [line for line in done.stdout.splitlines() if line.startswith(("crossenvs ", "mctx "))]
+    names = [line.rsplit(" ", 2)[0] for line in lines]
+    assert names == ["crossenvs search crisscross 8x8", "crossenvs training crisscross 8x8", "mctx gumbel othello"]
+    assert all(int(line.rsplit(" ", 2)[1]) >= 2 for line in lines)  # each searched at least one move of 2 games
+    assert 0 < float(lines[0].rsplit(" ", 1)[1]) <= 1  # the network's share of a searched move
