@@ -121,10 +121,10 @@ class DeviceGumbelSearch:
             if not array.is_cuda:
                 array = array.cuda()
             torch_dtype = getattr(torch, np.dtype(dtype).name)
-            return self._cuda.as_cuda_array(array.to(torch_dtype).contiguous())
+            return self._arrays.view(array.to(torch_dtype).contiguous())
         if hasattr(array, "copy_to_host"):  # numba's own device array (the simulator's too)
             return array
-        if hasattr(array, "__cuda_array_interface__"):  # another library's GPU array (CuPy, JAX)
+        if hasattr(array, "__cuda_array_interface__"):  # another library's GPU array (CuPy): its stream is waited for
             return self._cuda.as_cuda_array(array)
         return self._cuda.to_device(np.ascontiguousarray(array, dtype=dtype))
 

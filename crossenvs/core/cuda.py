@@ -164,6 +164,15 @@ class DeviceArrays:
         tensor = self.torch.zeros(shape, dtype=torch_dtype, device="cuda")
         return self.cuda.as_cuda_array(tensor), tensor
 
+    def view(self, tensor: Any) -> Any:
+        """numba's view of a caller's GPU tensor, without waiting for the tensor's stream.
+
+        numba otherwise synchronises on the stream a CUDA array interface names (torch's current
+        stream) at every conversion: a host sync per call. Every kernel here is launched on that
+        same stream (:meth:`stream`), so the order holds without it.
+        """
+        return self.cuda.as_cuda_array(tensor, sync=False)
+
     def upload(self, array: np.ndarray) -> tuple[Any, Any]:
         numba_view, caller_view = self.zeros(array.shape, array.dtype)
         numba_view.copy_to_device(np.ascontiguousarray(array))

@@ -202,7 +202,7 @@ class DeviceVectorEnv(VectorEnv):
         if torch is not None and isinstance(actions, torch.Tensor) and actions.is_cuda:
             if actions.shape != (self.num_envs,):
                 raise InvalidActionError(f"actions must have shape ({self.num_envs},), got {tuple(actions.shape)}")
-            return self._arrays.cuda.as_cuda_array(actions.to(torch.int64).contiguous())
+            return self._arrays.view(actions.to(torch.int64).contiguous())
         if torch is not None and isinstance(actions, torch.Tensor):
             actions = actions.numpy()
         host = np.asarray(actions)
