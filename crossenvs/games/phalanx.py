@@ -193,6 +193,17 @@ def ahead(bits: np.uint64, direction: int, steps: int) -> np.uint64:
     return moved & AHEAD_ON_BOARD[direction, steps]
 
 
+@njit(cache=True, inline="always")
+def rotate(bits: np.uint64, shift: int) -> np.uint64:
+    """``bits`` rotated left by ``shift`` (negative: right): bit t goes to ``t + shift`` (mod 64).
+
+    A move of squares that stay on the board (masked beforehand) is one rotate, whichever its
+    direction's sign: a single instruction, where a shift needs a branch on the sign.
+    """
+    left = np.uint64(shift & 63)
+    return (bits << left) | (bits >> ((np.uint64(64) - left) & np.uint64(63)))
+
+
 @njit(cache=True)
 def stone_bits(board: np.ndarray, colour: int) -> tuple[np.uint64, np.uint64]:
     """``(stones of colour, stones of the other colour)`` as bitboards."""
@@ -275,6 +286,10 @@ def refuse_crossings(board, meta, crossing, direction, k, length, allowed) -> np
     return refused
 
 
+#: per distance k, the tails with a legal move by k in the direction being scanned (index 0 unused)
+_BY_DISTANCE = scratch_array(SIZE, np.uint64)
+
+
 @njit(cache=True, inline="always")
 def direction_moves(board, meta, bits, direction, tails, only_k, mode, out, found, allowed) -> int:
     """The legal moves in board ``direction`` of the groups whose tail is in ``tails``, handed to :func:`emit`.
@@ -283,42 +298,52 @@ def direction_moves(board, meta, bits, direction, tails, only_k, mode, out, foun
     L (the run of own stones from the tail), all tails of one length at once; a group with a
     frozen stone may not move. Its move by k is legal where the k - 1 squares past the head are
     empty and the k-th is empty or holds a capturable enemy stone whose run is shorter than L
-    (the group stops there), and ``allowed`` accepts it if it lands on the far rank. A longer
-    move needs the shorter one's landing square empty, so the tails still moving shrink with
-    k. With ``only_k`` (> 0) only moves by that distance are recorded. Returns ``found``
-    updated; with ``FIRST_ONLY`` it stops at the first move found.
+    (the group stops there), and ``allowed`` accepts it if it lands on the far rank. The scan
+    follows the squares the heads would land on, one step further for each k (a longer move
+    needs the shorter one's landing square empty), with no early exit but the last length: the
+    loops' ends are then the same from one position to the next, which a CPU predicts. A
+    move's id does not depend on L, so the legal tails are gathered by k over all lengths and
+    recorded after. With ``only_k`` (> 0) only moves by that distance are recorded. Returns
+    ``found`` updated; with ``FIRST_ONLY``, nonzero if there is a move.
     """
     own, enemy, empty, capturable, frozen, far = bits
     blocked = frozen  # tails whose run holds a frozen stone: the frozen ones and those behind them
     while frozen:
         frozen = own & ahead(frozen, direction, 1) & ~blocked
         blocked |= frozen
+    shift = SHIFTS[direction]
+    stays = AHEAD_ON_BOARD[direction, 1]  # squares whose next square in ``direction`` is on the board
+    crosses = DIRECTIONS[direction, 0] != 0
+    by_distance = _BY_DISTANCE()
+    by_distance[:] = 0
     run = own  # tails of runs at least `length` long
     long_enemy = enemy  # enemy stones heading enemy runs at least `length` long
-    crosses = DIRECTIONS[direction, 0] != 0
     for length in range(1, SIZE):
         longer = own & ahead(run, direction, 1)
-        path = run & ~longer & tails & ~blocked
-        takes = capturable & ~long_enemy
-        for k in range(1, min(length, SIZE - length, only_k if only_k > 0 else SIZE) + 1):
-            if not path:
-                break
-            onto_empty = path & ahead(empty, direction, length - 1 + k)
-            legal = onto_empty | (path & ahead(takes, direction, length - 1 + k))
-            crossing = legal & ahead(far, direction, length - 1 + k) if crosses else np.uint64(0)
+        path = run & ~longer & tails & ~blocked  # the tails of groups of exactly `length`
+        onto = empty | (capturable & ~long_enemy)  # where such a group may land
+        landing = rotate(rotate(path, (length - 1) * shift) & stays, shift)  # one past each head
+        for k in range(1, min(length, SIZE - length) + 1):
+            back = -(length - 1 + k) * shift  # from a landing square to its tail
+            legal = rotate(landing & onto, back)
+            crossing = legal & rotate(far, back) if crosses else np.uint64(0)
             if crossing:
                 refused = refuse_crossings(board, meta, crossing, direction, k, length, allowed)
                 legal &= ~refused
-                onto_empty &= ~refused
-            if legal and (only_k <= 0 or k == only_k):
-                found = emit(legal, meta[st.TO_MOVE], direction, k, mode, out, found)
-                if mode == FIRST_ONLY:
-                    return found
-            path = onto_empty
+                landing &= ~rotate(refused, -back)
+            by_distance[k] |= legal
+            landing = rotate(landing & empty & stays, shift)
         run = longer
         if not run & tails:
             break  # no tail of ``tails`` heads a longer group
         long_enemy = enemy & ahead(long_enemy, direction, 1)
+    player = meta[st.TO_MOVE]
+    for k in range(1, SIZE):
+        if only_k <= 0 or k == only_k:
+            if mode == FIRST_ONLY:
+                found += by_distance[k] != 0
+            else:
+                found = emit(by_distance[k], player, direction, k, mode, out, found)
     return found
 
 
