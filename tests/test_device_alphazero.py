@@ -139,3 +139,14 @@ def test_device_self_play_plays_the_cpu_games_under_the_simulator():
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert found["mismatches"] == []
     assert found["ended"] >= 3 and found["positions"] >= 20  # games did end and their positions were compared
+
+
+def test_training_on_a_gpu_where_there_is_none_is_one_clear_error_and_no_folder(tmp_path):
+    run = tmp_path / "run"
+    command = [sys.executable, str(Path(__file__).resolve().parent.parent / "training" / "alphazero.py"), "--config",
+               str(Path(__file__).resolve().parent.parent / "configs" / "alphazero" / "crisscross6.yaml"), "--device",
+               "cuda", "--run-dir", str(run), "--no-progress"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "--device cuda needs an NVIDIA GPU" in done.stderr and "use --device cpu" in done.stderr
+    assert not run.exists()

@@ -47,7 +47,7 @@ import sys
 from typing import Any
 
 from crossenvs.az.evaluation import evaluate_only
-from crossenvs.az.run import Run, self_play_here
+from crossenvs.az.run import Run, check_self_play_here, self_play_here
 from crossenvs.checkpoints import resolve_device
 from crossenvs.trainer.command import run_cli, trainer_parser
 
@@ -65,6 +65,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         run = Run.open(args, device, local_actors=args.actors if connection.address == "local" else 0)
         self_play_on_actors(run, connection)
     else:
+        check_self_play_here(device)  # the GPU path's needs, before any folder
         run = Run.open(args, device)
         self_play_here(run)
     return run.finish()

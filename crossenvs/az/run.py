@@ -34,6 +34,15 @@ from crossenvs.core.registry import make_game
 from crossenvs.trainer.folders import check_resume_folder, set_aside, start_new_run
 
 
+def check_self_play_here(device: str) -> None:
+    """What the device path needs beyond torch's GPU (numba-cuda and the driver), checked before a run's folder
+    is made: one :class:`~crossenvs.core.cuda.CudaUnavailableError` naming what is missing."""
+    if torch.device(device).type == "cuda":
+        from crossenvs.core.cuda import cuda_module
+
+        cuda_module()
+
+
 def self_play_here(run: Run) -> None:
     """The single-process loop: one batch of games, searched and learnt from in turn (on the GPU end to end
     when the run's device is CUDA: games, trees, network and replay buffer; see :mod:`crossenvs.az.device_selfplay`)."""

@@ -109,11 +109,19 @@ def check_trained_on(path: str | Path, trained_on: tuple[str, dict], game: Game)
 
 
 def resolve_device(device: str) -> str:
-    """``auto`` is CUDA when present, else the CPU; any other name is kept."""
-    if device != "auto":
-        return device
+    """``auto`` is CUDA when present, else the CPU; any other name is kept, once it is checked that a CUDA device
+    asked for is here (one clear error before any work, not torch's traceback at the first tensor)."""
     torch = torch_for("choosing a device")
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        from ..core.cuda import CudaUnavailableError
+
+        raise CudaUnavailableError(
+            f"--device {device} needs an NVIDIA GPU and a CUDA build of torch, and torch sees none here; "
+            "use --device cpu (or auto, which takes a GPU when there is one)"
+        )
+    return device
 
 
 def torch_for(what: str) -> Any:
