@@ -150,3 +150,26 @@ def test_training_on_a_gpu_where_there_is_none_is_one_clear_error_and_no_folder(
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "--device cuda needs an NVIDIA GPU" in done.stderr and "use --device cpu" in done.stderr
     assert not run.exists()
+
+
+FINISHED = """
+import crossenvs, numpy as np
+from crossenvs.az.device_search import DeviceGumbelSearch
+from crossenvs.core import state as st
+from crossenvs.core.errors import IllegalActionError
+game = crossenvs.make_game("crisscross", size=4)
+start = game.initial_state()
+boards, metas = np.stack([start.board] * 2), np.stack([start.meta] * 2)
+metas[1, st.STATUS] = st.STATUS_DRAW
+try:
+    DeviceGumbelSearch(game, 2, 4).run(boards, metas, lambda o: None)
+except IllegalActionError as exc:
+    print("refused:", exc)
+"""
+
+
+def test_the_device_search_refuses_a_finished_position_from_the_host():
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "NUMBA_DISABLE_JIT": "1"}
+    done = subprocess.run([sys.executable, "-c", FINISHED], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "refused: crisscross: position 1 of the batch is a finished game" in done.stdout

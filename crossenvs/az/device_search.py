@@ -2,7 +2,7 @@
 
 :class:`DeviceGumbelSearch` is the device twin of :class:`crossenvs.az.search.GumbelSearch`. The
 tree arrays live in GPU memory, and each step of the search is one CUDA kernel, one thread a tree,
-built from the very functions the CPU search runs (:mod:`crossenvs.az.tree`: selection, expansion
+built from the very functions the CPU search runs (``crossenvs.az.tree``: selection, expansion
 and backup are written once; the game's rule kernels step and observe the leaves on the device).
 Between a simulation's selection and its backup the network reads the leaves' observation tensor
 in place and its logits and values are read in place in turn: nothing is copied to the host until
@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from ..core import state as st
 from ..core.cuda import DEFAULT_PTX_CC, DeviceArrays, check_device_memory, compile_ptx, cuda_module
-from ..core.errors import InvalidOptionError
+from ..core.errors import IllegalActionError, InvalidOptionError
 from ..core.game import Game
 from ..core.specialize import KernelError, specialize
 from .search import considered_table
@@ -144,12 +145,17 @@ class DeviceGumbelSearch:
         self._kernels[role][blocks, THREADS_PER_BLOCK, self._arrays.stream()](*args)
 
     def run(self, boards: Any, metas: Any, evaluate: DeviceEvaluator, gumbel: Any = None) -> DeviceSearchResult:
-        """Search the ``n <= batch`` positions (see the class docstring)."""
+        """Search the ``n <= batch`` positions (see the class docstring): games in play (positions on the device
+        are not read back to check it; a device env's games always are, since finished ones restart)."""
         n = len(boards)
         if not 1 <= n <= self.batch:
             raise InvalidOptionError(
                 f"{n} positions for a device search made for {self.batch}; make DeviceGumbelSearch(game, {n}, ...)"
             )
+        if isinstance(metas, np.ndarray):  # host positions are checked as the CPU search checks them
+            finished = np.flatnonzero(metas[:, st.STATUS] != st.STATUS_PLAYING)
+            if finished.size:
+                raise IllegalActionError(f"{self.game.name}: position {finished[0]} of the batch is a finished game")
         tree = {name: view[:n] for name, (view, _) in self._trees.items()}
         boards, metas = self._device(boards, np.int8), self._device(metas, np.int32)
         gumbel = tree["no_noise"] if gumbel is None else self._device(gumbel, np.float32)
@@ -212,7 +218,7 @@ def _signatures(game: Game) -> dict[str, tuple[Any, ...]]:
 def search_ptx(game: Game, cc: tuple[int, int] = DEFAULT_PTX_CC) -> dict[str, str]:
     """PTX of the device search's kernels for ``game`` and compute capability ``cc``, compiled without a GPU.
 
-    A kernel that cannot compile raises :class:`~crossenvs.core.specialize.KernelError` naming it.
+    A kernel that cannot compile raises ``KernelError`` (:mod:`crossenvs.core.specialize`) naming it.
     """
     from numba import cuda
 

@@ -111,7 +111,7 @@ def evaluator(net: AlphaZeroNet, device: str = "cpu", precision: str = "float32"
     """A numpy-in, numpy-out evaluation function for :class:`~crossenvs.az.search.GumbelSearch`.
 
     On the CPU, each call runs on torch's threads or on one, whichever is faster now
-    (:func:`crossenvs.az.torch_threads.torch_thread_choice`: a busy neighbour otherwise stalls it).
+    (``crossenvs.az.torch_threads.torch_thread_choice``: a busy neighbour otherwise stalls it).
     ``precision`` is one of :data:`PRECISIONS` (see :func:`autocast`).
     """
     autocast(device, precision)  # checks the precision now, not at the first call

@@ -2,7 +2,7 @@
 
 :class:`DeviceVectorEnv` is the device twin of :class:`crossenvs.envs.vector.CrossVectorEnv`
 (``CrossVectorEnv(game, num_envs, device="cuda")`` makes one): the same games, stepped by the same
-rule kernels compiled for CUDA by numba-cuda (:mod:`crossenvs.core.portable` says how one source
+rule kernels compiled for CUDA by numba-cuda (``crossenvs.core.portable`` says how one source
 serves both targets), one GPU thread a game and one kernel launch a call. What a step returns is
 written into torch CUDA tensors that the caller gets without a copy to the host (numba reads and
 writes torch's memory through the CUDA array interface, on torch's current stream).
@@ -270,7 +270,7 @@ def _signatures(game: Game) -> dict[str, tuple[Any, ...]]:
 def device_ptx(game: str | Game, cc: tuple[int, int] = DEFAULT_PTX_CC, **options: Any) -> dict[str, str]:
     """PTX of ``game``'s device kernels for compute capability ``cc``, compiled without a GPU.
 
-    A kernel that cannot compile for CUDA raises :class:`~crossenvs.core.errors.KernelError` naming
+    A kernel that cannot compile for CUDA raises ``KernelError`` (:mod:`crossenvs.core.specialize`) naming
     the kernel and what numba-cuda refused (an allocation, a Python object, a call it cannot type).
     """
     game = resolve_game(game, options)
