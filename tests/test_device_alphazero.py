@@ -41,7 +41,7 @@ def test_the_device_search_kernels_compile_to_ptx(name):
     from crossenvs.az.device_search import search_ptx
 
     ptx = search_ptx(_game(name), cc=(9, 0))
-    assert set(ptx) == {"init_roots", "select", "expand_and_backup", "root_results"}
+    assert set(ptx) == {"init_roots", "backup_then_select", "expand_and_backup", "root_results"}
     for role, text in ptx.items():
         assert ".target sm_90" in text and ".entry" in text, role
         assert _constant_bytes(text) <= CONSTANT_MEMORY, f"{name} {role}: {_constant_bytes(text):,} bytes of tables"

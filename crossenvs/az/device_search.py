@@ -8,7 +8,7 @@ Between a simulation's selection and its backup the network reads the leaves' ob
 in place and its logits and values are read in place in turn: nothing is copied to the host until
 the caller asks for the chosen actions.
 
-A search is ``2 + 2 * simulations`` kernel launches and ``1 + simulations`` forward passes, all on
+A search is ``3 + simulations`` kernel launches and ``1 + simulations`` forward passes, all on
 torch's current stream, so the caller's torch work and the kernels stay in order without a sync.
 Under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) the same code runs on the CPU with NumPy
 arrays in place of tensors: the tests check there that it chooses what the CPU search chooses.
@@ -165,21 +165,23 @@ class DeviceGumbelSearch:
                      tree["visits"], tree["value_sum"], tree["count"], tree["observations"], tree["masks"],
                      self.max_considered, tree["num_considered"], tree["leaves"])  # fmt: skip
         tree["root_observations"].copy_to_device(tree["observations"], stream=self._arrays.stream())
-        self._evaluate(n, tree, evaluate)
-        for _ in range(self.simulations):
-            self._launch("select", n, tree["node_boards"], tree["node_metas"], tree["children"], tree["parent"],
-                         tree["prior"], tree["visits"], tree["value_sum"], tree["raw_value"], tree["count"], gumbel,
-                         self._table, tree["num_considered"], tree["leaves"], tree["observations"], tree["masks"],
-                         tree["q_rows"])  # fmt: skip
-            self._evaluate(n, tree, evaluate)
+        logits, values = self._evaluate(n, evaluate)
+        for _ in range(self.simulations):  # the last leaves backed up and the next chosen, in one launch
+            self._launch("backup_then_select", n, tree["node_boards"], tree["node_metas"], tree["children"],
+                         tree["parent"], tree["prior"], tree["visits"], tree["value_sum"], tree["raw_value"],
+                         tree["count"], gumbel, self._table, tree["num_considered"], tree["leaves"], logits, values,
+                         tree["observations"], tree["masks"], tree["q_rows"])  # fmt: skip
+            logits, values = self._evaluate(n, evaluate)
+        self._launch("expand_and_backup", n, tree["node_metas"], tree["parent"], tree["prior"], tree["visits"],
+                     tree["value_sum"], tree["raw_value"], tree["leaves"], logits, values, tree["masks"])  # fmt: skip
         self._launch("root_results", n, tree["node_metas"], tree["children"], tree["prior"], tree["visits"],
                      tree["value_sum"], tree["raw_value"], gumbel, tree["actions"], tree["policies"],
                      tree["root_values"], tree["q_rows"])  # fmt: skip
         results = ("actions", "policies", "root_values", "root_observations")
         return DeviceSearchResult(*(self._arrays.for_caller(self._trees[name][1][:n]) for name in results))
 
-    def _evaluate(self, n: int, tree: dict[str, Any], evaluate: DeviceEvaluator) -> None:
-        """One forward pass over the leaves' observations (read in place), then expansion and backup on the device."""
+    def _evaluate(self, n: int, evaluate: DeviceEvaluator) -> tuple[Any, Any]:
+        """One forward pass over the leaves' observations (read in place): numba views of its logits and values."""
         logits, values = evaluate(self._arrays.for_caller(self._trees["observations"][1][:n]))
         logits, values = self._device(logits, np.float32), self._device(values, np.float32)
         if logits.shape != (n, self.game.num_actions) or values.shape != (n,):
@@ -187,8 +189,7 @@ class DeviceGumbelSearch:
                 f"evaluate must return logits ({n}, {self.game.num_actions}) and values ({n},), "
                 f"got {logits.shape} and {values.shape}"
             )
-        self._launch("expand_and_backup", n, tree["node_metas"], tree["parent"], tree["prior"], tree["visits"],
-                     tree["value_sum"], tree["raw_value"], tree["leaves"], logits, values, tree["masks"])  # fmt: skip
+        return logits, values
 
 
 # ----------------------------------------------------------------------------- PTX without a GPU
@@ -206,8 +207,9 @@ def _signatures(game: Game) -> dict[str, tuple[Any, ...]]:
     return {
         "init_roots": (boards, metas, node_boards, node_metas, children, per_node_ints, per_node_floats,
                        t.int32[::1], observations, masks, t.int64, ints, ints),
-        "select": (node_boards, node_metas, children, per_node_ints, prior, per_node_ints, per_node_floats,
-                   per_node_floats, t.int32[::1], rows, table, ints, ints, observations, masks, q_rows),
+        "backup_then_select": (node_boards, node_metas, children, per_node_ints, prior, per_node_ints,
+                               per_node_floats, per_node_floats, t.int32[::1], rows, table, ints, ints, rows, floats,
+                               observations, masks, q_rows),
         "expand_and_backup": (node_metas, per_node_ints, prior, per_node_ints, per_node_floats, per_node_floats,
                               ints, rows, floats, masks),
         "root_results": (node_metas, children, prior, per_node_ints, per_node_floats, per_node_floats, rows, ints,

@@ -353,17 +353,6 @@ def _device_init_roots(
         leaves[b] = 0
 
 
-def _device_select(
-    node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
-    gumbel, considered_table, num_considered, leaves, observations, masks, q_rows,
-):  # fmt: skip
-    """One thread a tree: one simulation's walk down to a new leaf (:func:`_select_one`)."""
-    b = cuda.grid(1)
-    if b < node_boards.shape[0]:
-        _select_one(node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
-                    gumbel, considered_table, num_considered, leaves, observations, masks, q_rows, b)  # fmt: skip
-
-
 def _device_expand_and_backup(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks):
     """One thread a tree: the network's answer stored at the leaf and backed up (:func:`_expand_and_backup_one`)."""
     b = cuda.grid(1)
@@ -371,6 +360,24 @@ def _device_expand_and_backup(node_metas, parent, prior, visits, value_sum, raw_
         _expand_and_backup_one(
             node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, b
         )
+
+
+def _device_backup_then_select(
+    node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
+    gumbel, considered_table, num_considered, leaves, logits, values, observations, masks, q_rows,
+):  # fmt: skip
+    """One thread a tree: the last leaf's evaluation backed up, then the next simulation's walk to a new leaf.
+
+    The two steps a simulation boundary needs, in one launch instead of two (a search is ``simulations + 3``
+    launches): the thread reads the old leaf's mask before the walk writes the new one.
+    """
+    b = cuda.grid(1)
+    if b < leaves.shape[0]:
+        _expand_and_backup_one(
+            node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, b
+        )
+        _select_one(node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
+                    gumbel, considered_table, num_considered, leaves, observations, masks, q_rows, b)  # fmt: skip
 
 
 def _device_root_results(
@@ -387,7 +394,7 @@ def _device_root_results(
 #: the device kernels above, by role (what :class:`crossenvs.az.device_search.DeviceGumbelSearch` launches)
 DEVICE_KERNELS = {
     "init_roots": _device_init_roots,
-    "select": _device_select,
+    "backup_then_select": _device_backup_then_select,
     "expand_and_backup": _device_expand_and_backup,
     "root_results": _device_root_results,
 }
