@@ -9,7 +9,8 @@ numba's pool of the same size (``NUMBA_NUM_THREADS``), so a row measures the sam
 the machine's cores. A row is ``--repeats`` timed rounds of ``--seconds`` after a warm-up that
 compiles both ways of every loop (the runner's serial and parallel loops: nothing is compiled
 inside a timed round); the table gives the median and the spread of its rounds ((max - min) /
-median), and the scaling of the largest core count over 2 cores. Random play is the public
+median), the scaling of the largest core count over 2 cores, and the slowest round on several
+cores over the 1-core median (below 1: a round slower than serial). Random play is the public
 ``CrossVectorEnv`` stepping ``random_actions()``; the tree walk is ``GumbelSearch`` with a
 network that answers at once (uniform logits, value 0), so only the trees and the rules are timed.
 
@@ -145,16 +146,26 @@ def print_table(results: list[dict], cores: list[int]) -> list[dict]:
         by_row.setdefault((row["kind"], label(row["game"], row["options"]), row["batch"]), {})[row["cores"]] = row
     heading = "".join(f"{f'{k} cores':>13}" for k in cores)
     top = max(cores)
-    print(f"{'row':<44}{heading}{'spread':>8}{f'{top}/2':>7}")
+    print(f"{'row':<44}{heading}{'spread':>8}{f'{top}/2':>7}{'worst/serial':>13}")
     scaling = []
     for (kind, game, batch), per_cores in by_row.items():
         cells = "".join(f"{per_cores[k]['median']:>13,.0f}" if k in per_cores else f"{'-':>13}" for k in cores)
         spread = max(row["spread"] for row in per_cores.values())
         ratio = per_cores[top]["median"] / per_cores[2]["median"] if 2 in per_cores and top in per_cores else None
-        shown = f"{ratio:.1f}x" if ratio else "-"
-        print(f"{f'{kind} {game} B={batch:,}':<44}{cells}{spread:>8.0%}{shown:>7}")
-        scaling.append({"kind": kind, "game": game, "batch": batch, "scaling_over_2": ratio, "spread": spread})
+        worst = worst_over_serial(per_cores)
+        shown, worst_shown = f"{ratio:.1f}x" if ratio else "-", f"{worst:.2f}" if worst else "-"
+        print(f"{f'{kind} {game} B={batch:,}':<44}{cells}{spread:>8.0%}{shown:>7}{worst_shown:>13}")
+        scaling.append({"kind": kind, "game": game, "batch": batch, "scaling_over_2": ratio, "spread": spread,
+                        "worst_round_over_serial": worst})  # fmt: skip
     return scaling
+
+
+def worst_over_serial(per_cores: dict[int, dict]) -> float | None:
+    """The slowest round on more than one core over the 1-core median (below 1: a round lost to the serial rate)."""
+    if 1 not in per_cores or len(per_cores) < 2:
+        return None
+    serial = per_cores[1]["median"]
+    return min(min(row["rounds"]) for k, row in per_cores.items() if k > 1) / serial
 
 
 def main() -> int:
