@@ -148,6 +148,8 @@ class DeviceArrays:
     def __init__(self, cuda: Any) -> None:
         self.cuda = cuda
         self.torch = None
+        self._stream: Any = None
+        self._stream_handle: int | None = None
         if not simulated():
             import torch
 
@@ -183,10 +185,17 @@ class DeviceArrays:
         return view if self.torch is not None else view.copy_to_host()
 
     def stream(self) -> Any:
-        """torch's current stream as a numba stream, so kernels order with the caller's torch work."""
+        """torch's current stream as a numba stream, so kernels order with the caller's torch work.
+
+        The same numba object while torch's stream stays the same: numba caches a kernel's launch
+        configuration by its stream object, and a new object every call missed that cache every launch.
+        """
         if self.torch is None:
             return 0
-        return self.cuda.external_stream(self.torch.cuda.current_stream().cuda_stream)
+        handle = self.torch.cuda.current_stream().cuda_stream
+        if handle != self._stream_handle:
+            self._stream, self._stream_handle = self.cuda.external_stream(handle), handle
+        return self._stream
 
 
 def check_device_memory(needed: int, what: str, fix: str) -> None:
