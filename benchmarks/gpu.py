@@ -16,7 +16,8 @@ outputs) as achieved memory bandwidth.
 
 Search rows (``--search``): a self-play step, searched and played, at 1,024 / 4,096 / 16,384 games.
 Ours: :class:`crossenvs.az.device_search.DeviceGumbelSearch` on Crisscross 8x8 (the device env's games,
-``AlphaZeroNet`` of ``make train``'s size: stem and 3 residual blocks of 32 channels, float32), then
+``AlphaZeroNet`` of ``make train``'s size: stem and 3 residual blocks of 32 channels, float32 with
+TF32 matrix products on both sides, as JAX's default is), then
 the device env's step. mctx: ``gumbel_muzero_policy`` over pgx othello with the same network in JAX
 (convolutions, per-channel affine for batch norm, the same heads), the search and the step in one
 jitted call. Both 32 simulations, 16 considered actions. Each row also gives the share of its time
@@ -151,6 +152,7 @@ def pgx_loop(env_id: str, batch: int, chain: int) -> tuple[Callable[[float], int
 # ----------------------------------------------------------------------------- search rows
 SEARCH_BATCHES = [1024, 4096, 16384]
 SIMULATIONS, CONSIDERED, CHANNELS, BLOCKS = 32, 16, 32, 3
+TRAINING_WARMUP = 120.0  # seconds at most of self-play before the training row is timed
 
 
 def our_search(batch: int) -> tuple[Callable[[float], int], Row]:
@@ -245,6 +247,12 @@ def our_training(batch: int) -> tuple[Callable[[float], int], Row]:
     selfplay = DeviceSelfPlay(config, run.rng)
     evaluate = device_evaluator(run.net, "float32")
     run.start("benchmark")
+    warm_until = time.perf_counter() + TRAINING_WARMUP  # until learning runs as usual: games ended, buffer filled
+    while time.perf_counter() < warm_until and (run.replay.size < config.batch_size or not run.counters["updates"]):
+        finished = selfplay.step(evaluate)
+        run.absorb(finished, moves=1, positions=finished.searched)
+    run.owed = 0.0  # the warm-up's backlog of gradient samples is not paid inside a timed round
+    synchronize()
     row = Row("crossenvs training crisscross 8x8", batch, [])
 
     def loop(deadline: float) -> int:
@@ -404,6 +412,11 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from crossenvs.core.cuda import CudaUnavailableError, cuda_module
+
+    # float32 as each side's users get it: JAX's default matrix products on a GPU use TF32, so torch's do too
+    # (its convolutions already do by default)
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.allow_tf32 = True
 
     try:
         cuda_module()  # one clear error where there is no GPU, before anything is compiled

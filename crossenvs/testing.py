@@ -497,11 +497,13 @@ def check_device_search(
     searches: int = 4,
     seed: int = 0,
     max_considered: int = 4,
+    batch: int | None = None,
     **options: Any,
 ) -> SearchReport:
     """Search the same positions with :class:`~crossenvs.az.device_search.DeviceGumbelSearch` and
     :class:`~crossenvs.az.search.GumbelSearch`, with the same root noise (every other search none) and the same
-    evaluator (:func:`linear_evaluator`), and compare what they return.
+    evaluator (:func:`linear_evaluator`), and compare what they return. ``batch``: the searches are made for this
+    many positions (default ``positions``; more tries a search on part of its batch).
 
     The positions are a CPU vector env's games after random moves, advanced between searches. Under numba's CUDA
     simulator with numba off both run the same Python and must agree exactly; on a GPU the tree arithmetic is
@@ -514,8 +516,9 @@ def check_device_search(
 
     env = CrossVectorEnv(game, num_envs=positions, **options)
     env.reset(seed=seed)
-    cpu = GumbelSearch(env.game, positions, simulations, max_considered)
-    device = DeviceGumbelSearch(env.game, positions, simulations, max_considered)
+    size = batch or positions
+    cpu = GumbelSearch(env.game, size, simulations, max_considered)
+    device = DeviceGumbelSearch(env.game, size, simulations, max_considered)
     evaluate = linear_evaluator(env.game, seed)
     report = SearchReport(positions, simulations, searches, 0, 0, 0.0, 0.0)
     for search in range(searches):

@@ -152,7 +152,7 @@ np.seterr(over="ignore")  # numba off: the random streams' 64-bit products wrap,
 warnings.simplefilter("ignore", RuntimeWarning)
 sys.path.insert(0, {benchmarks!r})
 import gpu
-gpu.SIMULATIONS = 4
+gpu.SIMULATIONS, gpu.TRAINING_WARMUP = 4, 1.0
 for make in (gpu.our_search, gpu.our_training, gpu.mctx_search):
     loop, row = make(2)
     done = loop(time.perf_counter() + 0.05)

@@ -27,6 +27,16 @@ from crossenvs.envs.vector import CrossVectorEnv
 from crossenvs.testing import DeviceReport, _count
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _gpu_here() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+#: the tests of what happens without a GPU, skipped where there is one (there the GPU path runs instead)
+NO_GPU = pytest.mark.skipif(_gpu_here(), reason="this machine has a GPU")
 EXAMPLES = ROOT / "examples"
 #: a GPU kernel may read at most this much constant memory (what ptxas refuses beyond)
 CONSTANT_MEMORY = 64 * 1024
@@ -80,6 +90,7 @@ def test_a_kernel_that_cannot_run_on_a_gpu_is_one_error_naming_it(tmp_path, monk
     assert "zeros" in str(caught.value)
 
 
+@NO_GPU
 def test_asking_for_the_gpu_where_there_is_none_is_one_clear_error():
     with pytest.raises(CudaUnavailableError, match="device='cpu'"):
         CrossVectorEnv("crisscross", num_envs=4, device="cuda")

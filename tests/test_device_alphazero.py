@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_device import _constant_bytes
+from test_device import NO_GPU, _constant_bytes
 
 import crossenvs
 from crossenvs.testing import SearchReport, _compare_searches
@@ -55,7 +55,7 @@ warnings.simplefilter("ignore", RuntimeWarning)
 sys.path.insert(0, {examples!r})
 import tictactoe
 from crossenvs.testing import check_device_search
-report = check_device_search({name!r}, positions=3, simulations=6, searches=4, seed=3)
+report = check_device_search({name!r}, positions=3, simulations=6, searches=4, seed=3, batch=5)  # 3 of 5 trees
 print(json.dumps(report.__dict__))
 """
 
@@ -97,28 +97,39 @@ from crossenvs.az.replay import Replay
 from crossenvs.az.selfplay import SelfPlay
 from crossenvs.testing import linear_evaluator
 
-config = load_config({config!r}, {{"num_envs": 3, "simulations": 4, "max_considered": 4, "options": {{"size": 4}}}})
+overrides = {{"num_envs": 3, "simulations": 4, "max_considered": 4, "fast_simulations": 2, "full_search_share": 0.5,
+             "options": {{"size": 4}}}}
+config = load_config({config!r}, overrides)
 
 
-class NoNoise:  # the CPU path's generator with every draw zero: both paths play without root noise
+class SameChoices:  # both paths' generator: no root noise, and the same full-or-fast choice each move
+    def __init__(self):
+        self.draws = iter([0.2, 0.9, 0.1, 0.1, 0.7] * 10)
+
     def gumbel(self, size):
         return np.zeros(size)
 
     def random(self):
-        return 0.0
+        return next(self.draws)
+
+    def integers(self, high):
+        return 7
 
 
-cpu, device = SelfPlay(config, NoNoise()), DeviceSelfPlay(config, np.random.default_rng(0))
-device.search.gumbel_noise = lambda n=None, generator=None: torch.zeros((3, cpu.game.num_actions))
+cpu, device = SelfPlay(config, SameChoices()), DeviceSelfPlay(config, SameChoices())
+for search in (device.search, device.fast_search):
+    search.gumbel_noise = lambda n=None, generator=None: torch.zeros((3, cpu.game.num_actions))
 evaluate = linear_evaluator(cpu.game, 1)
 replays = [Replay(64, cpu.game.observation_shape, cpu.game.num_actions) for _ in range(2)]
-found = {{"ended": 0, "positions": 0, "mismatches": []}}
-for step in range(14):
+found = {{"ended": 0, "positions": 0, "fast_moves": 0, "mismatches": []}}
+for step in range(16):
     a, b = cpu.step(evaluate), device.step(evaluate)
     found["ended"] += a.ended
     found["positions"] += len(a.results)
-    if (a.ended, a.searched) != (b.ended, b.searched):
-        found["mismatches"].append(f"step {{step}}: ended, searched {{a.ended, a.searched}} != {{b.ended, b.searched}}")
+    found["fast_moves"] += a.searched == 0
+    if (a.ended, a.searched, list(a.tags)) != (b.ended, b.searched, list(b.tags)):
+        found["mismatches"].append(f"step {{step}}: ended, searched, tags {{a.ended, a.searched, list(a.tags)}} != "
+                                   f"{{b.ended, b.searched, list(b.tags)}}")
     for replay, finished in zip(replays, (a, b)):
         replay.add(finished.observations, finished.policies, finished.results)
 for name in ("observations", "policies", "results"):
@@ -129,7 +140,8 @@ print(json.dumps(found))
 
 
 def test_device_self_play_plays_the_cpu_games_under_the_simulator():
-    """Same start, no root noise, the same evaluator: the same games, the same positions and results handed over."""
+    """Same start, no root noise, the same evaluator and the same full-or-fast search choices (playout-cap
+    randomisation): the same games, and the same positions, results and tags handed over."""
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "NUMBA_DISABLE_JIT": "1"}
     config = str(Path(__file__).resolve().parent.parent / "configs" / "alphazero" / "crisscross6.yaml")
     done = subprocess.run(
@@ -138,9 +150,11 @@ def test_device_self_play_plays_the_cpu_games_under_the_simulator():
     assert done.returncode == 0, done.stderr[-3000:]
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert found["mismatches"] == []
-    assert found["ended"] >= 3 and found["positions"] >= 20  # games did end and their positions were compared
+    assert found["ended"] >= 3 and found["positions"] >= 10  # games did end and their positions were compared
+    assert found["fast_moves"] >= 4  # cheap searches were played too (their positions are not learnt from)
 
 
+@NO_GPU
 def test_training_on_a_gpu_where_there_is_none_is_one_clear_error_and_no_folder(tmp_path):
     run = tmp_path / "run"
     command = [sys.executable, str(Path(__file__).resolve().parent.parent / "training" / "alphazero.py"), "--config",

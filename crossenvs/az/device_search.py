@@ -76,42 +76,43 @@ class DeviceGumbelSearch:
         self._arrays = DeviceArrays(self._cuda)
         self._allocate()
 
+    def _buffers(self) -> dict[str, tuple[tuple[int, ...], Any]]:
+        """Every device buffer of the search: name -> (shape, dtype). Each search rewrites what it reads first."""
+        game, n, nodes, actions = self.game, self.batch, self._nodes, self.game.num_actions
+        start = game.initial_state()
+        observations = (n, *game.observation_shape)
+        return {
+            "node_boards": ((n, nodes, *start.board.shape), np.int8),
+            "node_metas": ((n, nodes, start.meta.shape[0]), np.int32),
+            "children": ((n, nodes, actions), np.int32),
+            "prior": ((n, nodes, actions), np.float32),
+            "parent": ((n, nodes), np.int32),
+            "visits": ((n, nodes), np.int32),
+            "value_sum": ((n, nodes), np.float32),
+            "raw_value": ((n, nodes), np.float32),
+            "count": ((n,), np.int32),
+            "leaves": ((n,), np.int64),
+            "observations": (observations, np.float32),
+            "masks": ((n, actions), np.int8),
+            "q_rows": ((n, actions), np.float64),  # each tree's sigma(Q) scratch
+            "num_considered": ((n,), np.int64),
+            "no_noise": ((n, actions), np.float32),  # the Gumbel noise of deterministic play: never written
+            "actions": ((n,), np.int64),
+            "policies": ((n, actions), np.float32),
+            "root_values": ((n,), np.float32),
+            "root_observations": (observations, np.float32),
+        }
+
     def tree_bytes(self) -> int:
-        """Device memory the trees take: per node the position, counters, and a child and a prior per action."""
-        start = self.game.initial_state()
-        per_node = start.board.nbytes + start.meta.nbytes + 8 * self.game.num_actions + 16
-        per_tree = self._nodes * per_node + 4 * int(np.prod(self.game.observation_shape)) + 13 * self.game.num_actions
-        return self.batch * per_tree
+        """Device memory the search takes: the trees (a child and a prior per action at every node) and the rest."""
+        return sum(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in self._buffers().values())
 
     def _check_memory(self) -> None:
         what = f"a device search of {self.batch:,} {self.game.name} trees of {self._nodes} nodes"
         check_device_memory(self.tree_bytes(), what, "ask for fewer games or simulations")
 
     def _allocate(self) -> None:
-        """Every tree array zeroed on the device; each search rewrites what it reads before reading it."""
-        game, n, nodes, actions, zeros = self.game, self.batch, self._nodes, self.game.num_actions, self._arrays.zeros
-        meta_size = game.initial_state().meta.shape[0]
-        self._trees = {
-            "node_boards": zeros((n, nodes, game.height, game.width), np.int8),
-            "node_metas": zeros((n, nodes, meta_size), np.int32),
-            "children": zeros((n, nodes, actions), np.int32),
-            "prior": zeros((n, nodes, actions), np.float32),
-            "parent": zeros((n, nodes), np.int32),
-            "visits": zeros((n, nodes), np.int32),
-            "value_sum": zeros((n, nodes), np.float32),
-            "raw_value": zeros((n, nodes), np.float32),
-            "count": zeros((n,), np.int32),
-            "leaves": zeros((n,), np.int64),
-            "observations": zeros((n, *game.observation_shape), np.float32),
-            "masks": zeros((n, actions), np.int8),
-            "q_rows": zeros((n, actions), np.float64),
-            "num_considered": zeros((n,), np.int64),
-            "no_noise": zeros((n, actions), np.float32),  # the Gumbel noise of deterministic play: never written
-            "actions": zeros((n,), np.int64),
-            "policies": zeros((n, actions), np.float32),
-            "root_values": zeros((n,), np.float32),
-            "root_observations": zeros((n, *game.observation_shape), np.float32),
-        }
+        self._trees = {name: self._arrays.zeros(shape, dtype) for name, (shape, dtype) in self._buffers().items()}
         self._table = self._arrays.upload(considered_table(self.max_considered, self.simulations))[0]
 
     # ----------------------------------------------------------------- inputs
@@ -122,7 +123,7 @@ class DeviceGumbelSearch:
             if not array.is_cuda:
                 array = array.cuda()
             torch_dtype = getattr(torch, np.dtype(dtype).name)
-            return self._arrays.view(array.to(torch_dtype).contiguous())
+            return self._arrays.view(array.detach().to(torch_dtype).contiguous())
         if hasattr(array, "copy_to_host"):  # numba's own device array (the simulator's too)
             return array
         if hasattr(array, "__cuda_array_interface__"):  # another library's GPU array (CuPy): its stream is waited for

@@ -54,6 +54,11 @@ class PendingPositions:
         self.games = torch.cat([self.games, games])
         self.movers = torch.cat([self.movers, movers.to(torch.int64)])
 
+    def none_finished(self, searched: int) -> Finished:
+        """What a move that ended no game hands over: no positions (the pending rows are not touched)."""
+        return Finished(self.observations[:0], self.policies[:0], torch.zeros(0, device=self.games.device), 0,
+                        np.zeros(0, dtype=int), searched)  # fmt: skip
+
     def take_finished(self, ended: torch.Tensor, seat_rewards: torch.Tensor) -> tuple[torch.Tensor, ...]:
         """The rows of the games that ``ended`` (B,) bool, with each one's result for its mover; the rest stay."""
         done = ended[self.games]
@@ -103,6 +108,9 @@ class DeviceSelfPlay:
         _, _, terminated, _, info = self.env.step(actions)
         self.players = self._tensor(info["current_player"]).clone()
         ended = self._tensor(terminated)
+        searched = len(actions) * full
+        games_ended = int(ended.sum())  # the one number that crosses to the host each move
+        if not games_ended:
+            return self.pending.none_finished(searched)
         observations, policies, results = self.pending.take_finished(ended, self._tensor(info["seat_rewards"]))
-        count = len(results)
-        return Finished(observations, policies, results, int(ended.sum()), np.full(count, tag), len(actions) * full)
+        return Finished(observations, policies, results, games_ended, np.full(len(results), tag), searched)

@@ -25,6 +25,11 @@ class Replay:
         self, capacity: int, observation_shape: tuple[int, ...], num_actions: int, device: str | torch.device = "cpu"
     ) -> None:
         self.device = torch.device(device)
+        if self.device.type == "cuda":  # on the GPU with the network: counted before allocating, as everything there
+            from crossenvs.core.cuda import check_device_memory
+
+            row = 2 * (int(np.prod(observation_shape)) + num_actions) + 4
+            check_device_memory(capacity * row, f"a replay buffer of {capacity:,} positions", "lower replay_size")
         self.observations = torch.zeros((capacity, *observation_shape), dtype=torch.float16, device=self.device)
         self.policies = torch.zeros((capacity, num_actions), dtype=torch.float16, device=self.device)
         self.results = torch.zeros(capacity, dtype=torch.float32, device=self.device)

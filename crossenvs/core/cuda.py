@@ -167,18 +167,29 @@ class DeviceArrays:
         return self.cuda.as_cuda_array(tensor), tensor
 
     def view(self, tensor: Any) -> Any:
-        """numba's view of a caller's GPU tensor, without waiting for the tensor's stream.
+        """numba's view of a torch CUDA tensor (it keeps the tensor alive).
 
-        numba otherwise synchronises on the stream a CUDA array interface names (torch's current
-        stream) at every conversion: a host sync per call. Every kernel here is launched on that
-        same stream (:meth:`stream`), so the order holds without it.
+        torch's array interface names no stream, and every kernel here is launched on torch's
+        current stream (:meth:`stream`), so the kernels order with the torch work that made the
+        tensor: no synchronisation is needed, and ``sync=False`` says so.
         """
+        if hasattr(tensor, "detach"):
+            tensor = tensor.detach()  # torch refuses the interface on a tensor that records gradients
         return self.cuda.as_cuda_array(tensor, sync=False)
 
     def upload(self, array: np.ndarray) -> tuple[Any, Any]:
         numba_view, caller_view = self.zeros(array.shape, array.dtype)
-        numba_view.copy_to_device(np.ascontiguousarray(array))
+        self.copy_from_host(numba_view, array)
         return numba_view, caller_view
+
+    def copy_from_host(self, view: Any, array: np.ndarray) -> None:
+        """``array`` into the device buffer ``view``, on torch's current stream.
+
+        On numba's default stream the copy would not wait for torch's work on a stream of its own (torch's
+        streams do not block on the legacy one): the zeroing of a fresh buffer, or a queued kernel
+        still reading the old contents, could run after it.
+        """
+        view.copy_to_device(np.ascontiguousarray(array, dtype=view.dtype), stream=self.stream())
 
     def for_caller(self, view: Any) -> Any:
         """What a step returns: the live torch tensor on a GPU; a host copy under the simulator."""
@@ -207,6 +218,7 @@ def check_device_memory(needed: int, what: str, fix: str) -> None:
 
     if torch.cuda.is_available():
         free, _ = torch.cuda.mem_get_info()
+        free += torch.cuda.memory_reserved() - torch.cuda.memory_allocated()  # held by torch's cache, free to reuse
         if needed > free:
             raise InvalidArgumentError(
                 f"{what} needs {needed / 2**30:.1f} GiB of GPU memory, {free / 2**30:.1f} GiB free; {fix}"

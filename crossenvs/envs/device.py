@@ -121,10 +121,14 @@ class DeviceVectorEnv(VectorEnv):
         self._seed_streams(None)
 
     def _seed_streams(self, seed: int | None) -> None:
-        """Per-game random streams: numba's own arrays (torch has little uint64 support, and the caller never reads them)."""
-        cuda = self._arrays.cuda
-        self._keys = cuda.to_device(game_keys(seed, self.num_envs))
-        self._counters = cuda.to_device(np.zeros(self.num_envs, dtype=np.uint64))
+        """Per-game random streams: numba's own arrays (torch has little uint64 support, and the caller never reads
+        them), allocated once and refilled on torch's stream, so a kernel still queued reads the old keys."""
+        if not hasattr(self, "_keys"):
+            cuda = self._arrays.cuda
+            self._keys = cuda.device_array(self.num_envs, dtype=np.uint64)
+            self._counters = cuda.device_array(self.num_envs, dtype=np.uint64)
+        self._arrays.copy_from_host(self._keys, game_keys(seed, self.num_envs))
+        self._arrays.copy_from_host(self._counters, np.zeros(self.num_envs, dtype=np.uint64))
 
     def _launch(self, kernel: Any, *args: Any) -> None:
         blocks = (self.num_envs + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
@@ -147,7 +151,7 @@ class DeviceVectorEnv(VectorEnv):
         if seed is not None:
             self._seed_streams(seed)
         restart = self._restart_flags(options)
-        self._restart[0].copy_to_device(restart)
+        self._arrays.copy_from_host(self._restart[0], restart)
         self._launch(
             self._kernels.reset,
             self._boards,
@@ -210,7 +214,7 @@ class DeviceVectorEnv(VectorEnv):
             raise InvalidActionError(
                 f"actions must be {self.num_envs} integer action ids, got {host.dtype} {host.shape}"
             )
-        self._actions[0].copy_to_device(np.ascontiguousarray(host, dtype=np.int64))
+        self._arrays.copy_from_host(self._actions[0], host)
         return self._actions[0]
 
     def random_actions(self) -> Any:
