@@ -183,8 +183,12 @@ def init_roots_parallel(
     boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks
 ):
     """Every tree reset to its root, across numba's threads."""
+    # prange's index is a uint64 and range's an int64: handed on as int64, the serial and parallel walks share one
+    # compile of each per-tree function (_init_root, _select_one, ... and what they call), not one each
     for b in prange(boards.shape[0]):
-        _init_root(boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks, b)
+        _init_root(
+            boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks, np.int64(b)
+        )
 
 
 @njit(cache=True)
@@ -246,9 +250,9 @@ def select_parallel(
     gumbel, considered_table, num_considered, leaves, observations, masks, q_rows,
 ):  # fmt: skip
     """One simulation per tree (:func:`_select_one`), the trees shared out among numba's threads."""
-    for b in prange(node_boards.shape[0]):
+    for b in prange(node_boards.shape[0]):  # b as int64: see init_roots_parallel
         _select_one(node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
-                    gumbel, considered_table, num_considered, leaves, observations, masks, q_rows, b)  # fmt: skip
+                    gumbel, considered_table, num_considered, leaves, observations, masks, q_rows, np.int64(b))  # fmt: skip
 
 
 @njit(cache=True)
@@ -287,9 +291,9 @@ def _expand_and_backup_one(node_metas, parent, prior, visits, value_sum, raw_val
 @njit(cache=True, parallel=True)
 def expand_and_backup_parallel(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks):
     """Every tree's leaf expanded and backed up, across numba's threads."""
-    for b in prange(leaves.shape[0]):
+    for b in prange(leaves.shape[0]):  # b as int64: see init_roots_parallel
         _expand_and_backup_one(
-            node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, b
+            node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, np.int64(b)
         )
 
 
