@@ -103,7 +103,9 @@ def negamax(
     metas[0] = meta
     frames[0, ALPHA], frames[0, BETA], frames[0, DEPTH] = alpha, beta, depth
     slot_mask = np.uint64(keys.shape[0] - 1)
-    level, value, step = 0, 0, _ENTER
+    # level as an int64 from the start: a literal 0 would have numba compile _settled and _next_child a second time
+    # for the literal (it types a call with the literal first), and they are most of the solver's compile
+    level, value, step = np.int64(0), 0, _ENTER
     while True:
         if step == _ENTER:  # a new position at ``level``: settled at once, or its loop over actions set up
             if level + 1 >= frames.shape[0]:  # room for its children (and the scratch of its win test)
