@@ -380,12 +380,13 @@ def search_check(positions: int) -> list[dict]:
     return results
 
 
-def check(batch: int, steps: int) -> list[dict]:
-    """The differential test at ``batch`` games: the device env against the CPU env, every field, every step."""
+def check(batch: int, steps: int, games: list[str] | None = None) -> list[dict]:
+    """The differential test at ``batch`` games: the device env against the CPU env, every field, every step
+    (``games``: only these, as ``--games`` names them; default every row)."""
     from crossenvs.testing import check_device_env
 
     results = []
-    for game, options in GAMES:
+    for game, options in [(g, o) for g, o in GAMES if games is None or g in games]:
         started = time.perf_counter()
         report = check_device_env(game, num_envs=batch, steps=steps, seed=11, **options)
         results.append({"game": label(game, options), **asdict(report), "seconds": time.perf_counter() - started})
@@ -427,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"card: {card}", flush=True)
     report: dict = {"card": card, "date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv)}
     if args.check:
-        report["check"] = check(65536, args.check_steps)
+        report["check"] = check(65536, args.check_steps, args.games)
         report["search_check"] = search_check(1024)
         save(report, args.json)
     games = [(g, o) for g, o in GAMES if args.games is None or g in args.games]
