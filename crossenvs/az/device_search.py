@@ -17,7 +17,7 @@ arrays in place of tensors: the tests check there that it chooses what the CPU s
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -39,17 +39,13 @@ def _tree_module(game: Game):
     return specialize("crossenvs.az.tree", type(game))
 
 
-class DeviceSearchResult:
+class DeviceSearchResult(NamedTuple):
     """What a search returns, as device tensors (NumPy arrays under the simulator); rewritten by the next search."""
 
-    def __init__(self, actions: Any, policies: Any, values: Any, root_observations: Any) -> None:
-        self.actions = actions  # (n,) int64: the chosen action of each position
-        self.policies = policies  # (n, A) float32: the improved policy, Gumbel AlphaZero's policy target
-        self.values = values  # (n,) float32: the root value for each position's player to move
-        self.root_observations = root_observations  # (n, H, W, C) float32: what the network saw at the roots
-
-    def __iter__(self):
-        return iter((self.actions, self.policies, self.values, self.root_observations))
+    actions: Any  # (n,) int64: the chosen action of each position
+    policies: Any  # (n, A) float32: the improved policy, Gumbel AlphaZero's policy target
+    values: Any  # (n,) float32: the root value for each position's player to move
+    root_observations: Any  # (n, H, W, C) float32: what the network saw at the roots
 
 
 class DeviceGumbelSearch:
@@ -225,6 +221,8 @@ def search_ptx(game: Game, cc: tuple[int, int] = DEFAULT_PTX_CC) -> dict[str, st
     """
     from numba import cuda
 
+    from ..envs.device import _first_lines  # numba's message shortened as the env's PTX errors are
+
     module = _tree_module(game)
     module.cuda = cuda
     ptx = {}
@@ -233,6 +231,6 @@ def search_ptx(game: Game, cc: tuple[int, int] = DEFAULT_PTX_CC) -> dict[str, st
             ptx[role] = compile_ptx(module.DEVICE_KERNELS[role], signature, cc)
         except Exception as exc:
             raise KernelError(
-                f"{game.name}: the device search's {role} kernel does not compile for CUDA: {exc}"
+                f"{game.name}: the device search's {role} kernel does not compile for CUDA: {_first_lines(exc)}"
             ) from exc
     return ptx
