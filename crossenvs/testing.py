@@ -506,9 +506,10 @@ def check_device_search(
     many positions (default ``positions``; more tries a search on part of its batch).
 
     The positions are a CPU vector env's games after random moves, advanced between searches. Under numba's CUDA
-    simulator with numba off both run the same Python and must agree exactly; on a GPU the tree arithmetic is
-    CUDA's (its ``exp`` may differ from the CPU's in the last bit), so a policy gap of about 1e-6 and rare action
-    differences between near-equal scores are what float order gives, and larger gaps are a bug.
+    simulator with numba off both run the same Python and must agree exactly. On a GPU they must agree exactly
+    too: our kernels compile without fused multiply-adds and the search's ``exp`` is
+    :func:`crossenvs.core.floats.exact_exp` on both targets, so any gap is a bug (or a float difference not yet
+    found, which the report's first mismatch points at).
     """
     from .az.device_search import DeviceGumbelSearch
     from .az.search import GumbelSearch
@@ -552,3 +553,26 @@ def _compare_searches(
     report.root_observation_mismatches += int((observations != got[3]).reshape(len(observations), -1).any(axis=1).sum())
     report.max_policy_gap = max(report.max_policy_gap, float(np.abs(policies - got[1]).max()))
     report.max_value_gap = max(report.max_value_gap, float(np.abs(values - got[2]).max()))
+
+
+# ----------------------------------------------------------------------------- the compiled CUDA code
+def check_compiled_code(game: Game, cc: tuple[int, int] | None = None, search: bool = True) -> list[Any]:
+    """Every device kernel of ``game`` (the env's, and the search's unless ``search`` is False) built as for a
+    GPU of compute capability ``cc`` (default Hopper, 9.0) and checked (:mod:`crossenvs.core.compiled_checks`)."""
+    from .az.device_search import search_kernel_sources
+    from .core.compiled_checks import check_kernel
+    from .core.cuda import DEFAULT_PTX_CC
+    from .envs.device import device_kernel_sources
+
+    cc = cc or DEFAULT_PTX_CC
+    setup = game_label(game)
+    sources = dict(device_kernel_sources(game))
+    if search:
+        sources.update(search_kernel_sources(game))
+    return [check_kernel(setup, function, signature, cc) for function, signature in sources.values()]
+
+
+def game_label(game: Game) -> str:
+    """A game and the options that set it apart from its defaults, as a short label ("crisscross size=11")."""
+    changed = {key: value for key, value in game.options.items() if value != type(game)().options.get(key)}
+    return " ".join([game.name, *(f"{key}={value}" for key, value in changed.items())])

@@ -66,8 +66,8 @@ class DeviceGumbelSearch:
         self.simulations = max(0, int(simulations))
         self.max_considered = int(max_considered)
         self._nodes = self.simulations + 1
+        self._cuda = cuda_module()  # the GPU stack first: what is missing is the first thing to say
         self._check_memory()
-        self._cuda = cuda_module()
         self._kernels = _tree_module(game).device_kernels()
         self._arrays = DeviceArrays(self._cuda)
         self._allocate()
@@ -214,21 +214,26 @@ def _signatures(game: Game) -> dict[str, tuple[Any, ...]]:
     }  # fmt: skip
 
 
+def search_kernel_sources(game: Game) -> dict[str, tuple[Any, tuple[Any, ...]]]:
+    """The search's device kernels for ``game`` as plain Python functions with their argument types, by role."""
+    from numba import cuda
+
+    module = _tree_module(game)
+    module.cuda = cuda
+    return {role: (module.DEVICE_KERNELS[role], signature) for role, signature in _signatures(game).items()}
+
+
 def search_ptx(game: Game, cc: tuple[int, int] = DEFAULT_PTX_CC) -> dict[str, str]:
     """PTX of the device search's kernels for ``game`` and compute capability ``cc``, compiled without a GPU.
 
     A kernel that cannot compile raises ``KernelError`` (:mod:`crossenvs.core.specialize`) naming it.
     """
-    from numba import cuda
-
     from ..envs.device import _first_lines  # numba's message shortened as the env's PTX errors are
 
-    module = _tree_module(game)
-    module.cuda = cuda
     ptx = {}
-    for role, signature in _signatures(game).items():
+    for role, (function, signature) in search_kernel_sources(game).items():
         try:
-            ptx[role] = compile_ptx(module.DEVICE_KERNELS[role], signature, cc)
+            ptx[role] = compile_ptx(function, signature, cc)
         except Exception as exc:
             raise KernelError(
                 f"{game.name}: the device search's {role} kernel does not compile for CUDA: {_first_lines(exc)}"

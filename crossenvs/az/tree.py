@@ -26,13 +26,13 @@ With the network on a GPU the tree walk is most of self-play's time.
 from __future__ import annotations
 
 import functools
-import math
 from typing import Any
 
 import numpy as np
 from numba import njit, prange
 
 from crossenvs.core import state as st
+from crossenvs.core.floats import exact_exp
 from crossenvs.core.specialize import game_kernels
 from crossenvs.envs.batch_kernels import copy_position
 
@@ -66,7 +66,7 @@ def sigma_q(node_metas, children, prior, visits, value_sum, raw_value, b, node, 
     total = 0.0
     for a in range(actions):
         if prior[b, node, a] > -np.inf:
-            total += math.exp(prior[b, node, a] - top)
+            total += exact_exp(prior[b, node, a] - top)
     # mixed value: the network's value and the prior-weighted Q of the visited children
     visited_prob = 0.0
     weighted_q = 0.0
@@ -75,7 +75,7 @@ def sigma_q(node_metas, children, prior, visits, value_sum, raw_value, b, node, 
     for a in range(actions):
         child = children[b, node, a]
         if child >= 0 and visits[b, child] > 0:
-            prob = max(math.exp(prior[b, node, a] - top) / total, 1e-30)
+            prob = max(exact_exp(prior[b, node, a] - top) / total, 1e-30)
             q = _q_sign(node_metas, b, node, child) * value_sum[b, child] / visits[b, child]
             visited_prob += prob
             weighted_q += prob * q
@@ -137,13 +137,13 @@ def _interior_action(node_metas, children, prior, visits, value_sum, raw_value, 
     sum_visits = 0
     for a in range(children.shape[2]):
         if prior[b, node, a] > -np.inf:
-            total += math.exp(prior[b, node, a] + q[a] - top)
+            total += exact_exp(prior[b, node, a] + q[a] - top)
             sum_visits += _child_visits(children, visits, b, node, a)
     best, best_score = -1, -np.inf
     for a in range(children.shape[2]):
         if prior[b, node, a] == -np.inf:
             continue
-        prob = math.exp(prior[b, node, a] + q[a] - top) / total
+        prob = exact_exp(prior[b, node, a] + q[a] - top) / total
         score = prob - _child_visits(children, visits, b, node, a) / (1.0 + sum_visits)
         if score > best_score:
             best, best_score = a, score
@@ -322,7 +322,7 @@ def _root_result_one(
             top = max(top, prior[b, 0, a] + q[a])
     total = 0.0
     for a in range(children.shape[2]):
-        policies[b, a] = math.exp(prior[b, 0, a] + q[a] - top) if prior[b, 0, a] > -np.inf else 0.0
+        policies[b, a] = exact_exp(prior[b, 0, a] + q[a] - top) if prior[b, 0, a] > -np.inf else 0.0
         total += policies[b, a]
     for a in range(children.shape[2]):
         policies[b, a] /= total

@@ -6,6 +6,7 @@ crossenvs play charing_cross --opponent mcts:400
 crossenvs rating-plot runs/crisscross-20261121-113000 --out ratings.png
 crossenvs gif crisscross --option size=6 --players mcts:100 random --out game.gif
 crossenvs serve --port 8000
+crossenvs doctor
 
 Each command is one module here holding its flags, its checks, its example and its run
 (:class:`~crossenvs.cli.common.Command`); :data:`COMMANDS` lists them and :func:`main` dispatches
@@ -21,20 +22,21 @@ from typing import TextIO
 
 from ..core.checks import check_seed
 from ..core.errors import CrossenvsError
-from . import check, evaluate, gif, ladder, list_games, play, rate, rating_plot, serve, solve
+from . import check, doctor, evaluate, gif, ladder, list_games, play, rate, rating_plot, serve, solve
 from .common import Command, GameCommandParser, HelpFormatter, canonical_game, import_module
 
 __all__ = ["COMMANDS", "EXAMPLES", "Command", "build_parser", "canonical_game", "main"]
 
 #: the commands, in the order the help lists them
 COMMANDS: tuple[Command, ...] = tuple(
-    module.COMMAND for module in (list_games, evaluate, play, gif, rating_plot, solve, ladder, rate, check, serve)
+    module.COMMAND
+    for module in (list_games, evaluate, play, gif, rating_plot, solve, ladder, rate, check, serve, doctor)
 )
 _BY_NAME = {command.name: command for command in COMMANDS}
 #: one example per command, shown at the end of its help; the main help shows them in this order
 EXAMPLES = {
     name: _BY_NAME[name].example
-    for name in ("list", "eval", "play", "gif", "rating-plot", "serve", "check", "solve", "ladder", "rate")
+    for name in ("list", "eval", "play", "gif", "rating-plot", "serve", "check", "solve", "ladder", "rate", "doctor")
 }
 
 

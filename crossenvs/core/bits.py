@@ -132,6 +132,25 @@ def _load_word(typingctx, cells, offset):
     return types.uint64(cells, types.intp), codegen
 
 
+def byte_sum_8(cells: np.ndarray, offset: int) -> int:
+    """The sum of the 8 bytes ``cells[offset:offset + 8]`` of a 1-d int8 array of 0/1 bytes (in bounds: not checked).
+
+    On the CPU one unaligned word load and one multiplication (a word of 0/1 bytes times
+    0x0101010101010101 holds its byte sum in the top byte); on a GPU eight byte loads, since a
+    word load there must be 8-byte aligned and a mask row need not be (a row of 121 actions starts
+    at byte 121 j).
+    """
+    return int(np.sum(cells[offset : offset + 8]))
+
+
+@overload(byte_sum_8)
+def _byte_sum_8_jitted(cells, offset):
+    if not (isinstance(cells, types.Array) and cells.dtype == types.int8 and cells.ndim == 1 and cells.layout == "C"):
+        raise TypeError(f"byte_sum_8 needs a 1-d C-contiguous int8 array (it reads whole words), got {cells}")
+    ones, top_byte = np.uint64(0x0101010101010101), np.uint64(56)
+    return lambda cells, offset: np.int64((_load_word(cells, offset) * ones) >> top_byte)
+
+
 @overload(cell_bits)
 def _cell_bits_jitted(board, code):
     if not (isinstance(board, types.Array) and board.dtype == types.int8 and board.layout == "C"):
@@ -194,6 +213,16 @@ def _register_cuda_bits() -> None:
                 if cells[offset + i]:
                     bits |= np.uint64(1) << np.uint64(i)
             return bits
+
+        return impl
+
+    @cuda_overload(byte_sum_8)
+    def _byte_sum_8_cuda(cells, offset):
+        def impl(cells, offset):
+            total = np.int64(0)
+            for i in range(8):
+                total += cells[offset + i]
+            return total
 
         return impl
 

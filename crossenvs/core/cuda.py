@@ -34,15 +34,86 @@ def simulated() -> bool:
     return os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 
 
+#: what installs the GPU stack: numba-cuda with the CUDA toolkit's pip wheels, and torch (see the README)
+INSTALL_LINE = 'pip install torch "crossenvs[cuda]"'
+
+
 def _import_numba_cuda() -> Any:
+    """``numba.cuda`` from numba-cuda, with our CUDA primitives registered; one clear error where it is missing.
+
+    numba itself still ships an old ``numba.cuda`` that imports without numba-cuda and then lacks
+    what the rules' CUDA versions use, so numba-cuda is looked for by its own name first.
+    """
     try:
+        import numba_cuda  # noqa: F401  (numba-cuda replaces numba.cuda when it is installed)
         from numba import cuda
-    except ImportError as exc:  # pragma: no cover - numba always ships a cuda module or numba-cuda replaces it
-        raise CudaUnavailableError(f'the GPU path needs numba-cuda: pip install "crossenvs[cuda]" ({exc})') from None
+    except ImportError as exc:
+        raise CudaUnavailableError(
+            f"the GPU path needs numba-cuda, which is not installed ({exc}); {INSTALL_LINE}"
+        ) from None
     if not simulated():
         enable_cuda_target()
         _share_constant_tables()
+        _contraction_off()
     return cuda
+
+
+def _require_torch() -> None:
+    """The device env and search hand out torch CUDA tensors: torch must be importable."""
+    try:
+        import torch  # noqa: F401
+    except ImportError as exc:
+        raise CudaUnavailableError(
+            f"the GPU path needs torch, which is not installed ({exc}); {INSTALL_LINE}"
+        ) from None
+
+
+def toolkit_version() -> tuple[int, int] | None:
+    """The CUDA version of the NVVM that compiles our kernels (the nvidia-cuda-nvcc wheel), or None if not a wheel."""
+    from importlib import metadata
+
+    for wheel in ("nvidia-cuda-nvcc-cu12", "nvidia-cuda-nvcc-cu13", "nvidia-cuda-nvcc"):
+        try:
+            major, minor = metadata.version(wheel).split(".")[:2]
+            return int(major), int(minor)
+        except (metadata.PackageNotFoundError, ValueError):
+            continue
+    return None
+
+
+def driver_version(cuda: Any) -> tuple[int, int]:
+    """The newest CUDA version the installed driver runs (cuDriverGetVersion)."""
+    return tuple(cuda.cudadrv.driver.driver.get_version())[:2]
+
+
+def _links_in_user_space(cuda: Any) -> bool:
+    """Whether numba-cuda turns PTX into machine code with nvJitLink (the toolkit's own, from its wheel) rather
+    than with the driver's JIT."""
+    try:
+        return bool(cuda.cudadrv.driver._have_nvjitlink())
+    except Exception:  # an older numba-cuda without the question: the driver compiles
+        return False
+
+
+def check_driver(cuda: Any) -> None:
+    """Refuse a driver too old for the code we give it, before the first launch fails.
+
+    The toolkit 12.9 writes PTX ISA 8.8. Where the driver JIT-compiles it, the driver must be of
+    that CUDA version or newer; where nvJitLink does (numba-cuda's choice when the wheel is
+    installed), the driver only loads the machine code, which any driver of the same CUDA major
+    version can (CUDA's minor version compatibility).
+    """
+    toolkit, have = toolkit_version(), driver_version(cuda)
+    if toolkit is None:
+        return
+    needed = (toolkit[0], 0) if _links_in_user_space(cuda) else toolkit
+    if have < needed:
+        raise CudaUnavailableError(
+            f"the NVIDIA driver here runs CUDA {have[0]}.{have[1]} code at most, and the kernels need CUDA "
+            f"{needed[0]}.{needed[1]} (the CUDA toolkit that compiles them is {toolkit[0]}.{toolkit[1]}): update the "
+            f"driver, or install the toolkit of the driver's version: "
+            f'pip install "nvidia-cuda-nvcc-cu12=={have[0]}.{have[1]}.*" "nvidia-nvjitlink-cu12=={have[0]}.{have[1]}.*"'
+        )
 
 
 _tables_shared = False
@@ -96,14 +167,49 @@ def _share_constant_tables() -> None:
     _tables_shared = True
 
 
+#: a word every kernel of ours has in its LLVM IR (its functions' mangled module paths), and no one else's
+_OUR_CODE = "crossenvs"
+_contraction_turned_off = False
+
+
+def _contraction_off() -> None:
+    """Compile our kernels with ``-fma=0``: a multiply and an add stay two roundings, as on the CPU.
+
+    NVVM fuses ``a * b + c`` into one FMA by default (one rounding), so the same source computed
+    different last bits on the card and the CPU, and the device search, which must pick what the
+    CPU search picks, would flip near-ties and walk other trees. numba-cuda offers no per-kernel
+    switch, so its NVVM call gets the option for IR that holds our code; other users' kernels in
+    the same process keep NVVM's default. With :func:`crossenvs.core.floats.exact_exp` for the
+    one transcendental the search uses, the search's floats are the same on both targets.
+    """
+    global _contraction_turned_off
+    if _contraction_turned_off:
+        return
+    from numba.cuda.cudadrv import nvvm
+
+    compile_ir = nvvm.compile_ir
+
+    def compile_ir_exact(llvmir: Any, **options: Any) -> Any:
+        modules = [llvmir] if isinstance(llvmir, str) else llvmir
+        if not options.get("fastmath") and any(_OUR_CODE in module for module in modules):
+            options.setdefault("fma", False)
+        return compile_ir(llvmir, **options)
+
+    nvvm.compile_ir = compile_ir_exact
+    _contraction_turned_off = True
+
+
 def cuda_module() -> Any:
     """``numba.cuda`` ready for the rules, after checking that a GPU can run them (or the simulator stands in).
 
-    Raises :class:`CudaUnavailableError` saying what is missing and what would do instead.
+    What the GPU path needs, checked in order before any work: numba-cuda, torch, a driver and a
+    device, and a driver new enough for the PTX our toolkit writes. Raises one
+    :class:`CudaUnavailableError` saying what is missing and what would do instead.
     """
     cuda = _import_numba_cuda()
     if simulated():
         return cuda
+    _require_torch()
     try:
         available = cuda.is_available()
     except Exception as exc:  # a broken driver install raises rather than answering
@@ -113,20 +219,57 @@ def cuda_module() -> Any:
             "device='cuda' needs an NVIDIA GPU with its driver, and none was found here; "
             "use device='cpu' (the same games on the CPU), or NUMBA_ENABLE_CUDASIM=1 to simulate one slowly"
         )
+    check_driver(cuda)
     return cuda
 
 
 @contextlib.contextmanager
 def _named_compute_capability(cc: tuple[int, int]) -> Iterator[None]:
-    """numba-cuda asks the current device's compute capability when it compiles an ``@njit`` callee; name one."""
-    import numba.cuda.dispatcher as dispatcher
+    """Compile as numba-cuda would on a device of compute capability ``cc``, with no device here.
 
-    original = dispatcher.get_current_device
-    dispatcher.get_current_device = lambda: pytypes.SimpleNamespace(compute_capability=cc)
+    numba-cuda asks the current device's compute capability when it builds a kernel and when it
+    makes the kernel's PTX; both questions get ``cc`` (with Hopper's ``a`` suffix from 9.0 on, as
+    numba-cuda gives a real device).
+    """
+    import numba.cuda.dispatcher as dispatcher
+    from numba.cuda.codegen import CUDACodeLibrary
+
+    full_cc = (*cc, "a" if tuple(cc) >= (9, 0) else "")
+    original_device, original_cc = dispatcher.get_current_device, CUDACodeLibrary._ensure_cc
+    dispatcher.get_current_device = lambda: pytypes.SimpleNamespace(compute_capability=tuple(cc))
+    CUDACodeLibrary._ensure_cc = lambda self, asked: full_cc if asked is None else asked
     try:
         yield
     finally:
-        dispatcher.get_current_device = original
+        dispatcher.get_current_device, CUDACodeLibrary._ensure_cc = original_device, original_cc
+
+
+class OfflineKernel:
+    """A CUDA kernel built as numba-cuda builds it for a device of compute capability ``cc``, with no device.
+
+    ``ptx`` is what the driver would be given; ``kernel`` is numba-cuda's own kernel object, the one
+    ``cuda.jit(cache=True)`` pickles into its disk cache (:mod:`crossenvs.core.compiled_checks` checks both).
+    """
+
+    def __init__(self, function: Callable[..., Any], signature: tuple[Any, ...], cc: tuple[int, int]) -> None:
+        if simulated():
+            raise CudaUnavailableError(
+                "kernels cannot be compiled under the CUDA simulator; unset NUMBA_ENABLE_CUDASIM"
+            )
+        _import_numba_cuda()
+        from numba.cuda.dispatcher import _Kernel
+
+        self.name = getattr(function, "__name__", str(function))
+        self.signature = tuple(signature)
+        self.cc = tuple(cc)
+        with _named_compute_capability(self.cc):
+            self.kernel = _Kernel(function, self.signature)
+            self.ptx = self.kernel._codelibrary.get_asm_str()
+
+    @property
+    def arch(self) -> str:
+        """The ``ptxas -arch`` this PTX was made for (``sm_90a`` for 9.0)."""
+        return self.ptx.split(".target", 1)[1].split()[0].rstrip(",")
 
 
 def compile_ptx(function: Callable[..., Any], signature: tuple[Any, ...], cc: tuple[int, int] = DEFAULT_PTX_CC) -> str:
@@ -134,12 +277,7 @@ def compile_ptx(function: Callable[..., Any], signature: tuple[Any, ...], cc: tu
 
     Needs numba-cuda and NVVM (``pip install "crossenvs[cuda]"``), not a GPU.
     """
-    if simulated():
-        raise CudaUnavailableError("PTX cannot be compiled under the CUDA simulator; unset NUMBA_ENABLE_CUDASIM")
-    cuda = _import_numba_cuda()
-    with _named_compute_capability(cc):
-        ptx, _ = cuda.compile_ptx(function, signature, cc=cc)
-    return ptx
+    return OfflineKernel(function, signature, cc).ptx
 
 
 class DeviceArrays:

@@ -179,3 +179,66 @@ def _register_cuda_sort() -> None:
                 values[j + 1] = value
 
         return impl
+
+
+def flat_view(array: np.ndarray) -> np.ndarray:
+    """A 1-d view of the C-contiguous ``array`` (same memory), in jitted code on either target.
+
+    ``ndarray.reshape`` would do on the CPU, but numba-cuda compiles it to a call of an external C
+    function (``numba_attempt_nocopy_reshape``) that it links into the kernel from a ``.cu`` file, and
+    a kernel that links a file cannot be cached (``cuda.jit(cache=True)`` refuses to save it). A
+    contiguous array needs no such search for strides: the view is its pointer and its length.
+    """
+    return array.reshape(-1)
+
+
+def _flat_view_typing(array: Any) -> Any:
+    if not (hasattr(array, "layout") and array.layout == "C"):
+        raise TypeError(f"flat_view needs a C-contiguous array, got {array}")
+    return array.copy(ndim=1, layout="C")(array)
+
+
+def _flat_view_codegen(impl_ret_borrowed: Callable[..., Any]) -> Callable[..., Any]:
+    def codegen(context, builder, signature, args):
+        source_type, view_type = signature.args[0], signature.return_type
+        source = context.make_array(source_type)(context, builder, args[0])
+        view = context.make_array(view_type)(context, builder)
+        context.populate_array(
+            view,
+            data=source.data,
+            shape=[source.nitems],
+            strides=[source.itemsize],
+            itemsize=source.itemsize,
+            meminfo=source.meminfo,
+            parent=source.parent,
+        )
+        return impl_ret_borrowed(context, builder, view_type, view._getvalue())  # one more reference to the memory
+
+    return codegen
+
+
+@intrinsic
+def _flat_view_cpu(typingctx, array):
+    from numba.core.imputils import impl_ret_borrowed
+
+    return _flat_view_typing(array), _flat_view_codegen(impl_ret_borrowed)
+
+
+@overload(flat_view, target="cpu", inline="always")
+def _flat_view_on_cpu(array):
+    return lambda array: _flat_view_cpu(array)
+
+
+@on_cuda_target
+def _register_cuda_flat_view() -> None:
+    from numba.cuda.core.imputils import impl_ret_borrowed
+    from numba.cuda.extending import intrinsic as cuda_intrinsic
+    from numba.cuda.extending import overload as cuda_overload
+
+    @cuda_intrinsic
+    def _flat_view_cuda(typingctx, array):
+        return _flat_view_typing(array), _flat_view_codegen(impl_ret_borrowed)
+
+    @cuda_overload(flat_view, inline="always")
+    def _flat_view_on_cuda(array):
+        return lambda array: _flat_view_cuda(array)

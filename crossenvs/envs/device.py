@@ -73,13 +73,13 @@ class DeviceVectorEnv(VectorEnv):
             raise InvalidOptionError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.game = resolve_game(game, options)
         self.num_envs = int(num_envs)
+        cuda = cuda_module()  # the GPU stack first: what is missing is the first thing to say
         self._check_memory()
         self.metadata = {**self.metadata, "name": f"{self.game.name}_device_vector_v0"}
         self.single_observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, dtype=np.float32)
         self.single_action_space = spaces.Discrete(self.game.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        cuda = cuda_module()
         self._kernels = _batch_module(self.game).device_kernels()
         self._arrays = DeviceArrays(cuda)
         self._allocate()
@@ -271,6 +271,13 @@ def _signatures(game: Game) -> dict[str, tuple[Any, ...]]:
     }
 
 
+def device_kernel_sources(game: Game) -> dict[str, tuple[Any, tuple[Any, ...]]]:
+    """``game``'s device kernels as plain Python functions with their argument types: what to compile without a GPU."""
+    module = _batch_module(game)
+    module.cuda = _cuda_for_ptx()
+    return {name: (getattr(module, name), signature) for name, signature in _signatures(game).items()}
+
+
 def device_ptx(game: str | Game, cc: tuple[int, int] = DEFAULT_PTX_CC, **options: Any) -> dict[str, str]:
     """PTX of ``game``'s device kernels for compute capability ``cc``, compiled without a GPU.
 
@@ -278,12 +285,10 @@ def device_ptx(game: str | Game, cc: tuple[int, int] = DEFAULT_PTX_CC, **options
     the kernel and what numba-cuda refused (an allocation, a Python object, a call it cannot type).
     """
     game = resolve_game(game, options)
-    module = _batch_module(game)
-    module.cuda = _cuda_for_ptx()
     ptx = {}
-    for name, signature in _signatures(game).items():
+    for name, (function, signature) in device_kernel_sources(game).items():
         try:
-            ptx[name] = compile_ptx(getattr(module, name), signature, cc)
+            ptx[name] = compile_ptx(function, signature, cc)
         except Exception as exc:
             raise _kernel_error(game, name, exc) from exc
     return ptx

@@ -128,7 +128,7 @@ from ..core.game import PASS_TEXT, Game
 from ..core.geometry import parse_square, square_name
 from ..core.observation import float32_copier, pass_and_cap_values
 from ..core.options import choice, first_player, move_cap
-from ..core.portable import scratch_array
+from ..core.portable import flat_view, scratch_array
 from ..core.state import State
 from ..core.text import ParsedPosition, shorten
 from ..core.view import GameView
@@ -356,6 +356,8 @@ def _cell_prefixes() -> np.ndarray:
 
 
 CELL_PREFIXES = _cell_prefixes()
+#: the same table flat, as the observation kernel reads it (one table, built once, never reshaped on a GPU)
+CELL_PREFIX_ROWS = CELL_PREFIXES.reshape(-1)
 _copy_row = float32_copier(NUM_PLANES)
 _copy_prefix = float32_copier(PREFIX_PLANES)
 
@@ -854,8 +856,8 @@ def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.nda
     row[22] = 1.0 if meta[JUMPING] >= 0 and meta[COVER_BEFORE] == 1 else 0.0
     row[23] = 1.0 if meta[st.TO_MOVE] == player and meta[REMOVAL_PENDING] == 1 else 0.0
     row[24], row[25] = pass_and_cap_values(meta[st.PASSES], meta[st.PLY], meta[MOVE_CAP])
-    flat = out.reshape(CELLS * NUM_PLANES)
-    prefixes = CELL_PREFIXES.reshape(CELL_PREFIXES.size)
+    flat = flat_view(out)
+    prefixes = CELL_PREFIX_ROWS
     for square in range(CELLS):
         code = cell(board, in_frame(square, colour))
         holder = PREFIX_MINE if code == mine else (PREFIX_THEIRS if code == theirs else PREFIX_EMPTY)

@@ -91,14 +91,18 @@ def not_self_symmetric(board, meta, row, col, dr, dc, k, length) -> bool:
     """docs/neo_crossings.md, symmetry rule: refuse a crossing whose result is its 180° turn, colours swapped."""
     if meta[ph.SYMMETRY_RULE] == 0:
         return True
+    # The loops run to the board's own size, not the constant: unrolled 64 times, as a constant
+    # bound lets a GPU compiler do, the copy lived in registers and the step kernel took 250 of them
+    # (the search's 255, with spills); a loop keeps it in the thread's stack: 127, and no spills.
+    size = board.shape[0]
     after = _BOARD()
-    for r in range(ph.SIZE):
-        for c in range(ph.SIZE):
+    for r in range(size):
+        for c in range(size):
             after[r, c] = board[r, c]
     ph.play_move(after, row, col, dr, dc, k, length, board[row, col], rules.capture_whole_run)
-    last = ph.SIZE - 1
-    for r in range(ph.SIZE):
-        for c in range(ph.SIZE):
+    last = size - 1
+    for r in range(size):
+        for c in range(size):
             turned = after[last - r, last - c]
             if after[r, c] != (ph.EMPTY if turned == ph.EMPTY else 3 - turned):
                 return True

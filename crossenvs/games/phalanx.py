@@ -77,7 +77,7 @@ from ..core.game import PASS_TEXT, Game, is_raw_id_text, raw_id_text
 from ..core.geometry import parse_square, square_name
 from ..core.observation import float32_copier, pass_and_cap_values
 from ..core.options import choice
-from ..core.portable import scratch_array, sort_in_place
+from ..core.portable import flat_view, scratch_array, sort_in_place
 from ..core.state import State
 from ..core.text import ParsedPosition
 from ..core.view import GameView
@@ -476,7 +476,7 @@ def observe(board, meta, player, out, frozen_squares, frozen_planes) -> None:
         rows[holder * planes + 5] = progress
     rows[1 * planes + 0] = 1.0  # the observer's stone
     rows[2 * planes + 1] = 1.0  # the opponent's
-    flat = out.reshape(SIZE * SIZE * planes)
+    flat = flat_view(out)
     last = SIZE * SIZE - 1
     for square in range(SIZE * SIZE):  # in the observer's frame: White's is the board's, Black's its half turn
         board_square = square if player == 0 else last - square

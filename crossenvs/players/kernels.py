@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..core.bits import byte_sum_8
 from ..core.threads import BatchRunner
 
 
@@ -23,25 +24,24 @@ def random_legal_actions(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarra
 def random_legal_action(masks, uniforms, out, j) -> None:
     """One row of :func:`random_legal_actions`.
 
-    Masks are read eight bytes at a time: a word of 0/1 bytes times 0x0101010101010101 holds its
-    byte sum in the top byte, so counting a 3,585-action mask takes 449 multiplications.
+    Masks are summed eight bytes at a time (:func:`~crossenvs.core.bits.byte_sum_8`: one word on
+    the CPU, so counting a 3,585-action mask takes 449 multiplications; byte by byte on a GPU,
+    where a row need not start at an 8-byte boundary).
     """
-    words_per_row = masks.shape[1] // 8
-    ones, top_byte = np.uint64(0x0101010101010101), np.uint64(56)
     row = masks[j]
-    words = row[: words_per_row * 8].view(np.uint64)
-    count = np.int64(0)  # counts stay int64: numba turns int64 + uint64 into a float
-    for w in range(words_per_row):
-        count += np.int64((words[w] * ones) >> top_byte)
-    for a in range(words_per_row * 8, row.shape[0]):
+    whole_words = row.shape[0] // 8
+    count = np.int64(0)
+    for w in range(whole_words):
+        count += byte_sum_8(row, 8 * w)
+    for a in range(whole_words * 8, row.shape[0]):
         count += row[a]
     out[j] = -1
     if count == 0:
         return
     target = min(np.int64(uniforms[j] * count), count - 1)
     start = 0
-    for w in range(words_per_row):  # skip whole words before the target
-        in_word = np.int64((words[w] * ones) >> top_byte)
+    for w in range(whole_words):  # skip whole words before the target
+        in_word = byte_sum_8(row, 8 * w)
         if target < in_word:
             break
         target -= in_word
