@@ -32,6 +32,7 @@ import crossenvs
 from crossenvs import Game, GameFacts, IllegalActionError, PositionTextError, State
 from crossenvs.core import state as st
 from crossenvs.core.geometry import parse_square, square_name
+from crossenvs.core.portable import flat_view
 from crossenvs.core.view import GameView
 
 SIZE = 3
@@ -44,7 +45,7 @@ LINES = np.array(
 @njit(cache=True)
 def winner(board: np.ndarray) -> int:
     """The mark (X or O) that owns a full line, else EMPTY."""
-    flat = board.reshape(SIZE * SIZE)  # a view (ravel may copy): no kernel allocates, so a GPU can run it
+    flat = flat_view(board)  # a 1-d view: reshape would link C code on a GPU, ravel may copy
     for k in range(LINES.shape[0]):
         a, b, c = flat[LINES[k, 0]], flat[LINES[k, 1]], flat[LINES[k, 2]]
         if a != EMPTY and a == b and b == c:
