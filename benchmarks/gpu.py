@@ -1,9 +1,23 @@
 """Speed on one GPU: crossenvs' device env next to pgx, and its device search next to mctx, on the same card.
 
-    python benchmarks/gpu.py                     # every game, B = 4,096 and 65,536, pgx othello and hex 11x11
-    python benchmarks/gpu.py --check             # first the differential checks (env at 65,536 games, search)
-    python benchmarks/gpu.py --games crossings --batches 4096 --seconds 2 --json gpu.json
-    python benchmarks/gpu.py --search            # then the search rows: ours on Crisscross 8x8, mctx on othello
+A run is made of parts, each asked for by its flag, and runs only the parts named (none named: ``--env``):
+
+* ``--check``: the differential checks, the device env against the CPU env (``--check-batch`` games,
+  every field, every step) and the device search against the CPU search (``--check-positions``);
+* ``--env``: the env rows, our device env beside pgx (othello, hex 11x11) at each of ``--batches``;
+* ``--search``: the search rows, a searched and played self-play move beside mctx, and a training row.
+
+Every part follows ``--games`` (default: every game for the env check and rows, Crisscross 8x8 and
+Crosse for the search check, Crisscross 8x8 for the search rows). ``--plan`` prints what would run,
+part by part (game, batch), and exits without touching a GPU; without a GPU a run is one line
+saying so.
+
+    python benchmarks/gpu.py                     # the env rows: every game, B = 4,096 and 65,536
+    python benchmarks/gpu.py --check             # the checks only (env at 65,536 games, search at 1,024 positions)
+    python benchmarks/gpu.py --check --env --json gpu.json          # the checks, then the env rows
+    python benchmarks/gpu.py --check --games crossings --check-batch 4096   # a short session's check
+    python benchmarks/gpu.py --search            # the search rows: ours on Crisscross 8x8, mctx on othello
+    python benchmarks/gpu.py --check --search --games crosse --plan          # what that would run
 
 Ours: ``CrossVectorEnv(game, B, device="cuda")``, one ``random_actions()`` and one ``step()`` a
 round, both kernels on the device, the caller's loop in Python (as a training loop drives it).
@@ -15,10 +29,10 @@ rest is Python and launching), and the bytes a step writes (observation, mask, p
 outputs) as achieved memory bandwidth.
 
 Search rows (``--search``): a self-play step, searched and played, at 1,024 / 4,096 / 16,384 games.
-Ours: :class:`crossenvs.az.device_search.DeviceGumbelSearch` on Crisscross 8x8 (the device env's games,
-``AlphaZeroNet`` of ``make train``'s size: stem and 3 residual blocks of 32 channels, float32 with
-TF32 matrix products on both sides, as JAX's default is), then
-the device env's step. mctx: ``gumbel_muzero_policy`` over pgx othello with the same network in JAX
+Ours: :class:`crossenvs.az.device_search.DeviceGumbelSearch` on Crisscross 8x8 or the ``--games`` (the
+device env's games, ``AlphaZeroNet`` of ``make train``'s size: stem and 3 residual blocks of 32
+channels, float32 with TF32 matrix products on both sides, as JAX's default is), then the device
+env's step. mctx: ``gumbel_muzero_policy`` over pgx othello with the same network in JAX
 (convolutions, per-channel affine for batch norm, the same heads), the search and the step in one
 jitted call. Both 32 simulations, 16 considered actions. Each row also gives the share of its time
 in the network's forward passes (ours), and a row of training with learning (self-play and
@@ -151,12 +165,14 @@ def pgx_loop(env_id: str, batch: int, chain: int) -> tuple[Callable[[float], int
 
 # ----------------------------------------------------------------------------- search rows
 SEARCH_BATCHES = [1024, 4096, 16384]
+#: the search rows' game without --games: the one with a target beside mctx othello
+SEARCH_GAME = ("crisscross", {"size": 8})
 SIMULATIONS, CONSIDERED, CHANNELS, BLOCKS = 32, 16, 32, 3
 TRAINING_WARMUP = 120.0  # seconds at most of self-play before the training row is timed
 
 
-def our_search(batch: int) -> tuple[Callable[[float], int], Row]:
-    """Our device search on Crisscross 8x8, then the chosen moves played: positions searched per second."""
+def our_search(batch: int, setup: tuple[str, dict] = SEARCH_GAME) -> tuple[Callable[[float], int], Row]:
+    """Our device search on ``setup`` (game, options), then the chosen moves played: positions searched per second."""
     import torch
 
     import crossenvs
@@ -164,7 +180,7 @@ def our_search(batch: int) -> tuple[Callable[[float], int], Row]:
     from crossenvs.az.network import AlphaZeroNet, device_evaluator
     from crossenvs.envs.device import DeviceVectorEnv
 
-    game = crossenvs.make_game("crisscross", size=8)
+    game = crossenvs.make_game(setup[0], **setup[1])
     env = DeviceVectorEnv(game, batch)
     env.reset(seed=0)
     device = torch_device()  # the GPU (the CPU under numba's CUDA simulator, for a smoke test of this code)
@@ -181,7 +197,7 @@ def our_search(batch: int) -> tuple[Callable[[float], int], Row]:
     for _ in range(2):  # compile and warm
         one_move()
     synchronize()
-    row = Row("crossenvs search crisscross 8x8", batch, [])
+    row = Row(f"crossenvs search {label(*setup)}", batch, [])
     row.network_share = network_share(evaluate, batch, game.observation_shape, one_move)
 
     def loop(deadline: float) -> int:
@@ -226,8 +242,9 @@ def network_share(evaluate, batch: int, shape: tuple[int, ...], one_move: Callab
     return min(1.0, timed(lambda: evaluate(observations)) * (1 + SIMULATIONS) / timed(one_move))
 
 
-def our_training(batch: int) -> tuple[Callable[[float], int], Row]:
-    """Self-play on the device with learning (Run.absorb: train_ratio samples per position), positions per second."""
+def our_training(batch: int, setup: tuple[str, dict] = SEARCH_GAME) -> tuple[Callable[[float], int], Row]:
+    """Self-play on the device with learning (Run.absorb: train_ratio samples per position), positions per second
+    (``make train``'s config, on ``setup``'s game and options)."""
     import tempfile
     from pathlib import Path
 
@@ -239,7 +256,8 @@ def our_training(batch: int) -> tuple[Callable[[float], int], Row]:
 
     root = Path(__file__).resolve().parent.parent
     overrides = {"num_envs": batch, "simulations": SIMULATIONS, "max_considered": CONSIDERED, "fast_simulations": 0,
-                 "options": {"size": 8}, "precision": "float32", "checkpoint_minutes": 1e6, "max_minutes": 1e6}  # fmt: skip
+                 "game": setup[0], "options": setup[1], "precision": "float32", "checkpoint_minutes": 1e6,
+                 "max_minutes": 1e6}  # fmt: skip
     config = load_config(root / "configs" / "alphazero" / "crisscross6.yaml", overrides)
     device = str(torch_device())
     run = Run(config, Path(tempfile.mkdtemp(prefix="gpu-bench-")), device)
@@ -253,7 +271,7 @@ def our_training(batch: int) -> tuple[Callable[[float], int], Row]:
         run.absorb(finished, moves=1, positions=finished.searched)
     run.owed = 0.0  # the warm-up's backlog of gradient samples is not paid inside a timed round
     synchronize()
-    row = Row("crossenvs training crisscross 8x8", batch, [])
+    row = Row(f"crossenvs training {label(*setup)}", batch, [])
 
     def loop(deadline: float) -> int:
         before = run.counters["positions"]
@@ -361,16 +379,16 @@ def jax_network(params: dict, observations):
 SEARCH_CHECK_GAMES = [("crisscross", {"size": 8}), ("crosse", {})]
 
 
-def search_check(positions: int) -> list[dict]:
+def search_check(positions: int, setups: list[tuple[str, dict]]) -> list[dict]:
     """The device search against the CPU search on ``positions`` positions (same noise, same evaluator).
 
     Every game is checked bit for bit under the simulator by ``make test``; on a GPU this shows what CUDA's
-    arithmetic changes at scale, on :data:`SEARCH_CHECK_GAMES`.
+    arithmetic changes at scale, on ``setups`` (without ``--games``: :data:`SEARCH_CHECK_GAMES`).
     """
     from crossenvs.testing import check_device_search
 
     results = []
-    for game, options in SEARCH_CHECK_GAMES:
+    for game, options in setups:
         report = check_device_search(game, positions=positions, simulations=SIMULATIONS, searches=2, seed=5,
                                      max_considered=CONSIDERED, **options)  # fmt: skip
         results.append({"game": label(game, options), **asdict(report)})
@@ -380,13 +398,12 @@ def search_check(positions: int) -> list[dict]:
     return results
 
 
-def check(batch: int, steps: int, games: list[str] | None = None) -> list[dict]:
-    """The differential test at ``batch`` games: the device env against the CPU env, every field, every step
-    (``games``: only these, as ``--games`` names them; default every row)."""
+def check(batch: int, steps: int, setups: list[tuple[str, dict]]) -> list[dict]:
+    """The differential test at ``batch`` games: the device env against the CPU env, every field, every step."""
     from crossenvs.testing import check_device_env
 
     results = []
-    for game, options in [(g, o) for g, o in GAMES if games is None or g in games]:
+    for game, options in setups:
         started = time.perf_counter()
         report = check_device_env(game, num_envs=batch, steps=steps, seed=11, **options)
         results.append({"game": label(game, options), **asdict(report), "seconds": time.perf_counter() - started})
@@ -395,57 +412,138 @@ def check(batch: int, steps: int, games: list[str] | None = None) -> list[dict]:
     return results
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", nargs="*", default=None, help="crossenvs games (default: all six rows)")
-    parser.add_argument("--batches", type=int, nargs="*", default=[4096, 65536])
+@dataclass
+class Planned:
+    """One item of a run, as ``--plan`` prints it and :func:`main` runs it: a check or a timed row of one
+    game (or of a peer's game: pgx, mctx) at one batch."""
+
+    part: str  # the flag that asks for it: check, env or search
+    kind: str  # env check, search check, crossenvs, pgx, search, training or mctx
+    game: str
+    options: dict
+    batch: int  # games; positions for the search check
+
+    @property
+    def setup(self) -> tuple[str, dict]:
+        return self.game, self.options
+
+    def __str__(self) -> str:
+        size = f"positions={self.batch:,}" if self.kind == "search check" else f"B={self.batch:,}"
+        return f"{self.part:<7} {self.kind:<13} {label(self.game, self.options):<17} {size}"
+
+
+def plan(args: argparse.Namespace) -> list[Planned]:
+    """What a run does, part by part in the order it runs them; only the parts asked for, each on ``--games``."""
+    chosen = args.games is not None
+    games = [(g, o) for g, o in GAMES if not chosen or g in args.games]
+    items = []
+    if args.check:
+        items += [Planned("check", "env check", g, o, args.check_batch) for g, o in games]
+        searched = games if chosen else SEARCH_CHECK_GAMES
+        items += [Planned("check", "search check", g, o, args.check_positions) for g, o in searched]
+    if args.env:
+        for batch in args.batches:
+            items += [Planned("env", "crossenvs", g, o, batch) for g, o in games]
+            items += [] if args.no_pgx else [Planned("env", "pgx", peer, {}, batch) for peer in PEERS]
+    if args.search:
+        for batch in args.search_batches:
+            for g, o in games if chosen else [SEARCH_GAME]:
+                items += [Planned("search", "search", g, o, batch), Planned("search", "training", g, o, batch)]
+            items += [] if args.no_pgx else [Planned("search", "mctx", "othello", {}, batch)]
+    return items
+
+
+def positive(text: str) -> int:
+    """A count on the command line: a whole number above 0."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a whole number above 0, not {text!r}")
+    return int(text)
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], epilog="Parts run only when named; with none named, --env runs."
+    )
+    parser.add_argument("--check", action="store_true", help="the differential checks (env and search), first")
+    parser.add_argument("--env", action="store_true", help="the env rows beside pgx (the default part)")
+    parser.add_argument("--search", action="store_true", help="the search rows beside mctx, and training")
+    parser.add_argument("--plan", action="store_true", help="print what would run, part by part, and exit")
+    names = sorted({g for g, _ in GAMES})
+    parser.add_argument("--games", nargs="+", default=None, choices=names, metavar="GAME",
+                        help=f"only these games, in every part ({', '.join(names)}; default: see above)")  # fmt: skip
+    parser.add_argument("--batches", type=positive, nargs="+", default=[4096, 65536], help="env rows: games per step")
     parser.add_argument("--seconds", type=float, default=2.0, help="length of one timed round")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--chain", type=int, default=16, help="pgx steps per jitted call (lax.scan)")
-    parser.add_argument("--no-pgx", action="store_true")
-    parser.add_argument("--check", action="store_true", help="run the 65,536-game differential check first")
-    parser.add_argument("--check-steps", type=int, default=100)
-    parser.add_argument("--search", action="store_true", help="then the search rows beside mctx, and training")
-    parser.add_argument("--search-batches", type=int, nargs="*", default=SEARCH_BATCHES)
-    parser.add_argument("--no-env", action="store_true", help="skip the env rows (with --search: search rows only)")
+    parser.add_argument("--rounds", type=positive, default=3)
+    parser.add_argument("--chain", type=positive, default=16, help="pgx steps per jitted call (lax.scan)")
+    parser.add_argument("--no-pgx", action="store_true", help="no peer rows (pgx, mctx)")
+    parser.add_argument("--check-batch", type=positive, default=65536, help="games of the env check")
+    parser.add_argument("--check-steps", type=positive, default=100, help="steps of the env check")
+    parser.add_argument("--check-positions", type=positive, default=1024, help="positions of the search check")
+    parser.add_argument("--search-batches", type=positive, nargs="+", default=SEARCH_BATCHES)
     parser.add_argument("--json", default=None, help="write every figure to this file")
     args = parser.parse_args(argv)
-    import torch
+    args.env = args.env or not (args.check or args.search)
+    return args
 
+
+def gpu_missing() -> str | None:
+    """Why a run cannot use a GPU here, in one line; None where it can (before anything is compiled)."""
     from crossenvs.core.cuda import CudaUnavailableError, cuda_module
+
+    try:
+        cuda_module()
+        import torch  # noqa: F401  (the device env hands its games over as torch tensors)
+    except CudaUnavailableError as exc:
+        return str(exc)
+    except ImportError as exc:
+        return f"the GPU path needs torch ({exc}); install it as the README says"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    items = plan(args)
+    if args.plan:
+        print("\n".join(f"plan: {item}" for item in items))
+        return 0
+    missing = gpu_missing()
+    if missing:
+        print(f"error: {missing}", file=sys.stderr)
+        return 2
+    import torch
 
     # float32 as each side's users get it: JAX's default matrix products on a GPU use TF32, so torch's do too
     # (its convolutions already do by default)
     torch.backends.cuda.matmul.allow_tf32 = True
     torch.backends.cudnn.allow_tf32 = True
-
-    try:
-        cuda_module()  # one clear error where there is no GPU, before anything is compiled
-    except CudaUnavailableError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     card = torch.cuda.get_device_name()
     print(f"card: {card}", flush=True)
-    report: dict = {"card": card, "date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv)}
+    report: dict = {"card": card, "date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv),
+                    "plan": [str(item) for item in items]}  # fmt: skip
     if args.check:
-        report["check"] = check(65536, args.check_steps, args.games)
-        report["search_check"] = search_check(1024)
+        report["check"] = check(args.check_batch, args.check_steps, chosen(items, "env check"))
         save(report, args.json)
-    games = [(g, o) for g, o in GAMES if args.games is None or g in args.games]
-    loops = []
-    for batch in [] if args.no_env else args.batches:
-        loops += [ours(game, options, batch) for game, options in games]
-        loops += [] if args.no_pgx else [pgx_loop(env_id, batch, args.chain) for env_id in PEERS]
-    if loops:
+        report["search_check"] = search_check(args.check_positions, chosen(items, "search check"))
+        save(report, args.json)
+    timed = [item for item in items if item.part == "env"]
+    if timed:
+        loops = [ours(*item.setup, item.batch) if item.kind == "crossenvs" else pgx_loop(item.game, item.batch, args.chain)
+                 for item in timed]  # fmt: skip
         rows = timed_rounds(loops, args.rounds, args.seconds)
         print_table(rows)
         report["rows"] = [{**asdict(row), "median": row.median} for row in rows]
         report["ratios"] = ratios(rows)
         save(report, args.json)
-    if args.search:
-        report["search_rows"] = search_rows(args)
+    searched = [item for item in items if item.part == "search"]
+    if searched:
+        report["search_rows"] = search_rows(searched, args)
         save(report, args.json)
     return 0
+
+
+def chosen(items: list[Planned], kind: str) -> list[tuple[str, dict]]:
+    """The (game, options) of the planned items of one kind, in plan order."""
+    return [item.setup for item in items if item.kind == kind]
 
 
 def save(report: dict, path: str | None) -> None:
@@ -465,24 +563,30 @@ def timed_rounds(loops: list[tuple[Callable[[float], int], Row]], rounds: int, s
     return [row for _, row in loops]
 
 
-def search_rows(args: argparse.Namespace) -> list[dict]:
+def search_rows(items: list[Planned], args: argparse.Namespace) -> list[dict]:
     """Our search and training rows beside mctx's at each batch; ratios ours / mctx."""
-    loops = []
-    for batch in args.search_batches:
-        loops += [our_search(batch), our_training(batch)] + ([] if args.no_pgx else [mctx_search(batch)])
+    makers = {"search": our_search, "training": our_training}
+    loops = [mctx_search(item.batch) if item.kind == "mctx" else makers[item.kind](item.batch, item.setup)
+             for item in items]  # fmt: skip
     rows = timed_rounds(loops, args.rounds, args.seconds * 1.5)
     print(f"{'row':<36} {'B':>7} {'positions/s (median)':>21} {'network share':>14}")
     for row in rows:
         share = f"{row.network_share:.0%}" if row.network_share is not None else "-"
         print(f"{row.name:<36} {row.batch:>7,} {row.median:>21,.0f} {share:>14}")
-    by_name = {(row.name.split()[1], row.batch): row for row in rows}
-    for batch in args.search_batches:
-        search, training, peer = (by_name.get((kind, batch)) for kind in ("search", "training", "gumbel"))
-        if search and peer:
-            print(f"search crisscross 8x8 / mctx othello at B={batch:,}: {search.median / peer.median:.2f}x "
-                  "(target >= 1.0 at 4,096 and 16,384, aim 2.0)")  # fmt: skip
-        if search and training:
-            print(f"training / search alone at B={batch:,}: {training.median / search.median:.2f} (target >= 0.67)")
+    by_name = {(row.name, row.batch): row for row in rows}
+    target = label(*SEARCH_GAME)
+    for item in items:
+        if item.kind != "search":
+            continue
+        name = label(*item.setup)
+        search = by_name[(f"crossenvs search {name}", item.batch)]
+        training = by_name[(f"crossenvs training {name}", item.batch)]
+        peer = by_name.get(("mctx gumbel othello", item.batch))
+        if peer:
+            aim = " (target >= 1.0 at 4,096 and 16,384, aim 2.0)" if name == target else ""
+            print(f"search {name} / mctx othello at B={item.batch:,}: {search.median / peer.median:.2f}x{aim}")
+        print(f"training / search alone, {name} at B={item.batch:,}: {training.median / search.median:.2f} "
+              "(target >= 0.67)")  # fmt: skip
     return [{**asdict(row), "median": row.median} for row in rows]
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from test_device import NO_GPU
 
 import crossenvs
@@ -152,6 +153,99 @@ def test_training_on_a_gpu_where_there_is_none_is_one_clear_error_and_no_folder(
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "--device cuda needs an NVIDIA GPU" in done.stderr and "use --device cpu" in done.stderr
     assert not run.exists()
+
+
+def _pending(num_games: int, slots: int):
+    from crossenvs.az.device_selfplay import PendingPositions
+
+    return PendingPositions(num_games, slots, (2, 2, 1), 3, torch.device("cpu"), "test")
+
+
+def _move(generator, num_games: int):
+    """One searched move's rows: observations, policies, movers (seats 0 and 1)."""
+    observations = torch.randint(0, 9, (num_games, 2, 2, 1), generator=generator).float()
+    policies = torch.rand((num_games, 3), generator=generator)
+    return observations, policies, torch.randint(0, 2, (num_games,), generator=generator)
+
+
+def test_pending_positions_hand_over_in_the_cpu_order_from_storage_allocated_once():
+    """Moves with fast searches (no rows) and games ending at different moves: each ended game's rows come back
+    game after game, each in play order, with its result for each mover, exactly as the CPU path's per-game
+    lists hand them over; the buffer's storage is the same tensors throughout (no growth, no copies)."""
+    generator = torch.Generator().manual_seed(5)
+    pending = _pending(3, 6)
+    storage = [t.data_ptr() for t in (pending.observations, pending.policies, pending.movers, pending.counts)]
+    history: list[list[tuple]] = [[] for _ in range(3)]  # the CPU path's bookkeeping, as SelfPlay keeps it
+    ends = [[0, 0, 0], [0, 1, 0], [0, 0, 0], [1, 0, 1], [0, 1, 0], [1, 1, 1]]
+    full = [True, True, False, True, True, True]
+    handed = 0
+    for step, (ended_now, searched) in enumerate(zip(ends, full)):
+        if searched:
+            observations, policies, movers = _move(generator, 3)
+            pending.add(observations, policies, movers)
+            for i in range(3):
+                history[i].append((observations[i].half(), policies[i].half(), int(movers[i])))
+        ended = torch.tensor(ended_now, dtype=torch.bool)
+        rewards = torch.tensor([[1.0, -1.0], [-1.0, 1.0], [0.0, 0.0]]) * (step + 1)
+        assert pending.count_ended(ended) == sum(ended_now)
+        if not any(ended_now):
+            continue
+        expected = [(o, p, float(rewards[i, seat])) for i in np.flatnonzero(ended_now) for o, p, seat in history[i]]
+        for i in np.flatnonzero(ended_now):
+            history[i] = []
+        observations, policies, results = pending.take_finished(ended, rewards)
+        assert observations.dtype == policies.dtype == torch.float16 and results.dtype == torch.float32
+        assert len(results) == len(expected) > 0
+        assert torch.equal(observations, torch.stack([o for o, _, _ in expected]))
+        assert torch.equal(policies, torch.stack([p for _, p, _ in expected]))
+        assert results.tolist() == [r for *_, r in expected]
+        handed += len(results)
+        assert len(pending) == sum(len(h) for h in history)
+    assert handed == 3 * sum(full) == 15  # every game ends at the last move: each full search's rows, once
+    assert [t.data_ptr() for t in (pending.observations, pending.policies, pending.movers, pending.counts)] == storage
+    assert pending.none_finished(3).observations.shape == (0, 2, 2, 1)
+
+
+def test_a_game_that_fills_its_slots_is_handed_over_whole_and_one_past_them_is_refused():
+    """A game that runs to its move cap uses every slot (its max_game_length); a game that plays more than it
+    declared is one clear error, before anything is handed over, and nothing is written out of bounds."""
+    from crossenvs.core.errors import InvalidArgumentError
+
+    generator = torch.Generator().manual_seed(1)
+    pending, moves = _pending(2, 3), []
+    for _ in range(3):
+        moves.append(_move(generator, 2))
+        pending.add(*moves[-1])
+    ended = torch.tensor([True, False])
+    assert pending.count_ended(ended) == 1
+    observations, _, _ = pending.take_finished(ended, torch.zeros((2, 2)))
+    assert torch.equal(observations, torch.stack([m[0][0] for m in moves]).half())
+    pending.add(*_move(generator, 2))  # game 1's fourth searched move: past its 3 slots
+    with pytest.raises(InvalidArgumentError, match=r"test: 1 game\(s\) played more than max_game_length \(3\)"):
+        pending.count_ended(torch.tensor([False, False]))
+
+
+def test_pending_positions_too_large_for_memory_are_refused_before_allocating(monkeypatch):
+    from crossenvs.az.device_selfplay import PendingPositions
+    from crossenvs.core.errors import InvalidArgumentError
+
+    def allocate(*args, **kwargs):
+        raise AssertionError("allocated before checking the memory")
+
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")  # the simulator's stand-in: the host's available memory
+    monkeypatch.setattr(torch, "zeros", allocate)
+    with pytest.raises(InvalidArgumentError, match=r"pending positions of 1,000,000 crosse games \(632 moves each\)"
+                       r".*ask for fewer games \(num_envs\)"):  # fmt: skip
+        PendingPositions(1_000_000, 632, (10, 10, 26), 1095, torch.device("cpu"), "crosse")  # Crosse's sizes: 4.2 TiB
+
+
+def test_device_self_play_refuses_a_game_without_a_longest_game():
+    from crossenvs.az.device_selfplay import PendingPositions
+    from crossenvs.core.errors import InvalidArgumentError
+
+    unbounded = type("Unbounded", (type(_game("tictactoe")),), {"max_game_length": None})()
+    with pytest.raises(InvalidArgumentError, match=r"tictactoe: device self-play .* give the Game subclass a max_game"):
+        PendingPositions.for_game(unbounded, 4, torch.device("cpu"))
 
 
 FINISHED = """

@@ -5,9 +5,10 @@ keep the searched positions, play the chosen moves, hand back the positions of t
 ended with each one's result for its mover. The games are a
 :class:`~crossenvs.envs.device.DeviceVectorEnv`, the search a
 :class:`~crossenvs.az.device_search.DeviceGumbelSearch` reading the games where they lie, and the
-positions of games still in play wait in device tensors (:class:`PendingPositions`) until their
-game ends; they then go to the replay buffer, also on the device (:class:`crossenvs.az.replay.Replay`).
-Nothing is copied to the host but a count of the games that ended.
+positions of games still in play wait in a device buffer allocated once (:class:`PendingPositions`,
+a slot per move of each game's longest game) until their game ends; they then go to the replay
+buffer, also on the device (:class:`crossenvs.az.replay.Replay`). Nothing is copied to the host but
+a count of the games that ended.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ import torch
 from crossenvs.az.config import Config
 from crossenvs.az.device_search import DeviceEvaluator, DeviceGumbelSearch
 from crossenvs.az.selfplay import Finished
-from crossenvs.core.cuda import simulated
+from crossenvs.core.cuda import check_device_memory, simulated
+from crossenvs.core.errors import InvalidArgumentError
+from crossenvs.core.game import Game
 from crossenvs.core.registry import make_game
 from crossenvs.envs.device import DeviceVectorEnv
 
@@ -31,44 +34,93 @@ def torch_device() -> torch.device:
 
 
 class PendingPositions:
-    """The searched positions of games still in play: observation, improved policy, game and mover, per row.
+    """The searched positions of games still in play: observation, improved policy and mover, per game and move.
 
-    Rows are appended after every full search and leave when their game ends, with the result for
-    their mover. Observations and policies are kept in float16, as the replay buffer keeps them.
+    Preallocated once: every game has ``slots`` rows (its game's ``max_game_length``, the most actions a
+    game can take, so the most positions it can have searched), and a move writes one row per game in place
+    at that game's count. Nothing is concatenated or reallocated while games are played: growing the buffer
+    every move copied all of it (GBs a move for Crosse at 2,048 games, twice that at the copy's peak). The
+    size is checked against free memory before allocating, so a batch that cannot fit fails at once with
+    the number of games to lower. Observations and policies are kept in float16, as the replay buffer keeps
+    them. A fast search (playout-cap randomisation) adds no row, so a game's count is at most its actions.
     """
 
-    def __init__(self, observation_shape: tuple[int, ...], num_actions: int, device: torch.device) -> None:
-        self.observations = torch.zeros((0, *observation_shape), dtype=torch.float16, device=device)
-        self.policies = torch.zeros((0, num_actions), dtype=torch.float16, device=device)
-        self.games = torch.zeros(0, dtype=torch.int64, device=device)
-        self.movers = torch.zeros(0, dtype=torch.int64, device=device)
+    def __init__(
+        self,
+        num_games: int,
+        slots: int,
+        observation_shape: tuple[int, ...],
+        num_actions: int,
+        device: torch.device,
+        name: str = "self-play",
+    ) -> None:
+        if slots < 1:
+            raise InvalidArgumentError(f"{name}: pending positions need at least 1 slot a game, not {slots}")
+        self.name, self.slots = name, slots
+        needed = num_games * (slots * (2 * (int(np.prod(observation_shape)) + num_actions) + 1) + 8)
+        what = f"the pending positions of {num_games:,} {name} games ({slots:,} moves each)"
+        check_device_memory(needed, what, "ask for fewer games (num_envs)")
+        self.observations = torch.zeros((num_games, slots, *observation_shape), dtype=torch.float16, device=device)
+        self.policies = torch.zeros((num_games, slots, num_actions), dtype=torch.float16, device=device)
+        self.movers = torch.zeros((num_games, slots), dtype=torch.int8, device=device)  # a seat: 0 or 1
+        self.counts = torch.zeros(num_games, dtype=torch.int64, device=device)  # rows of each game's play so far
+        self._games = torch.arange(num_games, device=device)
+
+    @classmethod
+    def for_game(cls, game: Game, num_games: int, device: torch.device) -> PendingPositions:
+        """Slots for ``num_games`` games of ``game``, each as long as its longest game; a game that does not
+        declare it (``max_game_length`` None) is refused, as nothing else bounds a game's rows."""
+        if game.max_game_length is None:
+            raise InvalidArgumentError(
+                f"{game.name}: device self-play keeps every game's positions in slots sized by the longest game; "
+                "give the Game subclass a max_game_length (a property or a class attribute: an upper bound on "
+                "the actions of one game)"
+            )
+        return cls(num_games, int(game.max_game_length), game.observation_shape, game.num_actions, device, game.name)
 
     def __len__(self) -> int:
-        return len(self.games)
+        return int(self.counts.sum())
 
     def add(self, observations: torch.Tensor, policies: torch.Tensor, movers: torch.Tensor) -> None:
-        """One searched position per game (row i is game i)."""
-        games = torch.arange(len(movers), device=self.games.device)
-        self.observations = torch.cat([self.observations, observations.to(torch.float16)])
-        self.policies = torch.cat([self.policies, policies.to(torch.float16)])
-        self.games = torch.cat([self.games, games])
-        self.movers = torch.cat([self.movers, movers.to(torch.int64)])
+        """One searched position per game (row i is game i), written at each game's next slot."""
+        # A game past its last slot (a max_game_length too small) is caught by count_ended before anything
+        # is handed over; clamped, its row overwrites its last one instead of writing out of bounds.
+        slot = self.counts.clamp(max=self.slots - 1)
+        self.observations[self._games, slot] = observations.to(torch.float16)
+        self.policies[self._games, slot] = policies.to(torch.float16)
+        self.movers[self._games, slot] = movers.to(torch.int8)
+        self.counts += 1
+
+    def count_ended(self, ended: torch.Tensor) -> int:
+        """How many games ``ended`` (B,) bool: the one number that crosses to the host each move, read together
+        with whether a game has outgrown its slots (an error: the game played more than its max_game_length)."""
+        games_ended, overflowing = torch.stack([ended.sum(), (self.counts > self.slots).sum()]).tolist()
+        if overflowing:
+            raise InvalidArgumentError(
+                f"{self.name}: {overflowing} game(s) played more than max_game_length ({self.slots:,}) searched "
+                "moves; the game's max_game_length must bound the actions of every game"
+            )
+        return int(games_ended)
 
     def none_finished(self, searched: int) -> Finished:
         """What a move that ended no game hands over: no positions (the pending rows are not touched)."""
-        return Finished(self.observations[:0], self.policies[:0], torch.zeros(0, device=self.games.device), 0,
+        return Finished(self.observations[0, :0], self.policies[0, :0], torch.zeros(0, device=self.counts.device), 0,
                         np.zeros(0, dtype=int), searched)  # fmt: skip
 
     def take_finished(self, ended: torch.Tensor, seat_rewards: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        """The rows of the games that ``ended`` (B,) bool, with each one's result for its mover; the rest stay."""
-        done = ended[self.games]
-        rows = torch.nonzero(done).flatten()
-        rows = rows[torch.argsort(self.games[rows], stable=True)]  # game after game, each in play order (as the CPU)
-        results = seat_rewards[self.games[rows], self.movers[rows]].float()
-        taken = (self.observations[rows], self.policies[rows], results)
-        keep = ~done
-        self.observations, self.policies = self.observations[keep], self.policies[keep]
-        self.games, self.movers = self.games[keep], self.movers[keep]
+        """The rows of the games that ``ended`` (B,) bool, with each one's result for its mover; their slots are
+        freed for the games that start in their place, the rest stay.
+
+        Game after game, each in play order, as the CPU path hands them over: the (game, slot) pairs of
+        the ended games' filled slots, in row-major order.
+        """
+        games = torch.nonzero(ended).flatten()
+        filled = torch.arange(self.slots, device=self.counts.device)[None, :] < self.counts[games][:, None]
+        which, slot = torch.nonzero(filled, as_tuple=True)
+        game = games[which]
+        results = seat_rewards[game, self.movers[game, slot].long()].float()
+        taken = (self.observations[game, slot], self.policies[game, slot], results)
+        self.counts.masked_fill_(ended, 0)
         return taken
 
 
@@ -88,7 +140,7 @@ class DeviceSelfPlay:
         self.device = torch_device()
         self.noise = torch.Generator(device=self.device)
         self.noise.manual_seed(int(rng.integers(2**62)))
-        self.pending = PendingPositions(self.game.observation_shape, self.game.num_actions, self.device)
+        self.pending = PendingPositions.for_game(self.game, config.num_envs, self.device)
         _, info = self.env.reset(seed=int(rng.integers(2**31)))
         self.players = self._tensor(info["current_player"]).clone()
 
@@ -109,7 +161,7 @@ class DeviceSelfPlay:
         self.players = self._tensor(info["current_player"]).clone()
         ended = self._tensor(terminated)
         searched = len(actions) * full
-        games_ended = int(ended.sum())  # the one number that crosses to the host each move
+        games_ended = self.pending.count_ended(ended)  # the one number that crosses to the host each move
         if not games_ended:
             return self.pending.none_finished(searched)
         observations, policies, results = self.pending.take_finished(ended, self._tensor(info["seat_rewards"]))
