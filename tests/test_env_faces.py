@@ -44,6 +44,13 @@ BAD_ACTIONS = [
     object(),
 ]
 
+
+def _stable_id(value: object) -> str:
+    """A test id that is the same in every process (``repr(object())`` holds an address), so xdist's
+    workers collect the same tests."""
+    return "object()" if type(value) is object else repr(value)
+
+
 #: batches of actions a vector env of 3 games must refuse
 BAD_BATCHES = [
     [0, 1],
@@ -98,7 +105,7 @@ SINGLE_FACES = {
 
 
 @pytest.mark.parametrize("face", list(SINGLE_FACES))
-@pytest.mark.parametrize("action", BAD_ACTIONS, ids=repr)
+@pytest.mark.parametrize("action", BAD_ACTIONS, ids=_stable_id)
 def test_bad_action_gives_invalid_action_error(face, action):
     with pytest.raises(crossenvs.InvalidActionError) as caught:
         SINGLE_FACES[face](action)
@@ -106,7 +113,7 @@ def test_bad_action_gives_invalid_action_error(face, action):
 
 
 @pytest.mark.parametrize("face", list(SINGLE_FACES))
-@pytest.mark.parametrize("action", GOOD_FORMS, ids=repr)
+@pytest.mark.parametrize("action", GOOD_FORMS, ids=_stable_id)
 def test_integer_forms_are_accepted(face, action):
     SINGLE_FACES[face](action)  # a1-d4 are all legal on the empty board
 
@@ -129,7 +136,7 @@ def _step_vector(env, actions):
 
 
 @pytest.mark.parametrize("kind", ["gymnasium", "sb3"])
-@pytest.mark.parametrize("actions", BAD_BATCHES, ids=repr)
+@pytest.mark.parametrize("actions", BAD_BATCHES, ids=_stable_id)
 def test_bad_batch_gives_invalid_action_error(kind, actions):
     env = _vector(kind)
     before = env.metas.copy() if kind == "gymnasium" else env._batch.metas.copy()

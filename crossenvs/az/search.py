@@ -20,6 +20,7 @@ from ..core.errors import IllegalActionError, InvalidOptionError
 from ..core.game import Game
 from ..core.specialize import specialize
 from ..core.threads import BatchRunner
+from . import tree_math
 
 #: (observations (n, H, W, C) float32) -> (logits (n, A) float32, values (n,) float32 in [-1, 1])
 Evaluator = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -63,7 +64,7 @@ class GumbelSearch:
         # is faster now (see crossenvs.core.threads); on a GPU machine the tree walk is most of the time
         self.init_roots = BatchRunner(kernels.init_roots_parallel, kernels.init_roots_serial)
         self.select = BatchRunner(kernels.select_parallel, kernels.select_serial)
-        self.expand_and_backup = BatchRunner(kernels.expand_and_backup_parallel, kernels.expand_and_backup_serial)
+        self.expand_and_backup = BatchRunner(tree_math.expand_and_backup_parallel, tree_math.expand_and_backup_serial)
         nodes, actions = self.simulations + 1, game.num_actions
         self.node_boards = np.zeros((batch, nodes, game.height, game.width), dtype=np.int8)
         self.node_metas = np.zeros((batch, nodes, game.initial_state().meta.shape[0]), dtype=np.int32)
@@ -113,7 +114,7 @@ class GumbelSearch:
         if rng is not None:
             gumbel[:] = rng.gumbel(size=gumbel.shape)
         num_considered = np.empty(n, dtype=np.int64)
-        self.kernels.count_considered(view["masks"], self.max_considered, num_considered)
+        tree_math.count_considered(view["masks"], self.max_considered, num_considered)
         table = considered_table(self.max_considered, self.simulations)
         for _ in range(self.simulations):
             if stop is not None and stop[0]:
@@ -125,7 +126,7 @@ class GumbelSearch:
         actions = np.empty(n, dtype=np.int64)
         policies = np.empty((n, self.game.num_actions), dtype=np.float32)
         values = np.empty(n, dtype=np.float32)
-        self.kernels.root_results(view["node_metas"], view["children"], view["prior"], view["visits"],
+        tree_math.root_results(view["node_metas"], view["children"], view["prior"], view["visits"],
                                   view["value_sum"], view["raw_value"], gumbel, actions, policies, values,
                                   view["q_rows"])  # fmt: skip
         return actions, policies, values, root_observations

@@ -31,123 +31,20 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
+from crossenvs.az.tree_math import (
+    ROOT,
+    child_visits,
+    count_considered_one,
+    expand_and_backup_one,
+    interior_action,
+    root_action,
+    root_result_one,
+)
 from crossenvs.core import state as st
-from crossenvs.core.floats import exact_exp
 from crossenvs.core.specialize import game_kernels
 from crossenvs.envs.batch_kernels import copy_position
 
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
-
-C_VISIT = 50.0
-C_SCALE = 0.1
-LOW_LOGIT = -1e9
-
-
-@njit(cache=True)
-def _q_sign(node_metas, b, parent, child) -> float:
-    return 1.0 if node_metas[b, parent, st.TO_MOVE] == node_metas[b, child, st.TO_MOVE] else -1.0
-
-
-@njit(cache=True)
-def terminal_value(meta) -> float:
-    """The return of a finished game for the node's player to move."""
-    return st.SEAT_RETURNS[meta[st.STATUS], meta[st.TO_MOVE]]
-
-
-@njit(cache=True)
-def sigma_q(node_metas, children, prior, visits, value_sum, raw_value, b, node, out) -> None:
-    """``out[a] = sigma(completed, rescaled Q(node, a))`` for legal actions (0 for illegal ones)."""
-    actions = children.shape[2]
-    # prior probabilities over legal actions
-    top = -np.inf
-    for a in range(actions):
-        if prior[b, node, a] > top:
-            top = prior[b, node, a]
-    total = 0.0
-    for a in range(actions):
-        if prior[b, node, a] > -np.inf:
-            total += exact_exp(prior[b, node, a] - top)
-    # mixed value: the network's value and the prior-weighted Q of the visited children
-    visited_prob = 0.0
-    weighted_q = 0.0
-    sum_visits = 0
-    max_visits = 0
-    for a in range(actions):
-        child = children[b, node, a]
-        if child >= 0 and visits[b, child] > 0:
-            prob = max(exact_exp(prior[b, node, a] - top) / total, 1e-30)
-            q = _q_sign(node_metas, b, node, child) * value_sum[b, child] / visits[b, child]
-            visited_prob += prob
-            weighted_q += prob * q
-            sum_visits += visits[b, child]
-            max_visits = max(max_visits, visits[b, child])
-    mixed = raw_value[b, node]
-    if sum_visits > 0:
-        mixed = (raw_value[b, node] + sum_visits * weighted_q / visited_prob) / (sum_visits + 1)
-    low, high = np.inf, -np.inf
-    for a in range(actions):
-        out[a] = 0.0
-        if prior[b, node, a] == -np.inf:
-            continue
-        child = children[b, node, a]
-        q = mixed
-        if child >= 0 and visits[b, child] > 0:
-            q = _q_sign(node_metas, b, node, child) * value_sum[b, child] / visits[b, child]
-        out[a] = q
-        low, high = min(low, q), max(high, q)
-    scale = (C_VISIT + max_visits) * C_SCALE / max(high - low, 1e-8)
-    for a in range(actions):
-        if prior[b, node, a] > -np.inf:
-            out[a] = (out[a] - low) * scale
-
-
-@njit(cache=True)
-def _child_visits(children, visits, b, node, a) -> int:
-    child = children[b, node, a]
-    return visits[b, child] if child >= 0 else 0
-
-
-@njit(cache=True)
-def _root_action(node_metas, children, prior, visits, value_sum, raw_value, gumbel, considered_visit, b, q) -> int:
-    """Sequential halving: among actions with ``considered_visit`` visits, the best gumbel + logit + sigma(Q)."""
-    sigma_q(node_metas, children, prior, visits, value_sum, raw_value, b, 0, q)
-    top = -np.inf
-    for a in range(children.shape[2]):
-        top = max(top, prior[b, 0, a])
-    best, best_score = -1, -np.inf
-    for a in range(children.shape[2]):
-        if prior[b, 0, a] == -np.inf:
-            continue
-        score = max(LOW_LOGIT, gumbel[b, a] + prior[b, 0, a] - top + q[a])
-        if _child_visits(children, visits, b, 0, a) != considered_visit:
-            score = -np.inf
-        if best < 0 or score > best_score:
-            best, best_score = a, score
-    return best
-
-
-@njit(cache=True)
-def _interior_action(node_metas, children, prior, visits, value_sum, raw_value, b, node, q) -> int:
-    sigma_q(node_metas, children, prior, visits, value_sum, raw_value, b, node, q)
-    top = -np.inf
-    for a in range(children.shape[2]):
-        if prior[b, node, a] > -np.inf:
-            top = max(top, prior[b, node, a] + q[a])
-    total = 0.0
-    sum_visits = 0
-    for a in range(children.shape[2]):
-        if prior[b, node, a] > -np.inf:
-            total += exact_exp(prior[b, node, a] + q[a] - top)
-            sum_visits += _child_visits(children, visits, b, node, a)
-    best, best_score = -1, -np.inf
-    for a in range(children.shape[2]):
-        if prior[b, node, a] == -np.inf:
-            continue
-        prob = exact_exp(prior[b, node, a] + q[a] - top) / total
-        score = prob - _child_visits(children, visits, b, node, a) / (1.0 + sum_visits)
-        if score > best_score:
-            best, best_score = a, score
-    return best
 
 
 @njit(cache=True)
@@ -160,22 +57,6 @@ def _init_root(boards, metas, node_boards, node_metas, children, visits, value_s
     value_sum[b, 0] = 0.0
     observe_kernel(node_boards[b, 0], node_metas[b, 0], node_metas[b, 0, st.TO_MOVE], observations[b])
     mask_kernel(node_boards[b, 0], node_metas[b, 0], masks[b])
-
-
-@njit(cache=True)
-def _count_considered_one(masks, max_considered, num_considered, b) -> None:
-    """How many root actions sequential halving starts from: the legal ones, at most ``max_considered``."""
-    legal = 0
-    for a in range(masks.shape[1]):
-        legal += masks[b, a] != 0
-    num_considered[b] = min(max_considered, legal)
-
-
-@njit(cache=True)
-def count_considered(masks, max_considered, num_considered) -> None:
-    """:func:`_count_considered_one` for every root (``masks`` holds the roots' legal masks)."""
-    for b in range(masks.shape[0]):
-        _count_considered_one(masks, max_considered, num_considered, b)
 
 
 @njit(cache=True, parallel=True)
@@ -219,11 +100,11 @@ def _select_one(
         if node == 0:
             simulation = 0
             for a in range(children.shape[2]):
-                simulation += _child_visits(children, visits, b, 0, a)
+                simulation += child_visits(children, visits, b, ROOT, a)
             target = considered_table[num_considered[b], min(simulation, considered_table.shape[1] - 1)]
-            action = _root_action(node_metas, children, prior, visits, value_sum, raw_value, gumbel, target, b, q)
+            action = root_action(node_metas, children, prior, visits, value_sum, raw_value, gumbel, target, b, q)
         else:
-            action = _interior_action(node_metas, children, prior, visits, value_sum, raw_value, b, node, q)
+            action = interior_action(node_metas, children, prior, visits, value_sum, raw_value, b, node, q)
         child = children[b, node, action]
         if child < 0:
             child = count[b]
@@ -266,80 +147,6 @@ def select_serial(
                     gumbel, considered_table, num_considered, leaves, observations, masks, q_rows, b)  # fmt: skip
 
 
-@njit(cache=True)
-def _expand_and_backup_one(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, b):
-    """Store the network's priors and value at tree b's leaf and back the leaf's value up to its root."""
-    node = leaves[b]
-    if node_metas[b, node, st.STATUS] != st.STATUS_PLAYING:
-        value = terminal_value(node_metas[b, node])
-    elif visits[b, node] == 0:
-        value = values[b]
-        raw_value[b, node] = value
-        for a in range(logits.shape[1]):
-            prior[b, node, a] = logits[b, a] if masks[b, a] else -np.inf
-    else:  # cannot happen: a playing leaf is always new
-        value = raw_value[b, node]
-    while node >= 0:
-        visits[b, node] += 1
-        value_sum[b, node] += value
-        up = parent[b, node] if node > 0 else -1
-        if up >= 0 and node_metas[b, up, st.TO_MOVE] != node_metas[b, node, st.TO_MOVE]:
-            value = -value
-        node = up
-
-
-@njit(cache=True, parallel=True)
-def expand_and_backup_parallel(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks):
-    """Every tree's leaf expanded and backed up, across numba's threads."""
-    for b in prange(leaves.shape[0]):  # b as int64: see init_roots_parallel
-        _expand_and_backup_one(
-            node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, np.int64(b)
-        )
-
-
-@njit(cache=True)
-def expand_and_backup_serial(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks):
-    """:func:`expand_and_backup_parallel` on the calling thread."""
-    for b in range(leaves.shape[0]):
-        _expand_and_backup_one(
-            node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, b
-        )
-
-
-@njit(cache=True)
-def _root_result_one(
-    node_metas, children, prior, visits, value_sum, raw_value, gumbel, actions, policies, root_values, q_rows, b
-):
-    """Tree b's answer: the chosen action (most-visited considered actions, best score), the improved policy, the root value."""
-    q = q_rows[b]
-    most = 0
-    for a in range(children.shape[2]):
-        most = max(most, _child_visits(children, visits, b, 0, a))
-    actions[b] = _root_action(node_metas, children, prior, visits, value_sum, raw_value, gumbel, most, b, q)
-    top = -np.inf
-    for a in range(children.shape[2]):
-        if prior[b, 0, a] > -np.inf:
-            top = max(top, prior[b, 0, a] + q[a])
-    total = 0.0
-    for a in range(children.shape[2]):
-        policies[b, a] = exact_exp(prior[b, 0, a] + q[a] - top) if prior[b, 0, a] > -np.inf else 0.0
-        total += policies[b, a]
-    for a in range(children.shape[2]):
-        policies[b, a] /= total
-    root_values[b] = value_sum[b, 0] / max(1, visits[b, 0])
-
-
-@njit(cache=True)
-def root_results(
-    node_metas, children, prior, visits, value_sum, raw_value, gumbel, actions, policies, root_values, q_rows
-):
-    """Every tree's answer (:func:`_root_result_one`), on the calling thread."""
-    for b in range(children.shape[0]):
-        _root_result_one(
-            node_metas, children, prior, visits, value_sum, raw_value, gumbel, actions, policies, root_values, q_rows, b
-        )
-
-
 # ----------------------------------------------------------------------------- the same search on a GPU
 cuda: Any = None  # numba.cuda, bound by device_kernels(): a CPU-only process never imports it
 
@@ -353,17 +160,15 @@ def _device_init_roots(
     b = cuda.grid(1)
     if b < boards.shape[0]:
         _init_root(boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks, b)
-        _count_considered_one(masks, max_considered, num_considered, b)
+        count_considered_one(masks, max_considered, num_considered, b)
         leaves[b] = 0
 
 
 def _device_expand_and_backup(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks):
-    """One thread a tree: the network's answer stored at the leaf and backed up (:func:`_expand_and_backup_one`)."""
+    """One thread a tree: the network's answer stored at the leaf and backed up (:func:`expand_and_backup_one`)."""
     b = cuda.grid(1)
     if b < leaves.shape[0]:
-        _expand_and_backup_one(
-            node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, b
-        )
+        expand_and_backup_one(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, b)
 
 
 def _device_backup_then_select(
@@ -377,9 +182,7 @@ def _device_backup_then_select(
     """
     b = cuda.grid(1)
     if b < leaves.shape[0]:
-        _expand_and_backup_one(
-            node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, b
-        )
+        expand_and_backup_one(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, b)
         _select_one(node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
                     gumbel, considered_table, num_considered, leaves, observations, masks, q_rows, b)  # fmt: skip
 
@@ -387,10 +190,10 @@ def _device_backup_then_select(
 def _device_root_results(
     node_metas, children, prior, visits, value_sum, raw_value, gumbel, actions, policies, root_values, q_rows
 ):
-    """One thread a tree: the chosen action, the improved policy and the root value (:func:`_root_result_one`)."""
+    """One thread a tree: the chosen action, the improved policy and the root value (:func:`root_result_one`)."""
     b = cuda.grid(1)
     if b < children.shape[0]:
-        _root_result_one(
+        root_result_one(
             node_metas, children, prior, visits, value_sum, raw_value, gumbel, actions, policies, root_values, q_rows, b
         )
 
