@@ -13,7 +13,7 @@ from crossenvs import CheckpointError, InvalidOptionError, make_game
 from crossenvs.cli import main as cli
 from crossenvs.eval.arena import play_game, round_robin
 from crossenvs.eval.ratings import GameRecord, bradley_terry, ratings
-from crossenvs.players import GreedyPlayer, MCTSPlayer, RandomPlayer, make_player
+from crossenvs.players import GreedyPlayer, MCTSPlayer, RandomPlayer, canonical_spec, make_player
 
 
 @pytest.mark.parametrize("name, options", [("crisscross", {"size": 6}), ("charing_cross", {})])
@@ -79,6 +79,14 @@ def test_bradley_terry_on_a_known_table():
 
 def test_player_specs():
     assert make_player("mcts:50").simulations == 50 and make_player("mcts").simulations == 200
+    assert make_player("mcts:0050").simulations == 50
+    # one spelling per player: how an arena knows a ladder's rungs (issue 48)
+    assert canonical_spec("pretrained") == canonical_spec(" pretrained:064") == "pretrained:64"
+    assert canonical_spec("mcts") == canonical_spec("mcts:0200") == "mcts:200" != canonical_spec("mcts:20")
+    assert canonical_spec("az:run/best.pt") == canonical_spec("az:run/best.pt:64") == "az:run/best.pt:64"
+    assert canonical_spec("random") == "random" and canonical_spec("greedy") == "greedy"
+    with pytest.raises(InvalidOptionError, match="unknown player 'alphazero'"):
+        canonical_spec("alphazero")
     with pytest.raises(InvalidOptionError, match="unknown player 'alphazero'"):
         make_player("alphazero")
     with pytest.raises(CheckpointError, match="does not exist"):
@@ -253,6 +261,26 @@ def test_a_clean_sweep_gets_an_honest_one_sided_interval(tmp_path):
     write_results(tmp_path / "r.json", list(table.values()), records)
     saved = {r["name"]: r for r in json.loads((tmp_path / "r.json").read_text())["ratings"]}
     assert saved["a"]["high"] is None and saved["a"]["rating"] == saved["a"]["low"] and saved["b"]["low"] == 1500.0
+
+
+def test_a_group_that_beat_everyone_else_gets_bounds_and_moves_nobody():
+    """a and b split their games and won every game against c and d: no finite rating for either, only a
+    bound; c and d, who split theirs, are rated as if a and b had never played."""
+    import math
+
+    def games(first, second, wins, count=10):
+        return [GameRecord(first, second, float(k < wins), 10, k) for k in range(count)]
+
+    records = games("a", "b", 5) + games("c", "d", 6)
+    records += [record for x in "ab" for y in "cd" for record in games(x, y, 10)]
+    table = {r.name: r for r in ratings(records, list("abcd"))}
+    alone = {r.name: r for r in ratings(games("c", "d", 6), list("cd"))}
+    for name in "cd":
+        fitted, without = table[name], alone[name]
+        assert (fitted.rating, fitted.low, fitted.high) == pytest.approx((without.rating, without.low, without.high))
+    for name in "ab":
+        assert table[name].one_sided and math.isinf(table[name].high) and table[name].low > table["c"].rating
+    assert [r.name for r in ratings(records, list("dcba"))][:2] in (["a", "b"], ["b", "a"])  # the bounds first
 
 
 def test_an_interrupted_search_stops_at_once_and_still_answers_a_legal_move():

@@ -293,7 +293,7 @@ def _profile_interval(
     k: int,
     top: float,
 ) -> tuple[float, float]:
-    """Player ``k``'s likelihood-ratio interval: where the profile likelihood (the others free players
+    """Player ``k``'s likelihood-ratio interval: where the profile likelihood (the other free players
     re-fitted) falls :data:`LR_DROP` below ``top``."""
     warm = [best]
 
@@ -305,13 +305,15 @@ def _profile_interval(
     ends = []
     for direction in (-1.0, 1.0):
         warm[0], span = best, 400.0
-        while profile(best[k] + direction * span) > 0 and span < 1e5:
+        while profile(best[k] + direction * span) > 0:  # widen until outside the interval
+            if span > 1e5:  # a likelihood this flat bounds nothing on this side
+                break
             span *= 2
-        if span >= 1e5:
-            ends.append(direction * math.inf)
+        else:
+            warm[0] = best
+            ends.append(_crossing(profile, best[k], best[k] + direction * span))
             continue
-        warm[0] = best
-        ends.append(_crossing(profile, best[k], best[k] + direction * span))
+        ends.append(direction * math.inf)
     return ends[0], ends[1]
 
 
