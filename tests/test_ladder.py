@@ -273,7 +273,7 @@ def test_default_workers_counts_cores_where_there_is_no_cpu_affinity(monkeypatch
 
 def arena_with_a_sweep(agent_spec: str) -> tuple[list[GameRecord], dict[str, str]]:
     """An arena on Crisscross 6x6's ladder: three rungs (the agent spelled ``agent_spec``), a player of no rung
-    with mixed results, and one who won every game (issue 48: such an arena rated random at 471)."""
+    with mixed results, and one who won every game (issue 48: an arena with a sweep rated random at 471)."""
     specs = {
         "random": "random",
         "agent": agent_spec,
@@ -281,7 +281,7 @@ def arena_with_a_sweep(agent_spec: str) -> tuple[list[GameRecord], dict[str, str
         "mine": "az:mine.pt",
         "sweeper": "mcts:9000",
     }
-    scores = {  # first seat's points per game, both seats: (a, b) -> a's wins out of 10
+    scores = {  # (a, b) -> a's wins out of 10, a seated first (the fit has no seat advantage)
         ("mine", "random"): 9,
         ("mine", "mcts500"): 6,
         ("mine", "agent"): 2,
