@@ -70,8 +70,9 @@ __all__ = [
 # before it too), and the kinds of player that live above the players layer are named here by
 # "module:function", so players import none of them and each module loads when a spec names it.
 register_player_kind("az", "crossenvs.az.player:from_spec", "az:<checkpoint>[:<simulations>]", extra="agents",
-                     reads_file=True)  # fmt: skip
-register_player_kind("pretrained", "crossenvs.agents:from_spec", "pretrained[:<simulations>]", extra="agents")
+                     reads_file=True, default="64")  # fmt: skip
+register_player_kind("pretrained", "crossenvs.agents:from_spec", "pretrained[:<simulations>]", extra="agents",
+                     default="64")  # fmt: skip
 register_player_kind("rllib", "crossenvs.integrations.rllib.player:from_spec", "rllib:<checkpoint>", extra="rllib",
                      reads_file=True)  # fmt: skip
 register_player_kind(PATH_KIND, "crossenvs.checkpoints.sb3:sb3_player", "a checkpoint .zip path", extra="train",

@@ -13,7 +13,7 @@ from crossenvs import CheckpointError, InvalidOptionError, make_game
 from crossenvs.cli import main as cli
 from crossenvs.eval.arena import play_game, round_robin
 from crossenvs.eval.ratings import GameRecord, bradley_terry, ratings
-from crossenvs.players import GreedyPlayer, MCTSPlayer, RandomPlayer, make_player
+from crossenvs.players import GreedyPlayer, MCTSPlayer, RandomPlayer, canonical_spec, make_player
 
 
 @pytest.mark.parametrize("name, options", [("crisscross", {"size": 6}), ("charing_cross", {})])
@@ -70,13 +70,23 @@ def test_bradley_terry_on_a_known_table():
     records = [GameRecord("A", "B", 1.0 if k < 300 else 0.0, 10, k) for k in range(400)]
     a, b = bradley_terry(records, ["A", "B"])
     assert 185 < a - b < 191 and abs((a + b) / 2 - 1500) < 1e-6
-    table = ratings(records, ["A", "B"], bootstrap=100)
+    table = ratings(records, ["A", "B"])  # no prior: the gap exactly, around the mean 1500
     assert [r.name for r in table] == ["A", "B"]
+    assert table[0].rating - table[1].rating == pytest.approx(400 * np.log10(3), abs=0.01)
+    assert table[0].rating + table[1].rating == pytest.approx(3000)
     assert table[0].low < table[0].rating < table[0].high and table[0].score == 0.75
 
 
 def test_player_specs():
     assert make_player("mcts:50").simulations == 50 and make_player("mcts").simulations == 200
+    assert make_player("mcts:0050").simulations == 50
+    # one spelling per player: how an arena knows a ladder's rungs (issue 48)
+    assert canonical_spec("pretrained") == canonical_spec(" pretrained:064") == "pretrained:64"
+    assert canonical_spec("mcts") == canonical_spec("mcts:0200") == "mcts:200" != canonical_spec("mcts:20")
+    assert canonical_spec("az:run/best.pt") == canonical_spec("az:run/best.pt:64") == "az:run/best.pt:64"
+    assert canonical_spec("random") == "random" and canonical_spec("greedy") == "greedy"
+    with pytest.raises(InvalidOptionError, match="unknown player 'alphazero'"):
+        canonical_spec("alphazero")
     with pytest.raises(InvalidOptionError, match="unknown player 'alphazero'"):
         make_player("alphazero")
     with pytest.raises(CheckpointError, match="does not exist"):
@@ -225,12 +235,14 @@ def test_mcts_batch_searches_in_threads_give_what_one_at_a_time_gives(name):
 
 
 def test_a_clean_sweep_gets_an_honest_one_sided_interval(tmp_path):
-    """20-0 used to print a '95% interval' of '1843 .. 1843': every bootstrap resample is a sweep too."""
+    """20-0 used to print a '95% interval' of '1843 .. 1843': every bootstrap resample is a sweep too.
+    Now the winner has no point rating at all, only the exact bound (the loser, the one player with
+    a finite rating, is the relative scale's 1500)."""
     import json
     import math
 
     from crossenvs.eval.arena import write_results
-    from crossenvs.eval.ratings import interval_text
+    from crossenvs.eval.ratings import interval_text, rating_text
 
     records = [
         GameRecord("a" if k % 2 == 0 else "b", "b" if k % 2 == 0 else "a", 1.0 if k % 2 == 0 else 0.0, 10, k)
@@ -238,14 +250,37 @@ def test_a_clean_sweep_gets_an_honest_one_sided_interval(tmp_path):
     ]
     table = {r.name: r for r in ratings(records, ["a", "b"])}
     winner, loser = table["a"], table["b"]
-    assert winner.score == 1.0 and math.isinf(winner.high) and winner.low < winner.rating
+    assert winner.score == 1.0 and math.isinf(winner.high) and winner.rating == winner.low and winner.one_sided
+    assert loser.rating == 1500.0 and not loser.one_sided
     # all 20 won is likelier than 5% only for a score >= 0.05 ** (1/20) = 0.861: 317 Elo above the loser
     assert winner.low == pytest.approx(loser.rating + 400 * math.log10(0.05**0.05 / (1 - 0.05**0.05)))
-    assert math.isinf(loser.low) and loser.high > loser.rating
-    assert interval_text(winner).startswith(">= ") and interval_text(loser).startswith("<= ")
+    assert interval_text(winner).startswith(">= ") and rating_text(winner) == interval_text(winner)
+    lost = {r.name: r for r in ratings(records, ["a", "b"], fixed={"a": 700.0})}["b"]
+    assert math.isinf(lost.low) and lost.high == pytest.approx(700.0 - 400 * math.log10(0.05**0.05 / (1 - 0.05**0.05)))
+    assert interval_text(lost).startswith("<= ")
     write_results(tmp_path / "r.json", list(table.values()), records)
     saved = {r["name"]: r for r in json.loads((tmp_path / "r.json").read_text())["ratings"]}
-    assert saved["a"]["high"] is None and saved["b"]["low"] is None
+    assert saved["a"]["high"] is None and saved["a"]["rating"] == saved["a"]["low"] and saved["b"]["low"] == 1500.0
+
+
+def test_a_group_that_beat_everyone_else_gets_bounds_and_moves_nobody():
+    """a and b split their games and won every game against c and d: no finite rating for either, only a
+    bound; c and d, who split theirs, are rated as if a and b had never played."""
+    import math
+
+    def games(first, second, wins, count=10):
+        return [GameRecord(first, second, float(k < wins), 10, k) for k in range(count)]
+
+    records = games("a", "b", 5) + games("c", "d", 6)
+    records += [record for x in "ab" for y in "cd" for record in games(x, y, 10)]
+    table = {r.name: r for r in ratings(records, list("abcd"))}
+    alone = {r.name: r for r in ratings(games("c", "d", 6), list("cd"))}
+    for name in "cd":
+        fitted, without = table[name], alone[name]
+        assert (fitted.rating, fitted.low, fitted.high) == pytest.approx((without.rating, without.low, without.high))
+    for name in "ab":
+        assert table[name].one_sided and math.isinf(table[name].high) and table[name].low > table["c"].rating
+    assert [r.name for r in ratings(records, list("dcba"))][:2] in (["a", "b"], ["b", "a"])  # the bounds first
 
 
 def test_an_interrupted_search_stops_at_once_and_still_answers_a_legal_move():

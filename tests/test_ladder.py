@@ -26,13 +26,13 @@ from crossenvs.eval.ladder import (
     ladder_file_name,
     load_ladder,
     next_rung,
-    on_ladder_scale,
     play_pairs,
     rate,
+    ratings_on_ladder,
     read_ladder,
     shipped_ladder,
 )
-from crossenvs.eval.ratings import GameRecord, Rating
+from crossenvs.eval.ratings import GameRecord
 from crossenvs.players import make_player
 
 SMALL = make_game("crisscross", size=4)
@@ -76,10 +76,10 @@ def records_for(score_of: dict[tuple[str, str], float], games: int) -> list[Game
 
 def test_anchored_ratings_pin_random_at_zero_and_recover_the_gaps():
     records = records_for({("strong", "random"): 0.75, ("stronger", "strong"): 0.75}, 400)
-    rungs = {rung.spec: rung for rung in anchored_ratings(records, ["random", "strong", "stronger"], bootstrap=50)}
+    rungs = {rung.spec: rung for rung in anchored_ratings(records, ["random", "strong", "stronger"])}
     assert (rungs["random"].rating, rungs["random"].low, rungs["random"].high) == (0.0, 0.0, 0.0)
-    assert rungs["strong"].rating == pytest.approx(elo_gap(0.75), abs=5)
-    assert rungs["stronger"].rating == pytest.approx(2 * elo_gap(0.75), abs=10)
+    assert rungs["strong"].rating == pytest.approx(elo_gap(0.75), abs=0.01)  # no prior: the gaps exactly
+    assert rungs["stronger"].rating == pytest.approx(2 * elo_gap(0.75), abs=0.01)
     assert rungs["strong"].low < rungs["strong"].rating < rungs["strong"].high
     assert rungs["stronger"].high - rungs["stronger"].low > rungs["strong"].high - rungs["strong"].low  # chained
 
@@ -184,11 +184,16 @@ def test_cli_rate_prints_an_anchored_rating():
     assert last.startswith("mcts:32: ") and "on the crisscross ladder (95% interval" in last
 
 
-def test_cli_ladder_writes_a_file(tmp_path):
+def test_cli_ladder_writes_a_file(tmp_path, capsys):
     out, target = io.StringIO(), tmp_path / "small.json"
-    argv = ["ladder", "crisscross", "--option", "size=4", "--rungs", "random", "mcts:8", "--games-per-pair", "4"]
+    argv = ["ladder", "crisscross", "--option", "size=4", "--rungs", "random", "mcts:1", "--games-per-pair", "6"]
     assert main([*argv, "--workers", "1", "--out", str(target)], out=out) == 0
     assert load_ladder(SMALL, target).rating_of("random") == 0.0
+    # a rung that won every game has no finite rating to hold fixed: refused, not given a point
+    swept = ["ladder", "crisscross", "--option", "size=4", "--rungs", "random", "mcts:8", "--games-per-pair", "4"]
+    assert main([*swept, "--workers", "1", "--out", str(tmp_path / "swept.json")], out=io.StringIO()) == 2
+    assert "rungs without a finite rating: mcts:8 (>= " in capsys.readouterr().err
+    assert not (tmp_path / "swept.json").exists()
 
 
 @pytest.mark.parametrize(
@@ -238,13 +243,20 @@ def test_random_openings_vary_the_games_of_deterministic_players(batched):
         round_robin(game, players, 2, opening_plies=-1)
 
 
-def test_an_arena_anchors_to_the_ladder_through_its_rungs(capsys):
-    out = io.StringIO()
-    argv = ["eval", "crisscross", "--option", "size=6", "--players", "random", "mcts:9", "--games", "4", "--ladder"]
-    assert main(argv, out=out) == 0
+def test_an_arena_anchors_to_the_ladder_through_its_rungs(capsys, tmp_path):
+    """The real command: the rungs, one spelled its own way, held at their ladder ratings in the table and the file."""
+    out, saved = io.StringIO(), tmp_path / "arena.json"
+    players = ["random", "mcts:9", "mcts:0032"]
+    argv = ["eval", "crisscross", "--option", "size=6", "--players", *players, "--games", "4", "--ladder"]
+    assert main([*argv, "--json", str(saved)], out=out) == 0
     text = out.getvalue()
-    assert "on the crisscross ladder's scale, random = 0, through 1 of its rungs" in text
+    assert "on the crisscross ladder's scale, random = 0: 2 of its rungs held at their ladder ratings" in text
     assert re.search(r"random\s+│?\s*0\s", text) or re.search(r"random\s+0 ", text)  # random sits at its rung, 0
+    table = {r["name"]: r for r in json.loads(saved.read_text())["ratings"]}
+    ladder = load_ladder(make_game("crisscross", size=6))
+    assert (table["random"]["rating"], table["random"]["fixed"]) == (0.0, True)
+    assert (table["mcts32"]["rating"], table["mcts32"]["fixed"]) == (ladder.rating_of("mcts:32"), True)
+    assert not table["mcts9"]["fixed"] and table["mcts9"]["games"] == 8
     assert main(["eval", "crisscross", "--option", "size=6", "--players", "mcts:9", "mcts:10", "--ladder"]) == 2
     assert "none of the players is a rung" in capsys.readouterr().err
 
@@ -259,14 +271,68 @@ def test_default_workers_counts_cores_where_there_is_no_cpu_affinity(monkeypatch
     assert ladder.default_workers() == max(1, os.cpu_count() or 1)
 
 
-def test_on_ladder_scale_shifts_an_arena_onto_the_ladder_and_keeps_its_gaps():
+def arena_with_a_sweep(agent_spec: str) -> tuple[list[GameRecord], dict[str, str]]:
+    """An arena on Crisscross 6x6's ladder: three rungs (the agent spelled ``agent_spec``), a player of no rung
+    with mixed results, and one who won every game (issue 48: an arena with a sweep rated random at 471)."""
+    specs = {
+        "random": "random",
+        "agent": agent_spec,
+        "mcts500": "mcts:0500",
+        "mine": "az:mine.pt",
+        "sweeper": "mcts:9000",
+    }
+    scores = {  # (a, b) -> a's wins out of 10, a seated first (the fit has no seat advantage)
+        ("mine", "random"): 9,
+        ("mine", "mcts500"): 6,
+        ("mine", "agent"): 2,
+        ("agent", "random"): 10,
+        ("agent", "mcts500"): 8,
+        ("mcts500", "random"): 10,
+    }
+    scores |= {("sweeper", other): 10 for other in specs if other != "sweeper"}
+    return records_for({pair: wins / 10 for pair, wins in scores.items()}, 10), specs
+
+
+def test_an_arena_fits_with_the_ladders_rungs_held_and_a_sweep_moves_nobody():
+    """Issue 48's one scale: the rungs sit at their ladder ratings (random at 0) however spelled, the other
+    players come out on the ladder's scale with what rate would give them, and a perfect score is a bound."""
     ladder = shipped_ladder(make_game("crisscross", size=6))
     assert ladder is not None and shipped_ladder(make_game("crisscross", size=5)) is None  # no ladder at 5x5
-    table = [Rating("mcts9", 1700.0, 1650.0, 1750.0, 4, 0.75), Rating("random", 1300.0, 1200.0, 1400.0, 4, 0.25)]
-    moved = on_ladder_scale(ladder, table, {"mcts9": "mcts:9", "random": "random"})
-    assert [(r.name, r.rating, r.low, r.high) for r in moved] == [("mcts9", 400, 350, 450), ("random", 0, -100, 100)]
+    records, specs = arena_with_a_sweep("pretrained")
+    table = {rating.name: rating for rating in ratings_on_ladder(ladder, records, specs)}
+    assert (table["random"].rating, table["random"].fixed) == (0.0, True)
+    assert table["agent"].rating == ladder.rating_of("pretrained:64") and table["agent"].fixed  # "pretrained"
+    assert table["mcts500"].rating == ladder.rating_of("mcts:500")  # "mcts:0500"
+    # the free player: rated as crossenvs rate would from the same games against the rungs (its losses to
+    # the sweeper say nothing, the sweeper having no finite rating)
+    against = [(o, w / 10) for o, w in (("random", 9), ("mcts500", 6), ("agent", 2))]
+    rungs = {"random": "random", "mcts500": "mcts:500", "agent": "pretrained:64"}
+    alone = fit_rating(
+        [ladder.rating_of(rungs[o]) for o, score in against for _ in range(10)],
+        [float(k < score * 10) for _, score in against for k in range(10)],
+    )
+    mine = table["mine"]
+    assert (mine.rating, mine.low, mine.high) == pytest.approx((alone.rating, alone.low, alone.high), abs=0.01)
+    assert mine.low < mine.rating < mine.high and not mine.fixed
+    # the perfect score: a one-sided bound above everyone it beat, never a point
+    sweeper = table["sweeper"]
+    assert sweeper.score == 1.0 and sweeper.one_sided and math.isinf(sweeper.high) and sweeper.rating == sweeper.low
+    assert sweeper.low > table["agent"].rating and next(iter(table)) == "sweeper"
+    # without the sweeper nothing moves: it took no part in the fit
+    without = [r for r in records if "sweeper" not in (r.first, r.second)]
+    again = ratings_on_ladder(ladder, without, {name: spec for name, spec in specs.items() if name != "sweeper"})
+    assert {r.name: (r.rating, r.low, r.high) for r in again} == {
+        n: (r.rating, r.low, r.high) for n, r in table.items() if n != "sweeper"
+    }
+    # the other spelling gives the same table
+    spelled, other_specs = arena_with_a_sweep("pretrained:64")
+    assert ratings_on_ladder(ladder, spelled, other_specs) == list(table.values())
     with pytest.raises(LadderError, match="none of the players is a rung of the crisscross ladder"):
-        on_ladder_scale(ladder, table, {"mcts9": "mcts:9", "random": "mcts:10"})
+        ratings_on_ladder(
+            ladder,
+            without,
+            {"random": "mcts:10", "agent": "pretrained:65", "mcts500": "mcts:501", "mine": "az:mine.pt"},
+        )
 
 
 def test_eval_reports_on_the_ladders_scale_whenever_a_player_is_a_rung_and_says_which_scale():
@@ -276,7 +342,7 @@ def test_eval_reports_on_the_ladders_scale_whenever_a_player_is_a_rung_and_says_
         == 0
     )
     text = out.getvalue()  # no --ladder: the shipped one, since random is a rung
-    assert "(ratings on the crisscross ladder's scale, random = 0, through 2 of its rungs" in text
+    assert "(ratings on the crisscross ladder's scale, random = 0: 2 of its rungs held at their ladder ratings" in text
     out = io.StringIO()
     assert (
         main(["eval", "crisscross", "--option", "size=4", "--players", "random", "greedy", "--games", "2"], out=out)

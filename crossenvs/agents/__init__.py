@@ -69,8 +69,9 @@ def load(game: str, simulations: int = 64, seed: int | None = None, **options: A
 
 
 def from_spec(argument: str, game: Game | None, seed: int | None):
-    """``pretrained[:<simulations>]``: the agent of ``game`` (default 64 simulations), for the player spec table."""
+    """``pretrained[:<simulations>]``: the agent of ``game`` (64 simulations unless the spec says: the spec
+    table's default, written out before the argument gets here), for the player spec table."""
     if game is None:
         raise InvalidOptionError("player 'pretrained' needs a game: its agent is the one trained for that game")
-    simulations = whole_number(argument or "64", "pretrained:<simulations>", 0, MAX_SEARCH_SIMULATIONS)
+    simulations = whole_number(argument, "pretrained:<simulations>", 0, MAX_SEARCH_SIMULATIONS)
     return load(game.name, simulations, seed=seed, **game.options)

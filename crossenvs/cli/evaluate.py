@@ -1,11 +1,10 @@
 """``crossenvs eval``: a round robin between players, both seats, with ratings: on the game's ladder's scale
-(random = 0, as ``crossenvs rate``) whenever a player is one of its rungs, else relative (mean 1500), and
-the output says which."""
+(random = 0, as ``crossenvs rate``: the players that are rungs held at their ladder ratings) whenever a
+player is one of its rungs, else relative (mean 1500), and the output says which."""
 
 from __future__ import annotations
 
 import argparse
-import math
 from typing import TYPE_CHECKING, TextIO
 
 from ..command_args import check_int_range, check_output_file
@@ -46,7 +45,7 @@ def check(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
     from ..eval.arena import round_robin, write_results
-    from ..eval.ladder import ladder_rungs_among, on_ladder_scale, shipped_ladder
+    from ..eval.ladder import ladder_rungs_among, ratings_on_ladder, shipped_ladder
     from ..eval.ratings import ratings
     from ..players import make_player
 
@@ -66,9 +65,10 @@ def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
         )
     ladder = ladder or shipped_ladder(game)
     records = round_robin(game, players, args.games, seed=args.seed)
-    table = ratings(records, [p.name for p in players], seed=args.seed)
     if ladder is not None and ladder_rungs_among(ladder, specs):
-        table = on_ladder_scale(ladder, table, specs)
+        table = ratings_on_ladder(ladder, records, specs)
+    else:
+        table = ratings(records, [p.name for p in players])
     out.write(scale_line(game, ladder, specs))
     print_table(table, out)
     for path in filter(None, (args.csv, args.json)):
@@ -84,8 +84,8 @@ def scale_line(game: Game, ladder: Ladder | None, specs: dict[str, str]) -> str:
     pinned = ladder_rungs_among(ladder, specs) if ladder is not None else {}
     if pinned:
         return (
-            f"(ratings on the {ladder.game} ladder's scale, random = 0, through {len(pinned)} of its rungs: "
-            "comparable with crossenvs rate and across runs)\n"
+            f"(ratings on the {ladder.game} ladder's scale, random = 0: {len(pinned)} of its rungs held at their "
+            "ladder ratings; comparable with crossenvs rate and across runs)\n"
         )
     why = f"{game!r} has no ladder" if ladder is None else f"add random, a rung of the {ladder.game} ladder"
     return f"(ratings relative to these players, mean 1500: {why} to put them on a scale with random = 0)\n"
@@ -93,7 +93,7 @@ def scale_line(game: Game, ladder: Ladder | None, specs: dict[str, str]) -> str:
 
 def print_table(table: list, out: TextIO) -> None:
     """The ratings; a line under the table says how a one-sided bound (a clean sweep) was worked out."""
-    from ..eval.ratings import interval_text
+    from ..eval.ratings import interval_text, rating_text
 
     try:
         from rich.console import Console
@@ -102,7 +102,7 @@ def print_table(table: list, out: TextIO) -> None:
         out.write(f"{'player':<24} {'rating':>7} {'95% interval':>15} {'games':>6} {'score':>7}\n")
         for r in table:
             interval = interval_text(r)
-            out.write(f"{r.name:<24} {r.rating:>7.0f} {interval:>15} {r.games:>6} {r.score:>7.1%}\n")
+            out.write(f"{r.name:<24} {rating_text(r):>7} {interval:>15} {r.games:>6} {r.score:>7.1%}\n")
         out.write(_sweep_note(table))
         return
 
@@ -110,18 +110,18 @@ def print_table(table: list, out: TextIO) -> None:
     for column in ("player", "rating", "95% interval", "games", "score"):
         view.add_column(column, justify="left" if column == "player" else "right")
     for r in table:
-        view.add_row(r.name, f"{r.rating:.0f}", interval_text(r), str(r.games), f"{r.score:.1%}")
+        view.add_row(r.name, rating_text(r), interval_text(r), str(r.games), f"{r.score:.1%}")
     Console(file=out, width=100).print(view)
     out.write(_sweep_note(table))
 
 
 def _sweep_note(table: list) -> str:
-    """Intervals are bootstrap ones; a player who won or lost every game gets an exact one-sided bound."""
-    if not any(math.isinf(r.low) or math.isinf(r.high) for r in table):
+    """A player who won or lost every game against the rated players has a one-sided bound only: say how."""
+    if not any(r.one_sided for r in table):
         return ""
     return (
-        "(>= / <=: the player won or lost every game, so only one side is bounded: the exact binomial 95% bound "
-        "on its score, as an Elo gap to its opponents' mean)\n"
+        "(>= / <=: the player won or lost every game against the players rated, so its rating has only one "
+        "bound: where those results have a 5% chance; it is left out of the fit and moves no other rating)\n"
     )
 
 

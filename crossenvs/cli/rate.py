@@ -44,7 +44,9 @@ def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
     player.name = args.player
 
     def progress(fit: Any, rung: str) -> None:
-        out.write(f"  {fit.games:4} games, last against {rung:<14} {fit.rating:6.0f}  (95% {fit.interval_text()})\n")
+        out.write(
+            f"  {fit.games:4} games, last against {rung:<14} {fit.rating_text():>8}  (95% {fit.interval_text()})\n"
+        )
         out.flush()
 
     result = rate(game, player, ladder, width=args.width, max_games=args.max_games, batch=args.batch,

@@ -2,8 +2,8 @@
 
 Results are reproducible: every game's seed derives from the arena seed and the game's place in
 the schedule. The games' records are rated by :mod:`crossenvs.eval.ratings` (Bradley-Terry
-strengths on the Elo scale, mean 1500, bootstrap intervals); :func:`ratings` and its table are
-importable from here too, beside the games they rate.
+ratings on the Elo scale, likelihood-ratio intervals; mean 1500, or some players held at fixed
+ratings); :func:`ratings` and its table are importable from here too, beside the games they rate.
 """
 
 from __future__ import annotations
@@ -183,13 +183,15 @@ def match(game: Game, player: Player, opponent: Player, games: int, seed: int = 
 def write_results(path: str | Path, table: Sequence[Rating], records: Sequence[GameRecord]) -> None:
     """Ratings and games as JSON (``.json``) or the ratings table as CSV (anything else)."""
     path = Path(path)
-    if path.suffix == ".json":
-        bounded = [{**asdict(r), **{k: None for k in ("low", "high") if math.isinf(getattr(r, k))}} for r in table]
-        document = {"ratings": bounded, "games": [asdict(g) for g in records]}  # null: that side is unbounded
+    if path.suffix == ".json":  # null: that side is unbounded (a rating of null: not rated)
+        bounded = [{**asdict(r), **{k: None for k in ("rating", "low", "high") if not math.isfinite(getattr(r, k))}}
+                   for r in table]  # fmt: skip
+        document = {"ratings": bounded, "games": [asdict(g) for g in records]}
         path.write_text(json.dumps(document, indent=2))
         return
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["name", "rating", "low", "high", "games", "score"])
+        writer.writerow(["name", "rating", "low", "high", "games", "score", "fixed"])
         for r in table:
-            writer.writerow([r.name, f"{r.rating:.1f}", f"{r.low:.1f}", f"{r.high:.1f}", r.games, f"{r.score:.3f}"])
+            row = [r.name, f"{r.rating:.1f}", f"{r.low:.1f}", f"{r.high:.1f}", r.games, f"{r.score:.3f}", int(r.fixed)]
+            writer.writerow(row)

@@ -22,7 +22,8 @@ package root registers those that live above this layer: ``az:<checkpoint>[:<sim
 is an AlphaZero checkpoint (:mod:`crossenvs.az`) searching with that many simulations,
 ``pretrained[:<simulations>]`` the agent shipped for the game at hand (:mod:`crossenvs.agents`),
 ``rllib:<checkpoint>`` a Ray RLlib checkpoint (:mod:`crossenvs.integrations.rllib`), and a bare
-path a MaskablePPO checkpoint (:mod:`crossenvs.checkpoints`).
+path a MaskablePPO checkpoint (:mod:`crossenvs.checkpoints`). :func:`canonical_spec` writes a
+spec in its one spelling (``pretrained`` is ``pretrained:64``): how an arena knows a ladder's rungs.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from .specs import (
     PATH_KIND,
     PlayerKind,
     UnknownPlayerError,
+    canonical_spec,
     import_extra,
     make_player,
     player_specs,
@@ -63,6 +65,7 @@ __all__ = [
     "Positions",
     "RandomPlayer",
     "UnknownPlayerError",
+    "canonical_spec",
     "import_extra",
     "make_player",
     "player_specs",

@@ -54,6 +54,22 @@ class PlayerKind:
     usage: str  # how its specs are written, for help texts and errors
     extra: str | None = None  # the pip extra the target's module needs (for the error when it is missing)
     reads_file: bool = False  # the argument is <file>[:<count>]: a checkpoint that a caller may vet first
+    default: str = ""  # what a missing argument (or a file's missing count) stands for: "200" for mcts
+
+    def spelled(self, argument: str) -> str:
+        """The argument in its one spelling: the default written out, a count without leading zeros.
+
+        The factory gets this argument, so the default lives here only, and two spellings of one
+        player (``pretrained``, ``pretrained:64``) become one spec (:func:`canonical_spec`).
+        """
+        if self.reads_file:
+            name, count = split_file_argument(argument)
+            if count is None and self.default and name:
+                return f"{name}:{self.default}"
+            return argument if count is None else f"{name}:{count}"
+        if not argument:
+            return self.default
+        return str(int(argument)) if argument.isascii() and argument.isdigit() else argument
 
     def factory(self) -> Factory:
         """The factory, imported now if it was registered by name."""
@@ -93,6 +109,7 @@ def register_player_kind(
     *,
     extra: str | None = None,
     reads_file: bool = False,
+    default: str = "",
 ) -> PlayerKind:
     """Let ``make_player`` read ``<prefix>`` and ``<prefix>:<argument>`` specs (e.g. ``az:run/best.pt``).
 
@@ -100,13 +117,14 @@ def register_player_kind(
     the module only when such a spec is read (``extra`` names the pip extra it needs).
     ``reads_file``: the argument is ``<file>[:<count>]`` (:func:`split_file_argument`), so a caller
     that vets files (the web app) sees the file before it is read. :data:`PATH_KIND` is the row
-    for bare checkpoint paths.
+    for bare checkpoint paths. ``default``: what a missing argument stands for (``"200"`` for
+    ``mcts``; for a kind that reads a file, the count a file without one searches with).
     """
     if prefix != PATH_KIND and not (isinstance(prefix, str) and _PREFIX.match(prefix)):
         raise InvalidOptionError(f"player kind {prefix!r}: lower case letters, digits and '_', starting with a letter")
     if isinstance(factory, str) and ":" not in factory:
         raise InvalidOptionError(f"player kind {prefix!r}: give a factory or 'module:function', not {factory!r}")
-    kind = PlayerKind(prefix, factory, usage or f"{prefix}[:...]", extra, reads_file)
+    kind = PlayerKind(prefix, factory, usage or f"{prefix}[:...]", extra, reads_file, default)
     _KINDS[prefix] = kind
     return kind
 
@@ -124,13 +142,13 @@ def split_file_argument(argument: str) -> tuple[str, int | None]:
 
 
 def _mcts(argument: str, game: Game | None, seed: int | None) -> Player:
-    count = whole_number(argument or "200", "mcts:<simulations>", 1, MAX_MCTS_SIMULATIONS)
+    count = whole_number(argument, "mcts:<simulations>", 1, MAX_MCTS_SIMULATIONS)
     return MCTSPlayer(count, seed=seed)
 
 
 register_player_kind("random", lambda argument, game, seed: RandomPlayer(seed), "random")
 register_player_kind("greedy", lambda argument, game, seed: GreedyPlayer(seed), "greedy")
-register_player_kind("mcts", _mcts, "mcts[:<simulations>]")
+register_player_kind("mcts", _mcts, "mcts[:<simulations>]", default="200")
 
 
 def _allowed(kinds: Collection[str] | None) -> dict[str, PlayerKind]:
@@ -177,9 +195,28 @@ def make_player(
             "a model with predict(observations, action_masks=...) or a callable (observation, mask)"
         )
     kind, argument = _kind_of(str(spec).strip(), paths, kinds)
+    argument = kind.spelled(argument)
     if kind.reads_file:
         argument = _vetted(kind, argument, paths)
     return kind.factory()(argument, game, seed)
+
+
+def canonical_spec(spec: str | Path, *, paths: bool = True) -> str:
+    """The one spelling of a player spec: ``pretrained`` and ``pretrained:64`` are both ``pretrained:64``,
+    ``mcts`` and ``mcts:0200`` both ``mcts:200``.
+
+    An arena knows a ladder's rungs by it (:mod:`crossenvs.eval.ladder`): the same player gets the
+    same rating however it was written. Nothing is made or read; a spec that names no kind is an
+    :class:`UnknownPlayerError`, as in :func:`make_player`.
+
+    >>> canonical_spec("pretrained"), canonical_spec(" mcts ")
+    ('pretrained:64', 'mcts:200')
+    """
+    kind, argument = _kind_of(str(spec).strip(), paths, None)
+    spelled = kind.spelled(argument)
+    if kind.prefix == PATH_KIND:
+        return spelled
+    return f"{kind.prefix}:{spelled}" if spelled else kind.prefix
 
 
 def _kind_of(text: str, paths: bool | Callable[[str], Path], kinds: Collection[str] | None) -> tuple[PlayerKind, str]:

@@ -11,13 +11,13 @@ answer is on the ladder's scale, whatever else is in the run.
 
 The interval :func:`rate` reports is the uncertainty of the player's games, given the ladder:
 two players rated on the same ladder compare within it. How well the ladder's own numbers are
-pinned down (each rung's bootstrap interval against random) is recorded in the file and on the
-docs' evaluation page.
+pinned down (each rung's interval against random) is recorded in the file and on the docs'
+evaluation page.
 
 The package, one module a job: ``files.py`` (the ladder file and the shipped ladders),
 ``pool.py`` (pairs of players across processes), ``build.py`` (which rungs meet, anchored
-ratings), ``adaptive.py`` (rating a player against it) and ``scale.py`` (an arena's ratings moved
-onto a ladder's scale). The statistics are
+ratings), ``adaptive.py`` (rating a player against it) and ``scale.py`` (an arena's ratings fitted
+with its rungs held at their ladder ratings). The statistics are
 :mod:`crossenvs.eval.ratings`', shared with arenas. Every name is importable from here.
 """
 
@@ -50,7 +50,7 @@ from .files import (
     read_ladder,
 )
 from .pool import default_workers, play_pairs
-from .scale import ladder_rungs_among, on_ladder_scale, shipped_ladder
+from .scale import ladder_rungs_among, ratings_on_ladder, shipped_ladder
 
 __all__ = [
     "ANCHOR",
@@ -78,9 +78,9 @@ __all__ = [
     "made_stamp",
     "neighbour_pairs",
     "next_rung",
-    "on_ladder_scale",
     "play_pairs",
     "rate",
+    "ratings_on_ladder",
     "read_ladder",
     "shipped_ladder",
 ]

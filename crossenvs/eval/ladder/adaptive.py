@@ -32,7 +32,7 @@ class LadderRating:
             f"{spec} ({self.ladder.rating_of(spec):.0f}) {sum(s):g}/{len(s)}" for spec, s in self.played.items()
         )
         return (
-            f"{name}: {self.fit.rating:.0f} on the {self.ladder.game} ladder (95% interval {self.fit.interval_text()}), "
+            f"{name}: {self.fit.rating_text()} on the {self.ladder.game} ladder (95% interval {self.fit.interval_text()}), "
             f"from {self.fit.games} games: {rungs}"
         )
 

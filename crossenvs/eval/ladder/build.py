@@ -1,22 +1,21 @@
 """Building a ladder: which rungs meet, how often, and their ratings with random pinned at 0.
 
 The games are played by :func:`crossenvs.eval.ladder.play_pairs` (across processes); the fit and
-its bootstrap are :mod:`crossenvs.eval.ratings`' (the same as an arena's, anchored here).
+its intervals are :func:`crossenvs.eval.ratings.ratings`' (an arena's, with the anchor held at 0).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
-
-import numpy as np
 
 from ...core.checks import check_count, check_seed
 from ...core.errors import CrossenvsError, InvalidOptionError
 from ...core.game import Game
 from ...players import make_player
-from ..ratings import GameRecord, bootstrap_ratings, bradley_terry
-from .files import ANCHOR, OPENING_PLIES, Ladder, Rung, agent_digest
+from ..ratings import GameRecord, bradley_terry, interval_text, ratings
+from .files import ANCHOR, OPENING_PLIES, Ladder, LadderError, Rung, agent_digest
 from .pool import default_workers, play_pairs
 
 #: the rungs of the shipped ladders, roughly weakest first (the order only decides who meets whom)
@@ -40,20 +39,25 @@ def neighbour_pairs(count: int, reach: int) -> list[tuple[int, int]]:
     return [(i, j) for i in range(count) for j in range(i + 1, min(count, i + reach + 1))]
 
 
-def anchored_ratings(
-    records: Sequence[GameRecord], names: Sequence[str], anchor: str = ANCHOR, bootstrap: int = 200, seed: int = 0
-) -> list[Rung]:
-    """Bradley-Terry ratings with ``anchor`` at 0, and 95% bootstrap intervals of each rung's gap to it."""
+def anchored_ratings(records: Sequence[GameRecord], names: Sequence[str], anchor: str = ANCHOR) -> list[Rung]:
+    """The rungs' ratings with ``anchor`` held at 0, and each one's 95% likelihood-ratio interval (its gap to
+    the anchor), weakest first: :func:`~crossenvs.eval.ratings.ratings`, the fit of every arena.
+
+    A rung needs a finite rating: one that won (or lost) every game against the others is refused
+    (``LadderError``), with what would rate it.
+    """
     if anchor not in names:
         raise InvalidOptionError(f"a ladder needs its anchor {anchor!r} among its rungs, got {list(names)}")
-    at = list(names).index(anchor)
-    point = bradley_terry(records, names)
-    point = point - point[at]
-    samples = bootstrap_ratings(records, names, bootstrap, seed)
-    samples -= samples[:, [at]]
-    lows, highs = np.percentile(samples, [2.5, 97.5], axis=0)
-    games = {name: sum(name in (r.first, r.second) for r in records) for name in names}
-    rungs = [Rung(n, float(point[i]), float(lows[i]), float(highs[i]), games[n]) for i, n in enumerate(names)]
+    table = ratings(records, names, fixed={anchor: 0.0})
+    unbounded = [rating for rating in table if not (math.isfinite(rating.low) and math.isfinite(rating.high))]
+    if unbounded:
+        raise LadderError(
+            "rungs without a finite rating: "
+            + ", ".join(f"{r.name} ({interval_text(r)}, {r.score:.0%} of {r.games} games)" for r in unbounded)
+            + ": a rung that wins (or loses) every game it plays needs a stronger (weaker) neighbour among "
+            "the rungs, or more games per pair"
+        )
+    rungs = [Rung(r.name, r.rating, r.low, r.high, r.games) for r in table]
     return sorted(rungs, key=lambda rung: rung.rating)
 
 
@@ -95,7 +99,7 @@ def build_ladder(
         pairs |= wanted
         round_seed = (seed + 1_000_033 * round_index) % 2**62
         records += play_pairs(game, specs, sorted(wanted), games_per_pair, round_seed, workers, progress, opening_plies)
-    rungs = anchored_ratings(records, specs, seed=seed)
+    rungs = anchored_ratings(records, specs)
     extra: dict[str, Any] = {
         "reach": reach,
         "opening_plies": opening_plies,

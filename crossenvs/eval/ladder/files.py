@@ -39,7 +39,7 @@ class Rung:
 
     spec: str
     rating: float
-    low: float  # 95% bootstrap interval against the anchor (the anchor's own is 0 .. 0)
+    low: float  # its 95% interval against the anchor (the anchor's own is 0 .. 0)
     high: float
     games: int
 

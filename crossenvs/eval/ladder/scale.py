@@ -1,19 +1,21 @@
 """An arena's ratings on a ladder's scale: the one scale crossenvs reports on wherever it can.
 
-An arena's Bradley-Terry ratings are fixed only up to a constant; :func:`~crossenvs.eval.ratings.ratings`
-picks a mean of 1500, which means nothing outside that arena. When the game has a ladder and some
-players of the arena are its rungs (random is a rung of every ladder), :func:`on_ladder_scale`
-picks the constant that puts those players at their ladder ratings instead, so the table reads on
-the scale of ``crossenvs rate`` (random = 0). The gaps between the players do not change.
+When the game has a ladder and some players of an arena are its rungs (random is a rung of every
+ladder), :func:`ratings_on_ladder` fits the arena's games with those players held at their ladder
+ratings, as BayesElo and Ordo anchor: every other player's rating and interval come out on the
+scale of ``crossenvs rate`` (random = 0) directly, and a player who won or lost every game gets a
+one-sided bound that moves nobody. A player is a rung whatever the spelling of its spec
+(``pretrained`` is the rung ``pretrained:64``): both sides are compared in their canonical spelling,
+:func:`crossenvs.players.canonical_spec`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 
 from ...core.game import Game
-from ..ratings import Rating
+from ...players import UnknownPlayerError, canonical_spec
+from ..ratings import GameRecord, Rating, ratings
 from .files import Ladder, LadderError, load_ladder
 
 
@@ -26,24 +28,30 @@ def shipped_ladder(game: Game) -> Ladder | None:
         return None
 
 
+def _spelled(spec: str) -> str | None:
+    try:
+        return canonical_spec(spec)
+    except UnknownPlayerError:
+        return None  # no kind of player: not a rung
+
+
 def ladder_rungs_among(ladder: Ladder, specs: Mapping[str, str]) -> dict[str, float]:
-    """Player name -> the ladder rating of its rung, for the players (``specs``: name -> spec) that are rungs."""
-    fixed = {rung.spec: rung.rating for rung in ladder.rungs}
-    return {name: fixed[spec] for name, spec in specs.items() if spec in fixed}
+    """Player name -> the ladder rating of its rung, for the players (``specs``: name -> spec) that are rungs,
+    however their specs are spelled."""
+    fixed = {_spelled(rung.spec): rung.rating for rung in ladder.rungs}
+    return {name: fixed[spelled] for name, spec in specs.items() if (spelled := _spelled(spec)) in fixed}
 
 
-def on_ladder_scale(ladder: Ladder, table: Sequence[Rating], specs: Mapping[str, str]) -> list[Rating]:
-    """``table`` shifted so that its players that are rungs of ``ladder`` (named by the same spec: ``specs``
-    maps a player's name in the table to its spec) sit, on average, at their ladder ratings.
+def ratings_on_ladder(ladder: Ladder, records: Sequence[GameRecord], specs: Mapping[str, str]) -> list[Rating]:
+    """The arena's ratings (:func:`~crossenvs.eval.ratings.ratings`) with its players that are rungs of
+    ``ladder`` held at their ladder ratings; ``specs`` maps each player's name in ``records`` to its spec.
 
-    ``LadderError`` when none of them is a rung: nothing would pin the shift.
+    ``LadderError`` when none of them is a rung: nothing would put the others on the ladder's scale.
     """
-    pinned = ladder_rungs_among(ladder, specs)
-    if not pinned:
+    fixed = ladder_rungs_among(ladder, specs)
+    if not fixed:
         raise LadderError(
             f"none of the players is a rung of the {ladder.game} ladder; add one of "
             f"{', '.join(rung.spec for rung in ladder.rungs)}"
         )
-    by_name = {rating.name: rating.rating for rating in table}
-    shift = sum(rating - by_name[name] for name, rating in pinned.items()) / len(pinned)
-    return [replace(r, rating=r.rating + shift, low=r.low + shift, high=r.high + shift) for r in table]
+    return ratings(records, list(specs), fixed=fixed)
