@@ -1,5 +1,6 @@
 """TorchRL: the batched EnvBase over the vector env (specs, auto-reset, seeding, bad input), on the CPU and
-under numba's CUDA simulator, and the self-play PPO recipe on a tiny budget.
+under numba's CUDA simulator, and the self-play PPO recipe (examples/torchrl_selfplay.py): its credit
+assignment by hand, and a run on a tiny budget.
 
 Small batches and short rollouts: the rules are the vector env's, tested there; what is tested here is
 what TorchRL sees of them.
@@ -17,6 +18,7 @@ import pytest
 
 pytest.importorskip("torchrl", reason='needs the torchrl extra: pip install "crossenvs[torchrl]"')
 import torch
+import torchrl_selfplay  # examples/, on sys.path from conftest
 from tensordict import TensorDict
 from torchrl.collectors import Collector
 from torchrl.envs.utils import check_env_specs
@@ -175,3 +177,46 @@ def test_the_device_form_passes_check_env_specs_under_the_simulator():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert [line.split()[0] for line in done.stdout.splitlines() if line.endswith(" ok")] == GAMES
+
+
+def test_the_recipe_credits_each_move_to_its_mover():
+    """Three plies of one game, seat 0 then 1 then 0, seat 0 winning with the last: with a critic that says 0
+    everywhere, each move's advantage is the discounted outcome for the player who made it."""
+    env = CrossTorchRLEnv("crisscross", num_envs=1, size=4)
+    _, critic, seat0_critic = torchrl_selfplay.make_modules(env, width=4, hidden=8)
+    final = critic.module[-1]
+    torch.nn.init.zeros_(final.weight)
+    torch.nn.init.zeros_(final.bias)
+    gae = torchrl_selfplay.GAE(gamma=0.9, lmbda=0.5, value_network=seat0_critic)
+    gae.set_keys(reward="seat0_reward", value="seat0_value")
+    observation = torch.zeros(1, 3, 4, 4, 2)
+    batch = TensorDict(
+        {
+            "observation": observation,
+            "current_player": torch.tensor([[0, 1, 0]]),
+            "next": {
+                "observation": observation,
+                "current_player": torch.tensor([[1, 0, 0]]),
+                "seat_rewards": torch.tensor([[[0.0, 0.0], [0.0, 0.0], [1.0, -1.0]]]),
+                "reward": torch.tensor([[[0.0], [0.0], [1.0]]]),
+                "done": torch.tensor([[[False], [False], [True]]]),
+                "terminated": torch.tensor([[[False], [False], [True]]]),
+            },
+        },
+        batch_size=[1, 3],
+    )
+    torchrl_selfplay.mover_frame_advantages(batch, gae)
+    step = 0.9 * 0.5
+    expected = torch.tensor([[[step**2], [-step], [1.0]]])  # seat 0's win is good for seat 0's moves, bad for seat 1's
+    torch.testing.assert_close(batch["advantage"], expected)
+    torch.testing.assert_close(batch["value_target"], expected)  # the critic said 0: targets are the advantages
+
+
+def test_the_recipe_runs_on_a_tiny_budget(capsys):
+    torchrl_selfplay.main(
+        ["--option", "size=4", "--num-envs", "16", "--num-steps", "4", "--epochs", "1", "--minibatches", "2",
+         "--eval-every", "1", "--eval-games", "8", "--minutes", "0", "--width", "4", "--hidden", "16"]
+    )  # fmt: skip
+    printed = capsys.readouterr().out
+    assert "update 1: 64 steps" in printed and "steps/s end to end" in printed and "against random" in printed
+    assert printed.splitlines()[-1].startswith("done: 64 steps")
