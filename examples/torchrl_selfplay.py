@@ -38,6 +38,7 @@ import torch
 from tensordict.nn import TensorDictModule
 from torch import nn
 from torchrl.collectors import Collector
+from torchrl.envs import EnvBase
 from torchrl.envs.utils import ExplorationType, set_exploration_type
 from torchrl.modules import MaskedCategorical, ProbabilisticActor
 from torchrl.objectives import ClipPPOLoss
@@ -102,10 +103,9 @@ class Body(nn.Module):
 
 
 def make_modules(
-    env: CrossTorchRLEnv, width: int, hidden: int
+    shape: tuple[int, ...], num_actions: int, width: int, hidden: int
 ) -> tuple[ProbabilisticActor, TensorDictModule, TensorDictModule]:
     """The actor, the critic in the mover's frame (``state_value``) and the same critic in seat 0's (``seat0_value``)."""
-    shape, num_actions = env.game.observation_shape, env.game.num_actions
     logits = TensorDictModule(
         nn.Sequential(Body(shape, width, hidden), nn.Linear(hidden, num_actions)),
         in_keys=["observation"],
@@ -117,7 +117,6 @@ def make_modules(
         out_keys=["action"],
         distribution_class=MaskedCategorical,
         return_log_prob=True,
-        spec=env.action_spec,
     )
     critic_net = nn.Sequential(Body(shape, width, hidden), nn.Linear(hidden, 1))
     critic = TensorDictModule(critic_net, in_keys=["observation"], out_keys=["state_value"])
@@ -160,17 +159,20 @@ def evaluate(actor: ProbabilisticActor, args: argparse.Namespace, options: dict)
 
 
 def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
     with numba_on_one_thread():  # the rules on one thread, torch on its own: on 2 cores two pools fight for them
-        train(parse_args(argv))
+        train(args, CrossTorchRLEnv(args.game, args.num_envs, device=args.device, **parse_options(args.option)))
 
 
-def train(args: argparse.Namespace) -> None:
+def train(args: argparse.Namespace, env: EnvBase) -> float:
+    """PPO on ``env`` (any TorchRL env with this recipe's keys) until the target or the time; returns steps/s."""
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.torch_threads)  # this network's ops are too small to split across threads
     options = parse_options(args.option)
-    env = CrossTorchRLEnv(args.game, args.num_envs, device=args.device, **options)
     env.set_seed(args.seed)
-    actor, critic, seat0_critic = make_modules(env, args.width, args.hidden)
+    shape = env.observation_spec["observation"].shape[env.batch_dims :]
+    num_actions = env.observation_spec["action_mask"].shape[-1]
+    actor, critic, seat0_critic = make_modules(shape, num_actions, args.width, args.hidden)
     actor, critic, seat0_critic = actor.to(env.device), critic.to(env.device), seat0_critic.to(env.device)
     gae = GAE(gamma=args.gamma, lmbda=args.gae_lambda, value_network=seat0_critic)
     gae.set_keys(reward="seat0_reward", value="seat0_value")
@@ -210,7 +212,8 @@ def train(args: argparse.Namespace) -> None:
     collector.shutdown()
     training = time.perf_counter() - started - evaluating
     print(f"done: {steps:,} steps in {training:.0f} s of training ({time.perf_counter() - started:.0f} s with "
-          f"evaluation) on {env.device}: {steps / training:,.0f} steps/s end to end; last win rate {win_rate:.1%}")  # fmt: skip
+          f"evaluation) on {env.device or 'cpu'}: {steps / training:,.0f} steps/s end to end; last win rate {win_rate:.1%}")  # fmt: skip
+    return steps / training
 
 
 if __name__ == "__main__":

@@ -8,7 +8,9 @@ what TorchRL sees of them.
 
 from __future__ import annotations
 
+import json
 import os
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -182,8 +184,7 @@ def test_the_device_form_passes_check_env_specs_under_the_simulator():
 def test_the_recipe_credits_each_move_to_its_mover():
     """Three plies of one game, seat 0 then 1 then 0, seat 0 winning with the last: with a critic that says 0
     everywhere, each move's advantage is the discounted outcome for the player who made it."""
-    env = CrossTorchRLEnv("crisscross", num_envs=1, size=4)
-    _, critic, seat0_critic = torchrl_selfplay.make_modules(env, width=4, hidden=8)
+    _, critic, seat0_critic = torchrl_selfplay.make_modules((4, 4, 2), 16, width=4, hidden=8)
     final = critic.module[-1]
     torch.nn.init.zeros_(final.weight)
     torch.nn.init.zeros_(final.bias)
@@ -220,3 +221,12 @@ def test_the_recipe_runs_on_a_tiny_budget(capsys):
     printed = capsys.readouterr().out
     assert "update 1: 64 steps" in printed and "steps/s end to end" in printed and "against random" in printed
     assert printed.splitlines()[-1].startswith("done: 64 steps")
+
+
+def test_the_pettingzoo_comparison_runs_both_rows(tmp_path):
+    out = tmp_path / "torchrl_ppo.json"
+    bench = runpy.run_path(str(ROOT / "benchmarks" / "torchrl_ppo.py"))
+    figures = bench["main"](["--seconds", "0", "--num-envs", "4", "--json", str(out)])
+    assert list(figures) == ["CrossTorchRLEnv", "PettingZooWrapper (SerialEnv)"]
+    assert all(row["steps_per_second"] > 0 for row in figures.values())
+    assert json.loads(out.read_text()) == figures
