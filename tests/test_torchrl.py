@@ -132,10 +132,10 @@ def test_wrong_batch_sizes_devices_and_actions_are_one_error_each():
             CrossTorchRLEnv("crisscross", num_envs=2, device="cuda")
     env = CrossTorchRLEnv("crisscross", num_envs=2, size=4)
     td = env.reset()
-    with pytest.raises(crossenvs.InvalidArgumentError, match=r"batch size \(2,\), got \(3,\)"):
+    with pytest.raises(crossenvs.InvalidArgumentError, match=r"batch size \(2,\); got \(3,\)"):
         env.step(TensorDict({"action": torch.zeros(3, dtype=torch.int64)}, batch_size=[3]))
-    with pytest.raises(crossenvs.InvalidArgumentError, match="num_envs=3"):
-        env.reset(TensorDict({}, batch_size=[3]))
+    with pytest.raises(crossenvs.InvalidArgumentError, match=r"got \(2, 1\)\. Start from env.reset\(\)"):
+        env.reset(TensorDict({}, batch_size=[2, 1]))
     bad_actions = {
         "dtype torch.float32": torch.zeros(2),
         "dtype torch.bool": torch.zeros(2, dtype=torch.bool),

@@ -13,9 +13,9 @@ What a step's tensordict holds, every entry with batch size ``(num_envs,)``:
   seat (0 or 1); ``seat_rewards`` (B, 2) float32: both seats' rewards of the move just played.
   These four are observation entries (the mask and the seat are what a policy reads; the seat
   rewards are per-step information, as TorchRL's gym info readers put info into the observations).
-* ``reward`` (B, 1): the reward of the player who just moved (+1 for the winning move, -1 for an
-  illegal one; the other seat got the negative of a win, see ``seat_rewards``). A single reward key,
-  so ``RewardSum`` and the losses find it as usual.
+* ``reward`` (B, 1): the reward of the player who just moved: +1 for a winning move, -1 for an
+  illegal one, 0 otherwise (``seat_rewards`` has the loser's -1 too). A single reward key, so
+  ``RewardSum`` and the losses find it as usual.
 * ``done`` = ``terminated`` (B, 1); ``truncated`` is always False (the games end by their rules).
 
 Auto-reset: a game that ends restarts within the same step (the vector env's SAME_STEP mode), so
@@ -24,7 +24,9 @@ TorchRL describes for auto-resetting envs. A terminated game needs no value of i
 so nothing is lost for GAE or TD targets. When TorchRL then calls ``reset`` with a ``_reset`` mask
 over those rows (collectors and ``rollout(break_when_any_done=False)`` do), they are handed back
 as they are; rows of the mask that did not just end are really restarted. Pass
-``auto_reset=True`` to have TorchRL's ``AutoResetTransform`` blank those next observations instead.
+``auto_reset=True`` to have TorchRL's ``AutoResetTransform`` blank those next observations instead
+(it blanks every observation entry of those rows, ``seat_rewards`` included: read the winner from
+``reward`` then).
 
 Tensors: on the CPU every entry wraps the array the vector env returned (``torch.from_numpy``, no
 copy; the env hands out fresh arrays each step, recycled only once nothing refers to them). On a
@@ -75,9 +77,8 @@ class CrossTorchRLEnv(EnvBase):
 
     ``game`` is a registered name (``"crisscross"``) or a :class:`~crossenvs.core.game.Game`;
     ``options`` are the game's options (``size=6``). ``device="cuda"`` runs the rules on the GPU.
+    Batch-locked (TorchRL's default): every tensordict it takes has batch size ``(num_envs,)``.
     """
-
-    batch_locked = True
 
     def __init__(
         self, game: str | Game = "crisscross", num_envs: int = 64, device: Any = "cpu", **options: Any
@@ -168,9 +169,9 @@ class CrossTorchRLEnv(EnvBase):
     def _assert_tensordict_shape(self, tensordict: TensorDictBase) -> None:
         if tensordict.batch_size != self.batch_size:
             raise InvalidArgumentError(
-                f"this env holds {self.num_envs} games: its tensordicts have batch size {tuple(self.batch_size)}, "
-                f"got {tuple(tensordict.batch_size)}; make a CrossTorchRLEnv with num_envs={_first(tensordict)} "
-                "for that many games"
+                f"this env holds {self.num_envs} games, so its tensordicts have batch size {tuple(self.batch_size)}; "
+                f"got {tuple(tensordict.batch_size)}. Start from env.reset(), or make the env with num_envs= "
+                "the number of games you step"
             )
 
     # ----------------------------------------------------------------- internals
@@ -211,7 +212,3 @@ class CrossTorchRLEnv(EnvBase):
                 f"action[{first}] = {int(actions[first])} is out of range: action ids are 0..{self.game.num_actions - 1}"
             )
         return actions if self._on_gpu else actions.numpy()
-
-
-def _first(tensordict: TensorDictBase) -> str:
-    return str(tensordict.batch_size[0]) if tensordict.batch_dims == 1 else "<games>"
