@@ -182,7 +182,8 @@ def train(args: argparse.Namespace, env: EnvBase) -> float:
     )  # fmt: skip
     optimizer = torch.optim.Adam(loss.parameters(), lr=args.lr)
     frames = args.num_envs * args.num_steps
-    collector = Collector(
+    env.rand_step(env.reset())  # a fresh install compiles the rules on the first step (tens of seconds): not timed
+    collector = Collector(  # it starts from a reset
         env, actor, frames_per_batch=frames, total_frames=-1, device=env.device,
         auto_register_policy_transforms=False,  # the policy keeps no state between steps: no transform to add
     )  # fmt: skip
