@@ -7,7 +7,7 @@ A batch of games is one TorchRL env (:class:`crossenvs.integrations.torchrl.Cros
 ``Collector`` steps it with the policy, a ``ProbabilisticActor`` samples from a ``MaskedCategorical``
 over the legal moves, TorchRL's ``GAE`` computes advantages and ``ClipPPOLoss`` learns. One network
 plays both seats of every game: observations are egocentric (the player to act sees its own pieces
-in plane 0), so "the player to act" is all the network needs to know.
+in plane 0), so the network needs no seat input.
 
 Credit assignment in a two-player zero-sum game. A step's reward belongs to the player who moved,
 and the next position belongs to the player to move next, usually the opponent: a value from the
@@ -21,12 +21,16 @@ nothing alternates, so TorchRL's ``GAE`` runs unchanged, whoever moves when and 
 end inside a batch. Its advantage and value target are turned back into the mover's frame by the
 same sign, so the actor raises the moves that were good for whoever made them, and ``ClipPPOLoss``
 trains the critic in the mover's frame. (Games are zero-sum when played legally; the mask rules
-out the one exception, an illegal move, which costs only its maker.)
+out the one exception, an illegal move, which costs only its maker.) Beating random play does not
+tell right credit from wrong: a version that bootstraps the opponent's value unnegated still got
+past 90% here, carried by the winning move's own reward. tests/test_torchrl.py checks the credit of
+a hand-made game instead.
 
 Every ``--eval-every`` batches the greedy policy plays ``--eval-games`` seeded games against
 uniform random play, half in each seat; the run ends when it wins ``--target`` of them or after
 ``--minutes``. It prints its end-to-end steps per second: collecting, advantages and learning
-together, evaluation left out.
+together, evaluation left out. The rules run on one numba thread and torch on one thread of its
+own: on a 2-core machine two thread pools only wait for each other at this network's size.
 """
 
 from __future__ import annotations

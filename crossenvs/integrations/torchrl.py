@@ -58,7 +58,7 @@ from ..envs.vector import DEVICES, CrossVectorEnv
 __all__ = ["CrossTorchRLEnv"]
 
 
-def _device_kind(device: Any) -> str:
+def _device_kind(device: str | torch.device) -> str:
     """``"cpu"`` or ``"cuda"`` from what the caller named, or one error saying what is accepted."""
     try:
         kind = torch.device(device).type
@@ -81,7 +81,7 @@ class CrossTorchRLEnv(EnvBase):
     """
 
     def __init__(
-        self, game: str | Game = "crisscross", num_envs: int = 64, device: Any = "cpu", **options: Any
+        self, game: str | Game = "crisscross", num_envs: int = 64, device: str | torch.device = "cpu", **options: Any
     ) -> None:
         kind = _device_kind(device)
         self._vector = CrossVectorEnv(game, num_envs, device=kind, **options)
