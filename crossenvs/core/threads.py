@@ -36,10 +36,11 @@ serial, and a :class:`BatchRunner` picks one per call:
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numba
@@ -242,3 +243,28 @@ class BatchRunner(FasterOf):
         signature = tuple(numba.typeof(arg) for arg in args)
         for kernel in self._kernels:
             kernel.compile(signature)
+
+
+@contextlib.contextmanager
+def numba_on_one_thread() -> Iterator[None]:
+    """PPO trains with numba on one thread and torch on the cores, unless ``NUMBA_NUM_THREADS`` is set.
+
+    Used by the SB3 trainer (``training/selfplay.py``) and the TorchRL recipe (``examples/torchrl_selfplay.py``).
+
+    With both thread pools, one busy process beside it on 2 cores cut training to a fifth of its
+    idle speed (457 against 2,540 steps/s); with numba on one thread it kept it (about 1,780
+    loaded against 1,680 idle), and idle speed stayed within this machine's noise
+    (``benchmarks/bench.py --busy``). The setting is numba's per-thread one, restored on exit:
+    setting the environment variable on import instead made any later numba compilation in the
+    importing process (a test session, the arena loading a PPO player) fail once numba's threads
+    had started with another count.
+    """
+    if "NUMBA_NUM_THREADS" in os.environ:
+        yield
+        return
+    previous = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)

@@ -4,4 +4,6 @@
   with action masks, a masked CNN ``RLModule``, league self-play helpers and the ``rllib:`` player.
 * :mod:`crossenvs.integrations.openspiel`: OpenSpiel: every game registered with pyspiel as
   ``crossenvs_<game>`` for its bots, evaluation and tests, and our players as its bots.
+* :mod:`crossenvs.integrations.torchrl`: TorchRL: ``CrossTorchRLEnv``, a batch of games as one
+  batch-locked ``EnvBase`` on the CPU or a GPU, for collectors and losses that play both seats.
 """

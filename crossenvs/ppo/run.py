@@ -8,22 +8,19 @@ beside it, the metadata written last: a checkpoint counts only once its metadata
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
-import os
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numba
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
 from crossenvs import checkpoints as ck
 from crossenvs.core.errors import CrossenvsError
+from crossenvs.core.threads import numba_on_one_thread  # noqa: F401 - training/selfplay.py takes it from here
 from crossenvs.core.version import __version__
 from crossenvs.envs.vector import CrossSB3VecEnv
 from crossenvs.ppo.config import Config
@@ -195,26 +192,3 @@ class Run:
             for path in self.checkpoints.glob(ck.sb3_step_name(later, ".*"))
         ]
         return sorted(later)
-
-
-@contextlib.contextmanager
-def numba_on_one_thread() -> Iterator[None]:
-    """PPO trains with numba on one thread and torch on the cores, unless ``NUMBA_NUM_THREADS`` is set.
-
-    With both thread pools, one busy process beside it on 2 cores cut training to a fifth of its
-    idle speed (457 against 2,540 steps/s); with numba on one thread it kept it (about 1,780
-    loaded against 1,680 idle), and idle speed stayed within this machine's noise
-    (``benchmarks/bench.py --busy``). The setting is numba's per-thread one, restored on exit:
-    setting the environment variable on import instead made any later numba compilation in the
-    importing process (a test session, the arena loading a PPO player) fail once numba's threads
-    had started with another count.
-    """
-    if "NUMBA_NUM_THREADS" in os.environ:
-        yield
-        return
-    previous = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(previous)
