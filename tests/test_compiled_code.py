@@ -153,6 +153,13 @@ def _flat_read(table, index):
     return flat_view(table)[index]
 
 
+def _flat_write(table, index):
+    flat = flat_view(table)
+    if index >= 0:  # a store in a branch, into an array numba once took for a fresh one, and dropped
+        flat[index] = 7
+    return flat[0]
+
+
 def _pick(masks, uniforms, out, j):
     random_legal_action(masks, uniforms, out, j)
     return out[j]
@@ -201,6 +208,10 @@ def test_the_cuda_byte_loops_compute_what_the_cpu_loops_do():
     table = np.arange(24, dtype=np.int64).reshape(2, 3, 4)
     read = host_callable(_flat_read, (types.int64[:, :, ::1], types.intp))
     assert [read(table, i) for i in (0, 5, 23)] == [0, 5, 23]
+    for write in (host_callable(_flat_write, (types.int64[:, :, ::1], types.intp)), njit(_flat_write)):
+        written = table.copy()
+        write(written, 13)
+        assert written.reshape(-1)[13] == 7 and written.reshape(-1)[12] == 12, "a store through flat_view was lost"
     masks = (rng.random((5, 121)) < 0.3).astype(np.int8)  # rows start at odd bytes, as on the device
     masks[3] = 0
     uniforms, out = rng.random(5), np.zeros(5, dtype=np.int64)
