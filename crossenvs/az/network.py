@@ -7,7 +7,7 @@ saved and read by :mod:`crossenvs.checkpoints` (``save_alphazero``, ``load_alpha
 
 from __future__ import annotations
 
-import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -67,7 +67,7 @@ class AlphaZeroNet(nn.Module):
 
 #: number formats the network can compute in (weights and the optimiser stay float32 either way)
 PRECISIONS = ("float32", "bfloat16")
-#: what a config may ask for: one of PRECISIONS, or ``auto`` (:func:`fastest_precision`)
+#: what a config may ask for: one of PRECISIONS, or ``auto`` (:func:`auto_precision`)
 PRECISION_CHOICES = ("auto", *PRECISIONS)
 
 
@@ -76,7 +76,7 @@ def autocast(device: str, precision: str):
 
     bfloat16 halves the work of convolutions and matrix products where the hardware has it
     (CUDA GPUs since Ampere, x86 CPUs with AVX-512 BF16 or AMX); elsewhere it may be slower,
-    which is why ``auto`` measures (:func:`fastest_precision`). Outputs are read back as float32.
+    which is why ``auto`` asks the hardware (:func:`auto_precision`). Outputs are read back as float32.
     """
     if precision not in PRECISIONS:
         raise InvalidOptionError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
@@ -84,27 +84,50 @@ def autocast(device: str, precision: str):
     return torch.autocast(device_type, dtype=torch.bfloat16, enabled=precision == "bfloat16")
 
 
-def fastest_precision(net: AlphaZeroNet, device: str, batch: int, repeats: int = 3) -> str:
-    """The precision whose forward pass of ``batch`` positions is measured faster here (well under a second).
+def native_bfloat16(device: str) -> str | None:
+    """What makes bfloat16 native on ``device``, in words, or None where it would be emulated.
 
-    bfloat16 is about twice as fast where the hardware has it and several times slower where it
-    is emulated, so ``auto`` measures rather than guesses. A precision that fails counts as slowest.
+    A CUDA GPU of compute capability 8.0 or later (Ampere on) has bfloat16 tensor cores; an x86 CPU has
+    bfloat16 arithmetic with AVX-512 BF16 or AMX-BF16. Read from the hardware, never timed: the answer is
+    the same in every run on the machine.
     """
-    sample = torch.zeros((batch, *net.sizes["observation_shape"]), device=device)
-    seconds = {}
-    for precision in PRECISIONS:
-        try:
-            with torch.no_grad(), autocast(device, precision):
-                net(sample)  # the first call sets up kernels: not timed
-                started = time.perf_counter()
-                for _ in range(repeats):
-                    net(sample)
-                if torch.device(device).type == "cuda":
-                    torch.cuda.synchronize()
-            seconds[precision] = time.perf_counter() - started
-        except RuntimeError:  # e.g. no bfloat16 kernels for this device
-            seconds[precision] = float("inf")
-    return min(PRECISIONS, key=seconds.__getitem__)
+    chosen = torch.device(device)
+    if chosen.type == "cuda":
+        major, minor = torch.cuda.get_device_capability(chosen)
+        name = torch.cuda.get_device_name(chosen)
+        return f"{name}, compute capability {major}.{minor}" if major >= 8 else None
+    if chosen.type != "cpu":
+        return None
+    features = cpu_features()
+    found = [name for name in ("amx_bf16", "avx512_bf16") if name in features]
+    return f"this CPU has {found[0]}" if found else None
+
+
+def cpu_features() -> set[str]:
+    """The CPU's feature names as torch's cpuinfo reports them (``avx512_bf16``...), or as Linux lists them."""
+    capabilities = getattr(torch.cpu, "get_capabilities", None)  # torch 2.6 on
+    if capabilities is not None:
+        return {name for name, value in capabilities().items() if value is True}
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    return {flag for line in text.splitlines() if line.startswith("flags") for flag in line.split(":", 1)[1].split()}
+
+
+def auto_precision(device: str) -> tuple[str, str]:
+    """``precision: auto``: bfloat16 where the device computes it natively (:func:`native_bfloat16`), float32
+    elsewhere; with the reason, which a run prints.
+
+    Decided from what the hardware supports, not measured: a start-up race between the two moved with the
+    machine's noise, so one config and seed trained in float32 in one run and in bfloat16 in the next (at
+    half the positions per second). Where bfloat16 is native it was about twice as fast for these networks
+    (docs/benchmarks.md); emulated, it is several times slower.
+    """
+    why = native_bfloat16(device)
+    if why is not None:
+        return "bfloat16", f"auto: bfloat16, native here ({why})"
+    return "float32", f"auto: float32, as bfloat16 would be emulated on {torch.device(device).type} here"
 
 
 def evaluator(net: AlphaZeroNet, device: str = "cpu", precision: str = "float32"):
