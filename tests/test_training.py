@@ -322,7 +322,7 @@ def test_trainer_flags_are_checked_before_anything_runs(tmp_path, capsys, traine
         (["--config", config, "--max-minutes", "0"], "--max-minutes must be a finite number of minutes above 0"),
         (["--config", config, "--max-minutes", "inf"], "--max-minutes must be a finite number of minutes above 0"),
         (["--config", config, "--from-checkpoint", "x.zip"], "--from-checkpoint needs --resume RUN_DIR"),
-        (["--resume", str(tmp_path), "--run-dir", str(tmp_path)], "--run-dir is for a new run (--config)"),
+        (["--resume", str(tmp_path), "--run-dir", str(tmp_path)], "--run-dir is for a new run (--game or --config)"),
         (["--resume", str(tmp_path / "nowhere")], "no such folder"),
         (["--resume", str(tmp_path)], "no config.yaml in it, so it is not a run folder"),
         (["--config", config, "--run-dir", str(tmp_path / "a_file" / "run")], "a_file is a file, not a folder"),

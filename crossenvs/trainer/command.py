@@ -108,7 +108,9 @@ def check_trainer_args(args: argparse.Namespace) -> None:
             f"{flag} is for a new run (--game or --config); --resume {args.resume} goes on with the run's config.yaml"
         )
     if args.run_dir and args.resume:
-        raise UsageError(f"--run-dir is for a new run (--config); --resume {args.resume} already names the folder")
+        raise UsageError(
+            f"--run-dir is for a new run (--game or --config); --resume {args.resume} already names the folder"
+        )
     if args.max_minutes is not None:
         check_minutes(args.max_minutes, "--max-minutes")
     if getattr(args, "actors", 0):
