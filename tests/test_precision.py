@@ -8,7 +8,6 @@ import argparse
 from pathlib import Path
 
 import pytest
-import torch
 import yaml
 from conftest import AZ_TINY
 
@@ -31,11 +30,11 @@ def test_a_cpu_with_native_bfloat16_gets_it_and_one_without_gets_float32(monkeyp
             assert "bf16" in reason  # names the feature that decided it
 
 
-def test_a_gpu_gets_bfloat16_from_ampere_on(monkeypatch):
-    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "Some GPU")
-    for capability, expected in [((9, 0), "bfloat16"), ((8, 0), "bfloat16"), ((7, 5), "float32")]:
-        monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None, c=capability: c)
-        assert auto_precision("cuda")[0] == expected, capability
+def test_a_gpu_gets_float32_whatever_it_supports(monkeypatch):
+    """On an H100 these networks ran no faster in bfloat16 (docs/benchmarks.md): float32, without asking the card."""
+    monkeypatch.setattr(network, "cpu_features", lambda: {"avx512_bf16"})  # what the host has does not matter
+    precision, reason = auto_precision("cuda")
+    assert precision == "float32" and "GPU" in reason
 
 
 def opened(tmp_path: Path, precision: str, run_dir: str):
