@@ -61,7 +61,14 @@ def self_play_here(run: Run) -> None:
     else:
         selfplay = SelfPlay(run.config, run.rng)
         evaluate = evaluator(run.net, run.device, run.precision)
-    run.start(f"{run.config.max_minutes:g} min of self-play on {run.device} ({run.precision}; {run.precision_reason})")
+    run.announce(
+        f"{run.config.max_minutes:g} min of self-play on {run.device} ({run.precision}; {run.precision_reason})"
+    )
+    # The first search step compiles the search on a cold cache (about a minute, announced with its own line):
+    # the clock starts after it, so a short run's minutes go to self-play and learning, not to the compiler.
+    finished = selfplay.step(evaluate)
+    run.start()
+    run.absorb(finished, moves=1, positions=finished.searched)
     while run.time_left():
         finished = selfplay.step(evaluate)
         run.absorb(finished, moves=1, positions=finished.searched)
@@ -128,9 +135,14 @@ class Run:
             self.replay.restore(document["replay"], chosen)
             print(f"replay buffer restored: {self.replay.size:,} positions")
 
-    def start(self, where: str) -> None:
-        """Print what runs where, and start the clock, the progress bar and TensorBoard."""
-        print(f"{self.game.name}{self.config.options}: {where} -> {self.run_dir}", flush=True)  # a log shows it at once
+    def announce(self, where: str) -> None:
+        """Print what runs where, at once (a log shows it before any wait)."""
+        print(f"{self.game.name}{self.config.options}: {where} -> {self.run_dir}", flush=True)
+
+    def start(self, where: str | None = None) -> None:
+        """Start the clock, the progress bar and TensorBoard (announcing ``where`` first, when given)."""
+        if where is not None:
+            self.announce(where)
         self.writer = tensorboard_writer(self.run_dir)
         self.progress = progress_bar(self.config.max_minutes * 60, self.no_progress)
         self.started = self.last_checkpoint = time.monotonic()
