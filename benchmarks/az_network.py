@@ -30,7 +30,7 @@ import torch
 from torch import nn
 
 import crossenvs
-from crossenvs.az.network import PRECISIONS, AlphaZeroNet, autocast, fastest_precision
+from crossenvs.az.network import PRECISIONS, AlphaZeroNet, auto_precision, autocast
 from crossenvs.az.speed import game_from_args
 from crossenvs.checkpoints import resolve_device
 
@@ -121,8 +121,7 @@ def main(argv: list[str] | None = None) -> dict:
     device = resolve_device(args.device)
     precision = args.precision
     if precision == "auto":
-        probe = AlphaZeroNet(game.observation_shape, game.num_actions, args.channels, args.blocks).to(device).eval()
-        precision = fastest_precision(probe, device, args.batch)
+        precision, _ = auto_precision(device)
 
     functions, compile_seconds = {}, {}
     for variant in args.variants:

@@ -1,7 +1,7 @@
 """Self-play throughput of the AlphaZero trainer: one process against Ray actors, interleaved.
 
     python benchmarks/az_ray.py                          # 0 (one process), 1 and 2 actors, 2 min each, 2 rounds
-    python benchmarks/az_ray.py --actors 0 2 4 --minutes 3 --rounds 3 --config configs/alphazero/crisscross.yaml
+    python benchmarks/az_ray.py --actors 0 2 4 --minutes 3 --rounds 3 --config crossenvs/configs/alphazero/crisscross.yaml
     python benchmarks/az_ray.py --parts --device auto    # one actor's search and the learner, each alone
 
 Each run is ``training/alphazero.py --config CONFIG --max-minutes M [--actors N]`` in a fresh process
@@ -114,7 +114,7 @@ def parts(config_path: str, device: str, seconds: float) -> dict:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--config", default=str(ROOT / "configs" / "alphazero" / "crisscross6.yaml"))
+    parser.add_argument("--config", default=str(ROOT / "crossenvs" / "configs" / "alphazero" / "crisscross6.yaml"))
     parser.add_argument("--actors", type=int, nargs="+", default=[0, 1, 2], help="0 is the one-process trainer")
     parser.add_argument("--minutes", type=float, default=2.0, help="training time of each run")
     parser.add_argument("--rounds", type=int, default=2)

@@ -258,7 +258,7 @@ def our_training(batch: int, setup: tuple[str, dict] = SEARCH_GAME) -> tuple[Cal
     overrides = {"num_envs": batch, "simulations": SIMULATIONS, "max_considered": CONSIDERED, "fast_simulations": 0,
                  "game": setup[0], "options": setup[1], "precision": "float32", "checkpoint_minutes": 1e6,
                  "max_minutes": 1e6}  # fmt: skip
-    config = load_config(root / "configs" / "alphazero" / "crisscross6.yaml", overrides)
+    config = load_config(root / "crossenvs" / "configs" / "alphazero" / "crisscross6.yaml", overrides)
     device = str(torch_device())
     run = Run(config, Path(tempfile.mkdtemp(prefix="gpu-bench-")), device)
     run.learn, run.no_progress = learner(run.net, run.optimizer, device, "float32"), True

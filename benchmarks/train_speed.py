@@ -9,7 +9,7 @@ Rows (steps per second of ``MaskablePPO.learn``, environment and gradient update
   "SB3: Action Masking" tutorial, one env, MaskablePPO's defaults (as the tutorial runs it);
 * ours, like for like: ``CrossSB3VecEnv`` with the same MaskablePPO settings (MLP policy, 2,048
   steps per rollout, batches of 64, 10 epochs), 64 games per rollout step;
-* ours as configured: ``training/selfplay.py``'s settings from ``configs/crisscross.yaml``
+* ours as configured: ``training/selfplay.py``'s settings from ``crossenvs/configs/crisscross.yaml``
   (its policy, a full snapshot pool), the way ``make train`` runs.
 """
 
@@ -85,7 +85,7 @@ def ours_as_configured(steps: int) -> float:
     from crossenvs.ppo.config import load_config
     from crossenvs.ppo.run import Run, new_model, numba_on_one_thread
 
-    config = load_config(ROOT / "configs" / "crisscross.yaml")
+    config = load_config(ROOT / "crossenvs" / "configs" / "crisscross.yaml")
     run = Run(config, Path("/tmp/unused"), "cpu")
     model = new_model(config, run.make_env(), "cpu")
     for _ in range(config.pool_size):  # a full pool of snapshots, as in a run past its start

@@ -30,7 +30,7 @@ own +1s (84% score against random afterwards over 100 games, seats alternating),
 Tianshou's tic-tac-toe tutorial relies on too; to learn from losses, give each seat its final
 reward yourself (RLlib's adapter,
 :mod:`crossenvs.integrations.rllib`, sends both agents an observation and their reward at the end;
-``training/selfplay.py`` and ``training/alphazero.py`` score every position by the game's result
+``crossenvs train ppo`` and ``crossenvs train alphazero`` score every position by the game's result
 for its mover).
 """
 

@@ -1,4 +1,4 @@
-"""The record of how each pretrained agent was made (configs/alphazero/README.md, beside the configs)
+"""The record of how each pretrained agent was made (crossenvs/configs/alphazero/README.md, beside the configs)
 names exactly the agents the package ships, each made from a config of its own game and options."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import yaml
 from crossenvs import agents, make_game
 
 ROOT = Path(__file__).resolve().parent.parent
-RECIPES = ROOT / "configs" / "alphazero" / "README.md"
+RECIPES = ROOT / "crossenvs" / "configs" / "alphazero" / "README.md"
 #: a row of the table: the agent's file, then its first command's config
 ROW = re.compile(r"^\| [^|]*`(?P<file>\w+\.pt)` \| `training/alphazero\.py --config (?P<config>\S+\.yaml)[^|]*\|")
 
@@ -38,4 +38,4 @@ def test_each_agent_starts_from_a_config_of_its_own_game_and_options():
 def test_the_agents_page_shows_the_recipes_from_beside_the_configs():
     page = (ROOT / "docs" / "agents.md").read_text()
     markers = re.findall(r"<!-- (?:recipes|end of recipes)[^>]*-->", RECIPES.read_text())
-    assert "```{include} ../configs/alphazero/README.md" in page and all(marker in page for marker in markers)
+    assert "```{include} ../crossenvs/configs/alphazero/README.md" in page and all(marker in page for marker in markers)

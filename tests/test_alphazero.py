@@ -16,7 +16,7 @@ from conftest import AZ_TINY, CROSSE_C4, EXAMPLES, position
 import crossenvs
 from crossenvs import CheckpointError, InvalidOptionError, make_game
 from crossenvs.az import tree_math
-from crossenvs.az.network import AlphaZeroNet, evaluator, fastest_precision
+from crossenvs.az.network import AlphaZeroNet, evaluator
 from crossenvs.az.search import GumbelSearch, considered_visits
 from crossenvs.checkpoints import load_alphazero, save_alphazero
 from crossenvs.core import state as st
@@ -291,7 +291,6 @@ def test_bfloat16_network_agrees_with_float32_and_learns():
     assert np.allclose(values16, values32, atol=0.05)
     with pytest.raises(InvalidOptionError, match="precision must be one of float32, bfloat16"):
         evaluator(net, "cpu", "float16")
-    assert fastest_precision(net, "cpu", 32) in ("float32", "bfloat16")  # auto: whichever is measured faster
     optimizer = torch.optim.AdamW(net.parameters(), lr=0.01)
     policies = np.full((32, game.num_actions), 1.0 / game.num_actions, dtype=np.float32)
     batch = (observations, policies, np.ones(32, dtype=np.float32))
@@ -378,5 +377,5 @@ def test_the_make_train_config_documents_every_key():
 
     from crossenvs.az.config import Config
 
-    documented = yaml.safe_load((ROOT / "configs" / "alphazero" / "crisscross6.yaml").read_text())
+    documented = yaml.safe_load((ROOT / "crossenvs" / "configs" / "alphazero" / "crisscross6.yaml").read_text())
     assert set(documented) == {field.name for field in dataclasses.fields(Config)}

@@ -132,7 +132,7 @@ def test_device_self_play_plays_the_cpu_games_under_the_simulator():
     """Same start, no root noise, the same evaluator and the same full-or-fast search choices (playout-cap
     randomisation): the same games, and the same positions, results and tags handed over."""
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "NUMBA_DISABLE_JIT": "1"}
-    config = str(Path(__file__).resolve().parent.parent / "configs" / "alphazero" / "crisscross6.yaml")
+    config = str(Path(__file__).resolve().parent.parent / "crossenvs" / "configs" / "alphazero" / "crisscross6.yaml")
     done = subprocess.run(
         [sys.executable, "-c", SELF_PLAY.format(config=config)], capture_output=True, text=True, env=env, timeout=900
     )
@@ -147,7 +147,7 @@ def test_device_self_play_plays_the_cpu_games_under_the_simulator():
 def test_training_on_a_gpu_where_there_is_none_is_one_clear_error_and_no_folder(tmp_path):
     run = tmp_path / "run"
     command = [sys.executable, str(Path(__file__).resolve().parent.parent / "training" / "alphazero.py"), "--config",
-               str(Path(__file__).resolve().parent.parent / "configs" / "alphazero" / "crisscross6.yaml"), "--device",
+               str(Path(__file__).resolve().parent.parent / "crossenvs" / "configs" / "alphazero" / "crisscross6.yaml"), "--device",
                "cuda", "--run-dir", str(run), "--no-progress"]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert done.returncode != 0 and "Traceback" not in done.stderr

@@ -207,7 +207,7 @@ def test_the_alphazero_replay_buffer_is_saved_with_latest_and_restored(tmp_path,
 
 
 def test_the_default_replay_buffer_size_is_bounded():
-    config = az_config.load_config(ROOT / "configs" / "alphazero" / "crisscross6.yaml")
+    config = az_config.load_config(ROOT / "crossenvs" / "configs" / "alphazero" / "crisscross6.yaml")
     game = crossenvs.make_game(config.game, **config.options)
     megabytes = config.replay_size * az_config.replay_row_bytes(game) / 2**20
     assert megabytes < 64, megabytes  # docs/training.md states the figure

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 alphazero = training_script("alphazero")
 selfplay = training_script("selfplay")
 
-CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
+CONFIGS = sorted((ROOT / "crossenvs" / "configs").glob("*.yaml"))
 
 
 def run_selfplay(*args: str) -> subprocess.CompletedProcess:
@@ -258,7 +258,7 @@ def trainer_error(main, arguments: list[str], capsys) -> str:
     return err
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "configs").rglob("*.yaml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", sorted((ROOT / "crossenvs" / "configs").rglob("*.yaml")), ids=lambda p: p.stem)
 def test_every_config_has_a_finite_positive_wall_clock_cap(path):
     raw = yaml.safe_load(path.read_text())
     assert "max_minutes" in raw, f"{path} states no wall-clock cap"
@@ -322,7 +322,7 @@ def test_trainer_flags_are_checked_before_anything_runs(tmp_path, capsys, traine
         (["--config", config, "--max-minutes", "0"], "--max-minutes must be a finite number of minutes above 0"),
         (["--config", config, "--max-minutes", "inf"], "--max-minutes must be a finite number of minutes above 0"),
         (["--config", config, "--from-checkpoint", "x.zip"], "--from-checkpoint needs --resume RUN_DIR"),
-        (["--resume", str(tmp_path), "--run-dir", str(tmp_path)], "--run-dir is for a new run (--config)"),
+        (["--resume", str(tmp_path), "--run-dir", str(tmp_path)], "--run-dir is for a new run (--game or --config)"),
         (["--resume", str(tmp_path / "nowhere")], "no such folder"),
         (["--resume", str(tmp_path)], "no config.yaml in it, so it is not a run folder"),
         (["--config", config, "--run-dir", str(tmp_path / "a_file" / "run")], "a_file is a file, not a folder"),
@@ -385,7 +385,7 @@ def test_a_corrupt_newest_ppo_checkpoint_names_the_previous_good_one(tmp_path, c
     monkeypatch.chdir(tmp_path)
     err = trainer_error(selfplay.main, ["--resume", "run"], capsys)
     assert f"checkpoint {newest} is corrupt or unreadable" in err
-    expected = f"python {ROOT / 'training' / 'selfplay.py'} --resume run --from-checkpoint run/checkpoints/step_256.zip"
+    expected = "crossenvs train ppo --resume run --from-checkpoint run/checkpoints/step_256.zip"
     assert f"the previous good checkpoint is run/checkpoints/step_256.zip: resume from it with {expected}" in err
     err = trainer_error(selfplay.main, ["--resume", "run", "--from-checkpoint", "elsewhere.zip"], capsys)
     assert "--from-checkpoint elsewhere.zip does not exist" in err
@@ -439,9 +439,7 @@ def test_a_corrupt_latest_alphazero_checkpoint_names_the_newest_good_snapshot(tm
     monkeypatch.chdir(tmp_path)
     err = trainer_error(alphazero.main, ["--resume", "run"], capsys)
     assert f"checkpoint {latest} is corrupt or unreadable" in err
-    expected = (
-        f"python {ROOT / 'training' / 'alphazero.py'} --resume run --from-checkpoint run/checkpoints/seconds_000060.pt"
-    )
+    expected = "crossenvs train alphazero --resume run --from-checkpoint run/checkpoints/seconds_000060.pt"
     assert f"the previous good checkpoint is run/checkpoints/seconds_000060.pt: resume from it with {expected}" in err
     err = trainer_error(alphazero.main, ["--resume", "run", "--from-checkpoint", "run/config.yaml"], capsys)
     assert "not one of this run's checkpoints" in err and "latest.pt, final.pt or seconds_<n>.pt" in err

@@ -41,7 +41,7 @@ SNIPPETS = list(
     dict.fromkeys(block for page in PAGES for block in re.findall(r"```python\n(.*?)```", page.read_text(), re.S))
 )
 #: the ``crossenvs ...`` lines of the pages' shell blocks, comments cut off
-COMMANDS = list(
+SHOWN = list(
     dict.fromkeys(
         tuple(line.split("#")[0].split())
         for page in PAGES
@@ -50,6 +50,9 @@ COMMANDS = list(
         if line.startswith("crossenvs ")
     )
 )
+#: the lines run as shown; a ``crossenvs train`` line trains for minutes, so the test trains for seconds instead
+#: with the same command (test_installed_wheel_trains_from_outside_the_checkout)
+COMMANDS = [command for command in SHOWN if command[1] != "train"]
 
 pytestmark = pytest.mark.wheel
 
@@ -321,6 +324,23 @@ def served(installed: Installed, command: tuple[str, ...]) -> str:
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_installed_wheel_trains_from_outside_the_checkout(installed: Installed):
+    """Was: the trainers were scripts in the checkout and their configs were not in the wheel. The pages' own
+    training command (the game's shipped config), cut to seconds: a short cap, two evaluation games."""
+    shown = [command for command in SHOWN if command[:3] == ("crossenvs", "train", "alphazero")]
+    assert shown[0][3:5] == ("--game", "crisscross"), shown
+    command = list(shown[0])
+    if "--max-minutes" in command:  # the page's cap, minutes: replaced by seconds
+        del command[command.index("--max-minutes") : command.index("--max-minutes") + 2]
+    command += ["--max-minutes", "0.1", "--device", "cpu", "--no-progress"]
+    command += ["--set", "eval_games=2", "--set", "eval_opponent=random", "--set", "eval_ladder_games=0"]
+    run = installed.run([installed.venv / "bin" / command[0], *command[1:]])
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-5000:]
+    (summary,) = installed.work.glob("runs/az-crisscross-*/summary.json")
+    assert '"games": 2' in summary.read_text() and "precision" in summary.read_text()
+    assert "auto: " in run.stdout  # the precision chosen, and why
 
 
 def test_installed_wheel_runs_every_command_the_pages_show_and_compiles_once(installed: Installed):

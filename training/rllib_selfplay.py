@@ -1,4 +1,5 @@
-"""League self-play on Ray RLlib (PPO, new API stack): one machine or a whole Ray cluster.
+"""League self-play on Ray RLlib (PPO, new API stack): one machine or a whole Ray cluster; the same command as
+``crossenvs train rllib`` (every flag is the same).
 
     python training/rllib_selfplay.py --game crosse --iterations 1            # a smoke run, local Ray
     python training/rllib_selfplay.py --game charing_cross --iterations 200 --env-runners 2
@@ -35,13 +36,12 @@ from __future__ import annotations
 
 import sys
 
-from crossenvs.integrations.rllib_run import build_parser, run
-from crossenvs.trainer.command import run_cli
+from crossenvs.cli import main as crossenvs_main
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The run the flags describe; 2 and one line ``error: ...`` for a refused input (checked before Ray starts)."""
-    return run_cli(run, build_parser().parse_args(argv), check=None)
+    """``crossenvs train rllib ARGV``: 2 and one line ``error: ...`` for a refused input (checked before Ray starts)."""
+    return crossenvs_main(["train", "rllib", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

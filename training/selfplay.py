@@ -1,95 +1,23 @@
-"""Self-play training with sb3-contrib's MaskablePPO on the batched vector env.
+"""MaskablePPO self-play in a checkout (``make train-ppo``): the same command as ``crossenvs train ppo``.
 
-    python training/selfplay.py --config configs/crisscross.yaml          # a new run under runs/
-    python training/selfplay.py --config configs/crossings.yaml --total-steps 200000
-    python training/selfplay.py --resume runs/crisscross-20261121-101500  # continue a run
-    python training/selfplay.py --resume runs/... --from-checkpoint runs/.../checkpoints/step_500000.zip
+    python training/selfplay.py --config crisscross                        # a shipped config by name
+    python training/selfplay.py --game crossings --total-steps 200000
+    python training/selfplay.py --resume runs/crisscross-20261121-101500
 
-How it works (the library: crossenvs.ppo):
-
-* The env is :class:`crossenvs.envs.vector.CrossSB3VecEnv`: ``num_envs`` games stepped together
-  in numba. In every game the learner's seat is drawn at random (so it learns both seats) and
-  the opponent is drawn from a **pool**: the random policy, plus snapshots of the learner taken
-  every ``snapshot_every`` steps (the newest ``pool_size`` are kept). ``random_share`` of the
-  games go to the random policy, the rest to a snapshot picked uniformly.
-* The policy is an MLP or a small CNN over the (H, W, C) planes (``policy`` in the config).
-* Everything of a run lives in one folder: ``config.yaml`` (the config it ran with),
-  ``checkpoints/step_<n>.zip`` with ``step_<n>.json`` beside each (game, options, config, step,
-  wall time, package version; both written atomically), ``tensorboard/`` logs, and
-  ``summary.json`` with the final evaluation against the random policy (both seats).
-* A run stops at ``total_steps`` or at its wall-clock cap ``max_minutes``, whichever comes first.
-  ``--resume`` continues from the newest checkpoint; should that one be unreadable, the error
-  names the previous good one and the ``--from-checkpoint`` command that continues from it.
+Every flag is the installed command's (``crossenvs train ppo --help``); how a run works is in
+:mod:`crossenvs.ppo.train`, the shipped configs in ``crossenvs/configs/``.
 """
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
-import time
-from typing import Any
 
-import torch
-
-from crossenvs.checkpoints import resolve_device
-from crossenvs.ppo.config import load_config
-from crossenvs.ppo.resume import evaluate_only, final_evaluation, resume
-from crossenvs.ppo.run import Run, SelfPlayCallback, new_model, numba_on_one_thread
-from crossenvs.trainer.command import run_cli, trainer_parser
-from crossenvs.trainer.folders import start_new_run
-
-
-def train(args: argparse.Namespace) -> dict[str, Any]:
-    """A run, new or resumed, with numba on one thread and torch on the cores (:func:`numba_on_one_thread`)."""
-    with numba_on_one_thread():
-        return _train(args)
-
-
-def _train(args: argparse.Namespace) -> dict[str, Any]:
-    """MaskablePPO learns against its opponent pool until ``total_steps`` or the wall-clock cap, then plays the
-    final evaluation."""
-    device = resolve_device(args.device)
-    if args.resume and args.evaluate_only:
-        return evaluate_only(args, device)
-    if args.resume:
-        run, model, _ = resume(args, device)
-        config, run_dir = run.config, run.run_dir
-    else:
-        config = load_config(args.config, {"total_steps": args.total_steps, "max_minutes": args.max_minutes})
-        run_dir = start_new_run(args, config.game, config)
-        run = Run(config, run_dir, device)
-        env = run.make_env()
-        model = new_model(config, env, device, tensorboard_log=str(run_dir / "tensorboard"))
-    torch.set_num_threads(max(1, os.cpu_count() or 1))
-    remaining = max(0, config.total_steps - model.num_timesteps)
-    steps_before, started = model.num_timesteps, time.monotonic()
-    model.learn(
-        total_timesteps=remaining,
-        callback=SelfPlayCallback(run),
-        reset_num_timesteps=model.num_timesteps == 0,
-        progress_bar=not args.no_progress,
-        tb_log_name="selfplay",
-    )
-    seconds = time.monotonic() - started
-    checkpoint = run.save_checkpoint(model)
-    session = {
-        "steps_this_session": int(model.num_timesteps - steps_before),
-        "seconds_this_session": round(seconds, 1),
-        "steps_per_second": round((model.num_timesteps - steps_before) / max(seconds, 1e-9), 1),
-    }
-    return final_evaluation(model.policy, config, run_dir, checkpoint, int(model.num_timesteps), device, session)
+from crossenvs.cli import main as crossenvs_main
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = trainer_parser(
-        "Self-play training with MaskablePPO on a crossenvs game.",
-        "configs/crisscross.yaml",
-        "runs/<game>-<time>",
-        __file__,
-    )
-    parser.add_argument("--total-steps", type=int, help="override the config's total_steps")
-    return run_cli(train, parser.parse_args(argv))
+    """``crossenvs train ppo ARGV``: 0, 2 and one line ``error: ...`` for a refused input."""
+    return crossenvs_main(["train", "ppo", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

@@ -1,13 +1,13 @@
 """Pretrained AlphaZero agents shipped with the package: ``crossenvs.agents.load(game, **options)``.
 
-Each file here is the ``final.pt`` of a run of ``training/alphazero.py``, copied under the name
+Each file here is the ``final.pt`` of a run of ``crossenvs train alphazero``, copied under the name
 :func:`file_name` gives it::
 
-    python training/alphazero.py --config configs/alphazero/crisscross6.yaml --run-dir runs/pretrained
+    crossenvs train alphazero --config crisscross6 --run-dir runs/pretrained
     cp runs/pretrained/checkpoints/final.pt crossenvs/agents/crisscross_size6.pt
 
 How each agent was made (the commands, in order, from which config) is recorded beside the
-configs, in ``configs/alphazero/README.md``, which the docs' page on the agents shows.
+configs, in ``crossenvs/configs/alphazero/README.md``, which the docs' page on the agents shows.
 ``benchmarks/pretrained.py`` measures each against random, greedy, MCTS-200 and MCTS-1000.
 The player spec ``pretrained`` (or ``pretrained:<simulations>``) is the agent of the game at hand.
 """
@@ -27,7 +27,7 @@ from ..players import MAX_SEARCH_SIMULATIONS, import_extra
 FOLDER = Path(__file__).resolve().parent
 
 #: the agents in this folder: (game, its options that differ from the defaults); how each was made is
-#: recorded beside the configs, in configs/alphazero/README.md
+#: recorded beside the configs, in crossenvs/configs/alphazero/README.md
 SHIPPED: tuple[tuple[str, dict[str, Any]], ...] = (
     ("crisscross", {"size": 6}),
     ("crisscross", {}),

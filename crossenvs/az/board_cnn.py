@@ -1,4 +1,4 @@
-"""BoardCNN: the MaskablePPO policy's features extractor (``training/selfplay.py``'s ``cnn`` policy).
+"""BoardCNN: the MaskablePPO policy's features extractor (``crossenvs train ppo``'s ``cnn`` policy).
 
 It sits beside the AlphaZero network (:mod:`crossenvs.az.network`) as the package's other network,
 but in the checkpoints' layer (``tests/test_layers.py``): the pickle-free MaskablePPO reader

@@ -26,7 +26,7 @@ from crossenvs.trainer.config import (
 
 @dataclasses.dataclass
 class Config:
-    """A run's settings; ``configs/alphazero/crisscross6.yaml`` documents each one."""
+    """A run's settings; ``crossenvs/configs/alphazero/crisscross6.yaml`` documents each one."""
 
     game: str
     options: dict = dataclasses.field(default_factory=dict)

@@ -7,7 +7,7 @@ saved and read by :mod:`crossenvs.checkpoints` (``save_alphazero``, ``load_alpha
 
 from __future__ import annotations
 
-import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -67,7 +67,7 @@ class AlphaZeroNet(nn.Module):
 
 #: number formats the network can compute in (weights and the optimiser stay float32 either way)
 PRECISIONS = ("float32", "bfloat16")
-#: what a config may ask for: one of PRECISIONS, or ``auto`` (:func:`fastest_precision`)
+#: what a config may ask for: one of PRECISIONS, or ``auto`` (:func:`auto_precision`)
 PRECISION_CHOICES = ("auto", *PRECISIONS)
 
 
@@ -76,7 +76,7 @@ def autocast(device: str, precision: str):
 
     bfloat16 halves the work of convolutions and matrix products where the hardware has it
     (CUDA GPUs since Ampere, x86 CPUs with AVX-512 BF16 or AMX); elsewhere it may be slower,
-    which is why ``auto`` measures (:func:`fastest_precision`). Outputs are read back as float32.
+    which is why ``auto`` asks the hardware (:func:`auto_precision`). Outputs are read back as float32.
     """
     if precision not in PRECISIONS:
         raise InvalidOptionError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
@@ -84,27 +84,45 @@ def autocast(device: str, precision: str):
     return torch.autocast(device_type, dtype=torch.bfloat16, enabled=precision == "bfloat16")
 
 
-def fastest_precision(net: AlphaZeroNet, device: str, batch: int, repeats: int = 3) -> str:
-    """The precision whose forward pass of ``batch`` positions is measured faster here (well under a second).
+def native_bfloat16() -> str | None:
+    """What gives this CPU bfloat16 arithmetic, in words (``this CPU has avx512_bf16``), or None where torch
+    would emulate it: x86's AVX-512 BF16 or AMX-BF16. Read from the hardware, never timed."""
+    features = cpu_features()
+    found = [name for name in ("amx_bf16", "avx512_bf16") if name in features]
+    return f"this CPU has {found[0]}" if found else None
 
-    bfloat16 is about twice as fast where the hardware has it and several times slower where it
-    is emulated, so ``auto`` measures rather than guesses. A precision that fails counts as slowest.
+
+def cpu_features() -> set[str]:
+    """The CPU's feature names as torch's cpuinfo reports them (``avx512_bf16``...), or as Linux lists them."""
+    capabilities = getattr(torch.cpu, "get_capabilities", None)  # torch 2.6 on
+    if capabilities is not None:
+        return {name for name, value in capabilities().items() if value is True}
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    return {flag for line in text.splitlines() if line.startswith("flags") for flag in line.split(":", 1)[1].split()}
+
+
+def auto_precision(device: str) -> tuple[str, str]:
+    """``precision: auto``: the number format for ``device``, with the reason, which a run prints.
+
+    On a CPU, bfloat16 where it is native (:func:`native_bfloat16`): about twice as fast there for these
+    networks (docs/benchmarks.md), several times slower where emulated, so float32 elsewhere. On a GPU,
+    float32: these small networks ran no faster in bfloat16 on an H100 (5,522 against 4,545 positions/s
+    at 1,024 games a search step, 2,141 against 2,226 at 256), so float32's exactness costs nothing.
+
+    Decided from the device, never timed: a start-up race between the two moved with the machine's noise,
+    so one config and seed trained in float32 in one run and in bfloat16 in the next (at half the positions
+    per second on the CPU). A config that names ``float32`` or ``bfloat16`` gets it everywhere.
     """
-    sample = torch.zeros((batch, *net.sizes["observation_shape"]), device=device)
-    seconds = {}
-    for precision in PRECISIONS:
-        try:
-            with torch.no_grad(), autocast(device, precision):
-                net(sample)  # the first call sets up kernels: not timed
-                started = time.perf_counter()
-                for _ in range(repeats):
-                    net(sample)
-                if torch.device(device).type == "cuda":
-                    torch.cuda.synchronize()
-            seconds[precision] = time.perf_counter() - started
-        except RuntimeError:  # e.g. no bfloat16 kernels for this device
-            seconds[precision] = float("inf")
-    return min(PRECISIONS, key=seconds.__getitem__)
+    kind = torch.device(device).type
+    if kind == "cuda":
+        return "float32", "auto: float32 on a GPU, where these networks ran no faster in bfloat16"
+    why = native_bfloat16() if kind == "cpu" else None
+    if why is not None:
+        return "bfloat16", f"auto: bfloat16, native here ({why})"
+    return "float32", f"auto: float32, as bfloat16 would be emulated on this {kind}"
 
 
 def evaluator(net: AlphaZeroNet, device: str = "cpu", precision: str = "float32"):

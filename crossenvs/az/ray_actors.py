@@ -1,8 +1,8 @@
-"""AlphaZero on Ray: self-play actors and one learner (``training/alphazero.py --actors N``).
+"""AlphaZero on Ray: self-play actors and one learner (``crossenvs train alphazero --actors N``).
 
-    python training/alphazero.py --config configs/alphazero/crisscross6.yaml --actors 2     # a local Ray
-    python training/alphazero.py --config ... --actors 16 --address head-node:6379         # a cluster
-    python training/alphazero.py --resume runs/az-crisscross-... --actors 2                 # continue a run
+    crossenvs train alphazero --config crisscross6 --actors 2     # a local Ray
+    crossenvs train alphazero --config ... --actors 16 --address head-node:6379         # a cluster
+    crossenvs train alphazero --resume runs/az-crisscross-... --actors 2                 # continue a run
 
 How it works:
 
@@ -41,7 +41,7 @@ import torch
 
 from crossenvs.az.cluster import ActorError, ClusterError, Connection, HeadWatch, first_line
 from crossenvs.az.config import Config
-from crossenvs.az.network import AlphaZeroNet, evaluator, fastest_precision
+from crossenvs.az.network import AlphaZeroNet, auto_precision, evaluator
 from crossenvs.az.run import Run
 from crossenvs.az.selfplay import Finished, SelfPlay
 
@@ -72,7 +72,7 @@ class SelfPlayActor:
         self.net.eval()
         precision = self.config.precision
         if precision == "auto":
-            precision = fastest_precision(self.net, "cpu", self.config.num_envs)
+            precision, _ = auto_precision("cpu")  # as the learner decides it: from the hardware
         self.evaluate = evaluator(self.net, "cpu", precision)
         self.version = -1
 
@@ -227,7 +227,7 @@ def self_play_on_actors(run: Run, connection: Connection) -> None:
         where = f"{connection.address} Ray: {nodes} of its {connection.nodes} node(s), {connection.cpus} CPUs"
         run.start(
             f"{run.config.max_minutes:g} min of self-play on {count} actors ({where}), "
-            f"learning on {run.device} ({run.precision})"
+            f"learning on {run.device} ({run.precision}; {run.precision_reason})"
         )
         while run.time_left():
             head.check()

@@ -75,7 +75,7 @@ def checkpoint_to_resume(run_dir: Path, args: argparse.Namespace) -> tuple[Path 
     except CheckpointError as exc:
         older = (path for path in snapshots if ck.az_snapshot_seconds(path) < ck.az_snapshot_seconds(chosen))
         previous = next((path for path in older if usable(path)), None)
-        raise resume_offer(args.script, args.resume, str(exc), previous) from None
+        raise resume_offer(args.command_line, args.resume, str(exc), previous) from None
 
 
 def restore(net: AlphaZeroNet, optimizer: torch.optim.Optimizer, counters: dict, document: dict, path: Path) -> None:

@@ -26,11 +26,12 @@ from crossenvs import checkpoints as ck
 from crossenvs.az.config import Config, load_config
 from crossenvs.az.evaluation import final_evaluation
 from crossenvs.az.learn import learner
-from crossenvs.az.network import AlphaZeroNet, device_evaluator, evaluator, fastest_precision
+from crossenvs.az.network import AlphaZeroNet, auto_precision, device_evaluator, evaluator
 from crossenvs.az.replay import Replay
 from crossenvs.az.resume import checkpoint_to_resume, latest_extra, restore, superseded
 from crossenvs.az.selfplay import Finished, SelfPlay
 from crossenvs.core.registry import make_game
+from crossenvs.trainer.command import new_run_config
 from crossenvs.trainer.folders import check_resume_folder, set_aside, start_new_run
 
 
@@ -60,7 +61,14 @@ def self_play_here(run: Run) -> None:
     else:
         selfplay = SelfPlay(run.config, run.rng)
         evaluate = evaluator(run.net, run.device, run.precision)
-    run.start(f"{run.config.max_minutes:g} min of self-play on {run.device} ({run.precision})")
+    run.announce(
+        f"{run.config.max_minutes:g} min of self-play on {run.device} ({run.precision}; {run.precision_reason})"
+    )
+    # The first search step compiles the search on a cold cache (about a minute, announced with its own line):
+    # the clock starts after it, so a short run's minutes go to self-play and learning, not to the compiler.
+    finished = selfplay.step(evaluate)
+    run.start()
+    run.absorb(finished, moves=1, positions=finished.searched)
     while run.time_left():
         finished = selfplay.step(evaluate)
         run.absorb(finished, moves=1, positions=finished.searched)
@@ -88,13 +96,14 @@ class Run:
         self.symmetries = self.game.symmetries()
         self.latest = run_dir / ck.CHECKPOINTS / ck.AZ_LATEST
         self.precision = config.precision
+        self.precision_reason = "set in the config"  # or why auto chose it
         self.session: dict[str, Any] = {}  # what the closing summary adds (the Ray path's counts)
         self.no_progress = False
 
     @classmethod
     def open(cls, args: argparse.Namespace, device: str, local_actors: int = 0) -> Run:
-        """A new run's folder from ``--config``, or ``--resume``'s run restored from its checkpoint (``local_actors``:
-        see :meth:`Config.check`)."""
+        """A new run's folder from ``--game`` or ``--config`` (:func:`~crossenvs.trainer.command.new_run_config`),
+        or ``--resume``'s run restored from its checkpoint (``local_actors``: see :meth:`Config.check`)."""
         overrides = {"max_minutes": args.max_minutes}
         document = None
         if args.resume:
@@ -104,14 +113,15 @@ class Run:
             if chosen is None:
                 print(f"resuming {run_dir}: no checkpoint yet, so the run starts from its config.yaml")
         else:
-            config = load_config(args.config, overrides, local_actors)
+            path, changes = new_run_config(args, "alphazero", overrides)
+            config = load_config(path, changes, local_actors)
             run_dir = start_new_run(args, f"az-{config.game}", config)
         run = cls(config, run_dir, device)
         run.no_progress = args.no_progress
         if document is not None:
             run.restore(document, chosen)
-        if config.precision == "auto":
-            run.precision = fastest_precision(run.net, device, config.num_envs)
+        if config.precision == "auto":  # the same choice in every run on this machine
+            run.precision, run.precision_reason = auto_precision(device)
         run.learn = learner(run.net, run.optimizer, device, run.precision)
         return run
 
@@ -125,9 +135,14 @@ class Run:
             self.replay.restore(document["replay"], chosen)
             print(f"replay buffer restored: {self.replay.size:,} positions")
 
-    def start(self, where: str) -> None:
-        """Print what runs where, and start the clock, the progress bar and TensorBoard."""
-        print(f"{self.game.name}{self.config.options}: {where} -> {self.run_dir}", flush=True)  # a log shows it at once
+    def announce(self, where: str) -> None:
+        """Print what runs where, at once (a log shows it before any wait)."""
+        print(f"{self.game.name}{self.config.options}: {where} -> {self.run_dir}", flush=True)
+
+    def start(self, where: str | None = None) -> None:
+        """Start the clock, the progress bar and TensorBoard (announcing ``where`` first, when given)."""
+        if where is not None:
+            self.announce(where)
         self.writer = tensorboard_writer(self.run_dir)
         self.progress = progress_bar(self.config.max_minutes * 60, self.no_progress)
         self.started = self.last_checkpoint = time.monotonic()
@@ -184,7 +199,7 @@ class Run:
         )
         self.writer.close()
         speed = round((counters["positions"] - self.positions_before) / max(seconds, 1e-9), 1)
-        session = {"positions_per_second": speed, **self.session}
+        session = {"positions_per_second": speed, "precision_reason": self.precision_reason, **self.session}
         return final_evaluation(self.config, self.run_dir, final, counters, self.device, session, self.precision)
 
 

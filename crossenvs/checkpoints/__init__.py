@@ -2,13 +2,13 @@
 
 Three kinds, told apart by :func:`detect_kind`, each read by a module of its own:
 
-* **AlphaZero** (``alphazero.py``; written by ``training/alphazero.py``): a ``.pt`` file, a plain
+* **AlphaZero** (``alphazero.py``; written by ``crossenvs train alphazero``): a ``.pt`` file, a plain
   ``torch.save`` dictionary, read with ``weights_only=True`` and checked against its declared,
   bounded sizes before any network is built.
-* **MaskablePPO** (``sb3.py``; ``training/selfplay.py``): stable-baselines3's ``.zip`` with
+* **MaskablePPO** (``sb3.py``; ``crossenvs train ppo``): stable-baselines3's ``.zip`` with
   ``step_<n>.json`` beside it, read without unpickling; only ``load_sb3(..., allow_pickle=True)``
   (the ``pickle:<file>`` spec) unpickles, for a file the user trusts (``docs/security.md``).
-* **RLlib** (``rllib.py``; ``training/rllib_selfplay.py``): a folder, ``iter_<n>/`` holding an
+* **RLlib** (``rllib.py``; ``crossenvs train rllib``): a folder, ``iter_<n>/`` holding an
   Algorithm checkpoint and ``crossenvs.json`` (the game it plays).
 
 What they share (the trainers' file names, the kinds, the game check, the device) is in

@@ -1,4 +1,4 @@
-"""AlphaZero checkpoints (``training/alphazero.py``): a ``.pt`` file, a plain ``torch.save`` dictionary.
+"""AlphaZero checkpoints (``crossenvs train alphazero``): a ``.pt`` file, a plain ``torch.save`` dictionary.
 
 It holds the format, game, options, network sizes and weights, and for a run's own files counters
 and the optimiser. It is read with ``weights_only=True``; its declared sizes are bounded and every
@@ -88,7 +88,9 @@ def _check_document(path: Path, document: Any, network: Any) -> None:
     keys = ("game", "options", "sizes", "state_dict")
     if not isinstance(document, dict) or any(key not in document for key in keys):
         found = sorted(document) if isinstance(document, dict) else type(document).__name__
-        raise CheckpointError(f"{usable}: it holds {found}, not {', '.join(keys)} (as training/alphazero.py writes)")
+        raise CheckpointError(
+            f"{usable}: it holds {found}, not {', '.join(keys)} (as crossenvs train alphazero writes)"
+        )
     if not isinstance(document["game"], str) or not isinstance(document["options"], dict):
         raise CheckpointError(
             f"{usable}: its game {document['game']!r} or options {document['options']!r} are malformed"

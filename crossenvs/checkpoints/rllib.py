@@ -1,4 +1,4 @@
-"""RLlib checkpoints (``training/rllib_selfplay.py``): a folder, ``iter_<n>/`` holding an Algorithm
+"""RLlib checkpoints (``crossenvs train rllib``): a folder, ``iter_<n>/`` holding an Algorithm
 checkpoint and ``crossenvs.json`` (the game it plays). Ray is imported only when a module is loaded."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def rllib_module_folder(path: str | Path, module: str = "main") -> tuple[Path, d
     """The RLModule folder a path means, and the checkpoint's ``crossenvs.json`` when there is one.
 
     ``path`` may be an Algorithm checkpoint (``save_to_path``), a run folder of
-    ``training/rllib_selfplay.py`` (its newest checkpoint) or an RLModule folder itself.
+    ``crossenvs train rllib`` (its newest checkpoint) or an RLModule folder itself.
     """
     path = Path(path)
     if not path.exists():
@@ -47,7 +47,7 @@ def rllib_module_folder(path: str | Path, module: str = "main") -> tuple[Path, d
         file_hint = f"; {path} is a file: play it as {spec_of(file_kind(path), path)}" if path.is_file() else ""
         raise CheckpointError(
             f"{path} is no RLlib checkpoint: expected an Algorithm checkpoint (with learner_group/learner/"
-            f"rl_module/{module}/), a run folder of training/rllib_selfplay.py, or an RLModule folder{file_hint}"
+            f"rl_module/{module}/), a run folder of crossenvs train rllib, or an RLModule folder{file_hint}"
         )
     metadata = next((p / RLLIB_METADATA for p in (folder, *folder.parents) if (p / RLLIB_METADATA).is_file()), None)
     return folder, (read_rllib_metadata(metadata) if metadata else None)
@@ -64,7 +64,7 @@ def read_rllib_metadata(path: str | Path) -> dict[str, Any]:
             and isinstance(metadata.get("options"), dict)):  # fmt: skip
         raise CheckpointError(
             f"rllib checkpoint metadata {path} is corrupt: expected an object with 'game' (a name) and 'options' "
-            f"(an object), as training/rllib_selfplay.py writes, not {json.dumps(metadata)[:200]}"
+            f"(an object), as crossenvs train rllib writes, not {json.dumps(metadata)[:200]}"
         )
     return metadata
 

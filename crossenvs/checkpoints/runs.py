@@ -1,6 +1,6 @@
 """A training run's folder: which checkpoints it holds, in training order, each with its place on a plot's x axis.
 
-The CLI's ``rating-plot`` turns them into players; the trainers write them (``training/*.py``).
+The CLI's ``rating-plot`` turns them into players; the trainers write them (``crossenvs train``).
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ class RunCheckpoints:
 def run_checkpoints(run_dir: str | Path) -> RunCheckpoints:
     """The checkpoints of a training run's folder, from its ``checkpoints/``.
 
-    A PPO run (``training/selfplay.py``) has ``step_<n>.zip`` with ``step_<n>.json``: x is the
-    training step. An AlphaZero run (``training/alphazero.py``) has ``seconds_<n>.pt`` snapshots:
+    A PPO run (``crossenvs train ppo``) has ``step_<n>.zip`` with ``step_<n>.json``: x is the
+    training step. An AlphaZero run (``crossenvs train alphazero``) has ``seconds_<n>.pt`` snapshots:
     x is wall-clock minutes.
     """
     folder = Path(run_dir, CHECKPOINTS)
@@ -47,8 +47,8 @@ def run_checkpoints(run_dir: str | Path) -> RunCheckpoints:
         steps.append((int(meta["step"]), meta, meta_path.with_suffix(".zip")))
     if not steps:
         raise CheckpointError(
-            f"no checkpoints in {folder} (step_<n>.zip from training/selfplay.py or seconds_<n>.pt from "
-            "training/alphazero.py): the run has not written one yet"
+            f"no checkpoints in {folder} (step_<n>.zip from crossenvs train ppo or seconds_<n>.pt from "
+            "crossenvs train alphazero): the run has not written one yet"
         )
     steps.sort(key=lambda item: item[0])
     try:

@@ -1,4 +1,4 @@
-"""MaskablePPO checkpoints (``training/selfplay.py``): stable-baselines3's ``.zip`` with ``step_<n>.json`` beside it.
+"""MaskablePPO checkpoints (``crossenvs train ppo``): stable-baselines3's ``.zip`` with ``step_<n>.json`` beside it.
 
 Read without unpickling: the policy is rebuilt from the JSON (game, architecture) and the weights
 are read from the zip's ``policy.pth`` with ``weights_only=True``. Only ``load_sb3(...,
@@ -22,7 +22,7 @@ from ..players import ModelPlayer, Player, import_extra
 from .files import ALPHAZERO, check_trained_on, file_kind, short_error, torch_for
 
 SB3_FORMAT = "crossenvs-maskableppo-1"
-#: the policies training/selfplay.py builds, and the widest net a checkpoint's metadata may declare
+#: the policies crossenvs train ppo builds, and the widest net a checkpoint's metadata may declare
 SB3_POLICIES = ("cnn", "mlp")
 SB3_MAX_NET_WIDTH = 4096
 #: the spec prefix (and Python argument ``allow_pickle=True``) that reads a .zip by unpickling it
@@ -32,7 +32,7 @@ SB3_POLICY_ENTRY, SB3_OPTIMIZER_ENTRY = "policy.pth", "policy.optimizer.pth"
 
 
 def ppo_policy_kwargs(policy: str, net_width: int) -> dict[str, Any]:
-    """MaskablePPO's ``policy_kwargs`` for training/selfplay.py's ``policy`` (cnn or mlp) and ``net_width``."""
+    """MaskablePPO's ``policy_kwargs`` for crossenvs train ppo's ``policy`` (cnn or mlp) and ``net_width``."""
     if policy == "cnn":
         from ..az.board_cnn import BoardCNN  # imports torch and stable-baselines3: only for a CNN policy
 
@@ -52,7 +52,7 @@ def _architecture(path: Path, metadata: dict[str, Any]) -> tuple[str, int]:
     if policy not in SB3_POLICIES or isinstance(width, bool) or not isinstance(width, int):
         raise CheckpointError(
             f"checkpoint metadata {path} declares no usable architecture (policy cnn or mlp and net_width), "
-            f"got {found!r}: it was not written by training/selfplay.py"
+            f"got {found!r}: it was not written by crossenvs train ppo"
         )
     if not 1 <= width <= SB3_MAX_NET_WIDTH:
         raise CheckpointError(
@@ -83,7 +83,7 @@ def load_sb3(
 ) -> Any:
     """A MaskablePPO checkpoint's policy, rebuilt from its metadata and weights: nothing is unpickled.
 
-    The .zip needs its ``step_<n>.json`` beside it (training/selfplay.py writes both): the JSON names
+    The .zip needs its ``step_<n>.json`` beside it (crossenvs train ppo writes both): the JSON names
     the game and the architecture, and the weights are read from the .zip's ``policy.pth`` with
     ``weights_only=True``. The result has ``predict``, ``observation_space`` and ``action_space``.
     With ``allow_pickle=True`` (the ``pickle:`` spec) stable-baselines3's ``MaskablePPO.load`` reads
@@ -101,7 +101,7 @@ def load_sb3(
     meta_path = sb3_metadata_path(path)
     if not meta_path.is_file():
         raise CheckpointError(
-            f"{path} has no {meta_path.name} beside it (as training/selfplay.py writes), so it could only be read by "
+            f"{path} has no {meta_path.name} beside it (as crossenvs train ppo writes), so it could only be read by "
             f"unpickling it, which runs any code the file holds; crossenvs does not do that unasked. If you trust "
             f"the file, play it as {PICKLE_PREFIX}:{path} (in Python: load_sb3(path, allow_pickle=True))"
         )
@@ -135,7 +135,7 @@ def _metadata_game(path: Path, meta_path: Path, metadata: dict[str, Any], game: 
 
 
 def new_sb3_policy(game: Game, policy: str, net_width: int) -> Any:
-    """An untrained MaskablePPO actor-critic for ``game`` (the policy of training/selfplay.py's models)."""
+    """An untrained MaskablePPO actor-critic for ``game`` (the policy of crossenvs train ppo's models)."""
     spaces = import_extra("gymnasium.spaces", "MaskablePPO checkpoints", "train")
     policies = import_extra("sb3_contrib.common.maskable.policies", "MaskablePPO checkpoints", "train")
     import numpy as np

@@ -1,8 +1,9 @@
-"""The ``crossenvs`` command line: list games, run arenas, play an agent, plot ratings, make GIFs.
+"""The ``crossenvs`` command line: list games, run arenas, play an agent, train one, plot ratings, make GIFs.
 
 crossenvs list
 crossenvs eval crisscross --option size=6 --players random greedy mcts:100 --games 20 --csv out.csv
 crossenvs play charing_cross --opponent mcts:400
+crossenvs train alphazero --game crisscross --option size=6
 crossenvs rating-plot runs/crisscross-20261121-113000 --out ratings.png
 crossenvs gif crisscross --option size=6 --players mcts:100 random --out game.gif
 crossenvs serve --port 8000
@@ -22,7 +23,7 @@ from typing import TextIO
 
 from ..core.checks import check_seed
 from ..core.errors import CrossenvsError
-from . import check, doctor, evaluate, gif, ladder, list_games, play, rate, rating_plot, serve, solve
+from . import check, doctor, evaluate, gif, ladder, list_games, play, rate, rating_plot, serve, solve, train
 from .common import Command, GameCommandParser, HelpFormatter, canonical_game, import_module
 
 __all__ = ["COMMANDS", "EXAMPLES", "Command", "build_parser", "canonical_game", "main"]
@@ -30,13 +31,26 @@ __all__ = ["COMMANDS", "EXAMPLES", "Command", "build_parser", "canonical_game", 
 #: the commands, in the order the help lists them
 COMMANDS: tuple[Command, ...] = tuple(
     module.COMMAND
-    for module in (list_games, evaluate, play, gif, rating_plot, solve, ladder, rate, check, serve, doctor)
+    for module in (list_games, evaluate, play, train, gif, rating_plot, solve, ladder, rate, check, serve, doctor)
 )
 _BY_NAME = {command.name: command for command in COMMANDS}
 #: one example per command, shown at the end of its help; the main help shows them in this order
 EXAMPLES = {
     name: _BY_NAME[name].example
-    for name in ("list", "eval", "play", "gif", "rating-plot", "serve", "check", "solve", "ladder", "rate", "doctor")
+    for name in (
+        "list",
+        "eval",
+        "play",
+        "train",
+        "gif",
+        "rating-plot",
+        "serve",
+        "check",
+        "solve",
+        "ladder",
+        "rate",
+        "doctor",
+    )
 }
 
 
@@ -44,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``crossenvs`` parser: ``--import`` and one subparser per command of :data:`COMMANDS`."""
     parser = argparse.ArgumentParser(
         prog="crossenvs",
-        description="crossenvs: games, arenas, play, plots.",
+        description="crossenvs: games, arenas, play, training, plots.",
         epilog="examples:\n" + "\n".join(f"  {line}" for line in EXAMPLES.values()),
         formatter_class=HelpFormatter,
     )

@@ -50,7 +50,7 @@ def check(args: argparse.Namespace) -> None:
     check_output_file(args.out, "--out", PLOT_SUFFIXES)
     folder = Path(args.run_dir)
     if not folder.is_dir():
-        raise UsageError(f"rating-plot {folder}: no such folder; give the folder of a run of training/*.py")
+        raise UsageError(f"rating-plot {folder}: no such folder; give the folder of a run of crossenvs train")
     if not (folder / ck.CHECKPOINTS).is_dir():
         raise UsageError(
             f"rating-plot {folder}: it has no {ck.CHECKPOINTS}/ folder, so it is not a training run's folder"

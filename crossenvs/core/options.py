@@ -226,15 +226,23 @@ class OptionSchema:
         return f"did you mean {close[0]!r}? {known}" if close else known
 
 
-def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
-    """``["size=6", "self_jump=off"]`` -> ``{"size": 6, "self_jump": "off"}`` (numbers become numbers)."""
-    options: dict[str, Any] = {}
+def key_values(pairs: Sequence[str], flag: str = "--option", example: str = "size=6") -> list[tuple[str, str]]:
+    """``KEY=VALUE`` flags (``flag``, repeatable) split into keys and values, each key given once."""
+    found: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise InvalidOptionError(f"--option {pair!r}: write key=value, e.g. size=6")
-        if key in options:  # the later one would silently win
-            raise InvalidOptionError(f"--option {key} is given twice ({key}={options[key]}, {pair}); give it once")
+            raise InvalidOptionError(f"{flag} {pair!r}: write key=value, e.g. {example}")
+        if key in found:  # the later one would silently win
+            raise InvalidOptionError(f"{flag} {key} is given twice ({key}={found[key]}, {pair}); give it once")
+        found[key] = value
+    return list(found.items())
+
+
+def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
+    """``["size=6", "self_jump=off"]`` -> ``{"size": 6, "self_jump": "off"}`` (numbers become numbers)."""
+    options: dict[str, Any] = {}
+    for key, value in key_values(pairs):
         for cast in (int, float):
             try:
                 options[key] = cast(value)

@@ -41,6 +41,7 @@ from types import ModuleType
 from typing import Any
 
 from .errors import CrossenvsError
+from .waits import compile_notice, compile_seconds, say
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 #: the line of a template module that a per-game copy replaces
@@ -192,20 +193,11 @@ def _cold(stem: str) -> bool:
 
 
 def _compile_notice(template: str, game_class: type) -> None:
-    """One line on stderr before a first-use compile, so a wait of many seconds is not a silent one.
-
-    Shown where a person watches (stderr is a terminal) or when ``CROSSENVS_COMPILE_NOTICE=1``;
-    ``CROSSENVS_COMPILE_NOTICE=0`` silences it.
-    """
-    wanted = os.environ.get("CROSSENVS_COMPILE_NOTICE")
-    if wanted == "0" or (wanted != "1" and not sys.stderr.isatty()):
-        return
+    """One line before a first-use compile, so a wait of many seconds is not a silent one: through
+    :func:`crossenvs.core.waits.say`, so terminals, notebooks, pipes and logs all show it (and a terminal
+    a progress bar); silenced by ``CROSSENVS_COMPILE_NOTICE=0`` or the ``crossenvs`` logger's level."""
     what = _TEMPLATE_WORDS.get(template, template)
-    sys.stderr.write(
-        f"crossenvs: compiling {what} for {getattr(game_class, 'name', game_class.__name__)}, first use only "
-        "(numba caches it; typically 5-30 s)\n"
-    )
-    sys.stderr.flush()
+    say(compile_notice(template, what, getattr(game_class, "name", game_class.__name__)), compile_seconds(template))
 
 
 _LOCK = threading.Lock()

@@ -26,7 +26,7 @@ serial, and a :class:`BatchRunner` picks one per call:
 * **A trial must win on its mean, over up to** :data:`TRIAL_CALLS` **calls**: beside a busy
   neighbour a parallel call is now and then as fast as idle, so one call decides nothing. The
   trial ends at the first call that leaves its mean losing, so a losing trial costs about a call.
-* PPO training runs numba on one thread (``training/selfplay.py``, ``numba_on_one_thread``, says
+* PPO training runs numba on one thread (``crossenvs train ppo``, ``numba_on_one_thread``, says
   why): there torch's threads and numba's must not compete.
 * Torch's threads are chosen the same way (:class:`FasterOf`, a choice of their own), by
   :func:`crossenvs.az.torch_threads.torch_thread_choice`, beside the network: the core does not name torch.

@@ -1,4 +1,4 @@
-"""A league self-play run on Ray RLlib, as ``training/rllib_selfplay.py`` runs it: flags, checks, resume, loop, end.
+"""A league self-play run on Ray RLlib, as ``crossenvs train rllib`` (and ``training/rllib_selfplay.py``) runs it: flags, checks, resume, loop, end.
 
 The pieces it drives (env, masked module, league, checkpoints) are :mod:`crossenvs.integrations.rllib`.
 This module sits beside that package rather than in it because importing the package imports Ray,
@@ -58,10 +58,17 @@ INT_FLAGS = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The run's flags; their defaults also tell :func:`resume_settings` which flags a resume gave."""
+    """The run's flags in a parser of their own; their defaults also tell :func:`resume_settings` which flags a
+    resume gave."""
     parser = argparse.ArgumentParser(description="League self-play with Ray RLlib PPO on a crossenvs game.")
+    add_arguments(parser)
+    return parser
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The run's flags (``crossenvs train rllib``), added to ``parser``."""
     start = parser.add_mutually_exclusive_group(required=True)
-    start.add_argument("--game", choices=list_games())
+    start.add_argument("--game", metavar="GAME", help=f"one of {', '.join(list_games())}")
     start.add_argument(
         "--resume",
         metavar="RUN",
@@ -91,7 +98,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--eval-games", type=int, default=50, help="final games against --eval-opponent (0: none)")
     parser.add_argument("--eval-opponent", default="random", help="player spec of the final evaluation")
     parser.add_argument("--seed", type=int, default=0)
-    return parser
 
 
 def flag_of(key: str) -> str:

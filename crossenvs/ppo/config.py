@@ -23,7 +23,7 @@ SB3_SEED_LIMIT = 2**32
 
 @dataclasses.dataclass
 class Config:
-    """A run's settings; ``configs/<game>.yaml`` documents each one."""
+    """A run's settings; ``crossenvs/configs/<game>.yaml`` documents each one."""
 
     game: str
     options: dict = dataclasses.field(default_factory=dict)

@@ -54,7 +54,7 @@ def resume(args: argparse.Namespace, device: str) -> tuple[Run, MaskablePPO, dic
         reason = str(exc) if isinstance(exc, CrossenvsError) else f"{run.zip_path(step)} does not fit: {exc}"
         previous = next((older for older in reversed(run.steps()) if older < step and run.usable(older)), None)
         offer = run.zip_path(previous) if previous is not None else None
-        raise resume_offer(args.script, args.resume, reason, offer) from None
+        raise resume_offer(args.command_line, args.resume, reason, offer) from None
     model.num_timesteps = step
     set_aside(run.newer_files(step), run.checkpoints)
     model.tensorboard_log = str(run_dir / "tensorboard")

@@ -63,10 +63,10 @@ def write_atomically(path: Path, text: str) -> None:
 
 
 def start_new_run(args: argparse.Namespace, name: str, config: Any) -> Path:
-    """A new run's folder, ``--run-dir`` or ``runs/<name>-<time>`` in the trainer's repository, made by
-    :func:`start_run_folder`; its absolute path."""
+    """A new run's folder, ``--run-dir`` or ``runs/<name>-<time>`` in the working folder (the package may be
+    installed anywhere, so never beside it), made by :func:`start_run_folder`; its absolute path."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    default = Path(args.script).resolve().parent.parent / "runs" / f"{name}-{stamp}"
+    default = Path("runs") / f"{name}-{stamp}"
     run_dir = (Path(args.run_dir) if args.run_dir else default).resolve()
     start_run_folder(run_dir, "--run-dir" if args.run_dir else "run folder", config)
     return run_dir
@@ -104,21 +104,15 @@ def check_resume_folder(text: str) -> Path:
     return run_dir
 
 
-def script_text(file: str) -> str:
-    """A trainer's path as the user would type it: relative to the working folder when it is inside it."""
-    path = Path(file).resolve()
-    return str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else str(path)
-
-
-def resume_offer(script: str, resume: str, reason: str, previous: Path | None) -> CheckpointError:
+def resume_offer(command: str, resume: str, reason: str, previous: Path | None) -> CheckpointError:
     """The error for a checkpoint a run cannot continue from, naming the previous good one and the command
-    (``script``: the trainer's path, ``args.script``)."""
+    (``command``: the trainer's, ``crossenvs train alphazero``, which the parser records as ``args.command_line``)."""
     if previous is None:
         return CheckpointError(f"{reason}; no older checkpoint of the run is readable, so start a new run (--config)")
     shown = Path(resume) / CHECKPOINTS / previous.name
     return CheckpointError(
         f"{reason}; the previous good checkpoint is {shown}: resume from it with "
-        f"python {script_text(script)} --resume {resume} --from-checkpoint {shown}"
+        f"{command} --resume {resume} --from-checkpoint {shown}"
     )
 
 
