@@ -20,8 +20,11 @@ $(STAMP): pyproject.toml
 
 # pytest also builds the docs site with warnings as errors and runs its code blocks
 # (tests/test_docs.py), builds and installs the wheel (tests/test_wheel.py) and runs the tutorial notebook.
+# Two workers (pytest-xdist), each test file on one of them (--dist loadfile: a file's fixtures and
+# compiled kernels stay in one process); TEST_WORKERS=0 runs the suite in this process.
+TEST_WORKERS ?= 2
 test: $(STAMP) lint chromium
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The browser tests (tests/test_serve_browser.py) drive Debian's chromium headless through
 # Playwright; no browser is downloaded, so install the distribution's when none is found

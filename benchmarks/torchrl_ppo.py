@@ -21,23 +21,25 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
+import runpy
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import torch
 from tensordict import TensorDict, TensorDictBase
 from torchrl.data import Binary, Bounded, Categorical, Composite
 from torchrl.envs import EnvBase, PettingZooWrapper, SerialEnv
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "examples"))
-import torchrl_selfplay  # noqa: E402 - the recipe is a script in examples/, not a module of the package
+from crossenvs import make_game
+from crossenvs.core.options import parse_options
+from crossenvs.core.threads import numba_on_one_thread
+from crossenvs.envs import make_env
 
-from crossenvs import make_game  # noqa: E402
-from crossenvs.core.options import parse_options  # noqa: E402
-from crossenvs.core.threads import numba_on_one_thread  # noqa: E402
-from crossenvs.envs import make_env  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+#: the recipe's own definitions (its network, collector, GAE, loss and loop), read from its file: it is a
+#: script in examples/, not a module, and what is timed must be exactly what a reader runs
+torchrl_selfplay = SimpleNamespace(**runpy.run_path(str(ROOT / "examples" / "torchrl_selfplay.py"), run_name="recipe"))
 from crossenvs.integrations.torchrl import CrossTorchRLEnv  # noqa: E402
 
 AGENTS = ("player_0", "player_1")

@@ -236,7 +236,8 @@ def test_a_tiny_run_trains_checkpoints_resumes_and_plays(tmp_path):
 
     assert "no ladder rating (no ladder for crisscross" in first.stdout  # no ladder is shipped at size 4
     ladder = tmp_path / "ladder4.json"
-    ladder.write_text(build_ladder(game, ["random", "mcts:8"], 4).to_json())
+    # two rungs that each win a game of the four (mcts:8 swept them, and a ladder refuses a rung without a finite rating)
+    ladder.write_text(build_ladder(game, ["random", "mcts:1"], 4).to_json())
     ladder_args = ["rating-plot", str(run), "--ladder", str(ladder), "--games", "4", "--simulations", "2"]
     assert crossenvs_cli([*ladder_args, "--out", str(plot)]) == 0 and plot.stat().st_size > 1000
     import gymnasium

@@ -325,6 +325,16 @@ def blocked_session(store: SessionStore, opponent: Player) -> Session:
     return store.add(Session(game, opponent, 1, game.initial_state()))
 
 
+def compiled_search_session(store: SessionStore) -> tuple[Session, Player]:
+    """:func:`blocked_session` with a 5M-simulation MCTS opponent whose search is compiled already, so that half
+    a second after a reply starts its search is under way (a first compile takes tens of seconds)."""
+    from crossenvs.players import MCTSPlayer
+
+    session = blocked_session(store, MCTSPlayer(5_000_000, seed=0))
+    MCTSPlayer(2, seed=0).act(session.game, session.game.initial_state())
+    return session, session.opponent
+
+
 def test_deleting_a_game_drops_its_opponents_search_and_starts_no_more():
     store, opponent = SessionStore(), Blocking()
     session = blocked_session(store, opponent)
@@ -729,10 +739,8 @@ def test_crossenvs_serve_serves_the_page_on_localhost():
 
 def test_deleting_a_game_interrupts_its_opponents_search_mid_way():
     """A DELETE stops MCTS inside its compiled search, not only after it: 5M simulations take tens of seconds."""
-    from crossenvs.players import MCTSPlayer
-
-    store, opponent = SessionStore(), MCTSPlayer(5_000_000, seed=0)
-    session = blocked_session(store, opponent)
+    store = SessionStore()
+    session, _ = compiled_search_session(store)
     thread = threading.Thread(target=session.reply)
     thread.start()
     time.sleep(0.5)  # the search is under way
@@ -744,10 +752,8 @@ def test_deleting_a_game_interrupts_its_opponents_search_mid_way():
 
 
 def test_a_page_that_leaves_interrupts_the_search_but_keeps_the_game():
-    from crossenvs.players import MCTSPlayer
-
-    store, opponent = SessionStore(), MCTSPlayer(5_000_000, seed=0)
-    session = blocked_session(store, opponent)
+    store = SessionStore()
+    session, opponent = compiled_search_session(store)
     gone = threading.Event()
     session.claim_reply()
     thread = threading.Thread(target=session.claimed_reply, args=(gone.is_set,))
