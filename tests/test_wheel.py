@@ -326,6 +326,75 @@ def served(installed: Installed, command: tuple[str, ...]) -> str:
         server.wait(timeout=30)
 
 
+def extra_modules() -> tuple[dict[str, set[str]], set[str]]:
+    """Each extra of pyproject.toml as the top-level modules its distributions install here, and the core's."""
+    from importlib import metadata
+
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+    def normal(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    modules: dict[str, set[str]] = {}
+    for module, distributions in metadata.packages_distributions().items():
+        for distribution in distributions:
+            modules.setdefault(normal(distribution), set()).add(module)
+
+    def of(requirements: list[str]) -> set[str]:
+        names = [normal(re.match(r"[A-Za-z0-9_.-]+", requirement).group(0)) for requirement in requirements]
+        return set().union(*(modules.get(name, set()) for name in names))
+
+    core = of(project["dependencies"])
+    return {extra: of(needs) - core for extra, needs in project["optional-dependencies"].items()}, core
+
+
+WITH_ONLY = """
+import sys
+
+blocked = set(sys.argv[1].split(","))
+
+
+class NotInstalled:
+    \"\"\"The packages of the extras the page does not name, as if they were not installed.\"\"\"
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in blocked:
+            raise ModuleNotFoundError(f"No module named {name!r} (its extra is not installed)", name=name)
+
+
+sys.meta_path.insert(0, NotInstalled())
+try:
+    import ray  # noqa: F401
+except ModuleNotFoundError:
+    pass
+else:
+    raise SystemExit("the blocker let ray through")
+namespace = {"__name__": "__docs__"}
+for index, block in enumerate(sys.argv[2:]):
+    exec(compile(block, f"python block {index} of docs/evaluation.md", "exec"), namespace)
+print("evaluation page OK")
+"""
+
+
+def test_installed_wheel_runs_the_evaluation_page_with_only_the_extras_it_names(installed: Installed):
+    """Was: the page's TestClient snippet needed httpx2, which no extra it names brings. Every python block of
+    the page runs with the packages of every other extra made impossible to import."""
+    page = (ROOT / "docs" / "evaluation.md").read_text()
+    named = set(re.search(r'pip install "crossenvs\[([a-z,]+)\]"', page).group(1).split(","))
+    extras, _ = extra_modules()
+    allowed = set().union(*(extras[extra] for extra in named))
+    blocked = set().union(*extras.values()) - allowed
+    assert "ray" in blocked  # the script checks its blocker on it
+    blocks = re.findall(r"```python\n(.*?)```", page, re.S)
+    assert len(blocks) >= 4
+    python = str(installed.venv / "bin" / "python")
+    done = installed.run([python, "-c", WITH_ONLY, ",".join(sorted(blocked)), *blocks])
+    assert done.returncode == 0, f"with only {sorted(named)}:\n" + done.stdout[-3000:] + done.stderr[-5000:]
+    assert "evaluation page OK" in done.stdout
+
+
 def test_installed_wheel_trains_from_outside_the_checkout(installed: Installed):
     """Was: the trainers were scripts in the checkout and their configs were not in the wheel. The pages' own
     training command (the game's shipped config), cut to seconds: a short cap, two evaluation games."""
