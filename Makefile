@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 TORCH  := torch==2.13.0
 STAMP  := $(VENV)/.installed
 
-.PHONY: lint test train train-ppo bench train-bench venv clean clean-cache chromium docs docs-serve
+.PHONY: lint test test-fast train train-ppo bench train-bench venv clean clean-cache chromium docs docs-serve
 
 venv: $(STAMP)
 
@@ -25,6 +25,11 @@ $(STAMP): pyproject.toml
 TEST_WORKERS ?= 2
 test: $(STAMP) lint chromium
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+
+# The inner loop: the suite but for its slow tests (marked slow: Ray clusters, the simulator, cold-cache
+# compiles, the compiled-code checks, training runs), the browser, the docs site and the wheel.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not slow and not browser and not docs and not wheel"
 
 # The browser tests (tests/test_serve_browser.py) drive Debian's chromium headless through
 # Playwright; no browser is downloaded, so install the distribution's when none is found

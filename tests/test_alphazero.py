@@ -201,6 +201,7 @@ def run_alphazero(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 def test_a_tiny_run_trains_checkpoints_resumes_and_plays(tmp_path):
     config = {**AZ_TINY, "max_minutes": 0.15}
     (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(config))
@@ -247,6 +248,7 @@ def test_a_tiny_run_trains_checkpoints_resumes_and_plays(tmp_path):
     assert env.unwrapped.opponent.name.startswith("az-final")
 
 
+@pytest.mark.slow
 def test_every_pretrained_agent_loads_and_beats_random():
     from crossenvs import agents
 

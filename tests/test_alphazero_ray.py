@@ -31,6 +31,8 @@ from crossenvs.players import make_player
 from crossenvs.trainer.config import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Ray clusters started and killed: minutes, left out of make test-fast
+pytestmark = pytest.mark.slow
 
 RAY_TINY = {**AZ_TINY, "max_minutes": 0.4, "checkpoint_minutes": 0.05, "actor_steps": 2, "publish_every": 2}
 

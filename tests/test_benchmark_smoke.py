@@ -111,6 +111,7 @@ def test_alphazero_rate_runs_in_a_fresh_process():
     assert bench["alphazero_rate"](0.5) > 0
 
 
+@pytest.mark.slow
 def test_the_ray_benchmark_runs_both_paths_and_its_parts(tmp_path):
     pytest.importorskip("ray", reason='needs the rllib extra: pip install "crossenvs[rllib]"')
     from conftest import AZ_TINY
@@ -160,6 +161,7 @@ for make in (gpu.our_search, gpu.our_training, gpu.mctx_search):
 """
 
 
+@pytest.mark.slow
 def test_the_gpu_benchmarks_search_rows_run_without_a_gpu():
     """benchmarks/gpu.py's search rows as far as a machine without a GPU can take them: ours under the CUDA
     simulator (the torch side on the CPU), mctx over pgx on CPU JAX; tiny batches, speed not checked."""

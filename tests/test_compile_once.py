@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from crossenvs.core.specialize import _TEMPLATE_WORDS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,6 +48,7 @@ def test_compiling_a_games_kernels_leaves_the_name_of_its_per_game_copies_unchan
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.slow
 def test_the_solver_says_what_it_compiles_and_a_second_solve_compiles_nothing(tmp_path):
     """Was: `compiling crossenvs.eval.solve_kernel for crisscross`, and the recursive search compiled in every process."""
     solve = "from crossenvs.cli import main; raise SystemExit(main(['solve', 'crisscross', '--option', 'size=3']))"

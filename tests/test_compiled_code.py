@@ -40,6 +40,7 @@ def _game(name: str, options: dict) -> crossenvs.Game:
     return crossenvs.make_game(name, **options)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "options"), SETUPS, ids=[f"{n}{o.get('size', '')}" for n, o in SETUPS])
 def test_every_setups_compiled_kernels_pass_every_check(name, options, capsys):
     from crossenvs.testing import check_compiled_code

@@ -92,6 +92,7 @@ print(json.dumps(report.__dict__))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "options"), GAMES, ids=[f"{n}{o.get('size', '')}" for n, o in GAMES])
 def test_the_device_env_matches_the_cpu_env_step_for_step_under_the_simulator(name, options):
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "NUMBA_DISABLE_JIT": "1"}

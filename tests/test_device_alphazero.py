@@ -49,6 +49,7 @@ print(json.dumps(report.__dict__))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", GAMES)
 def test_the_device_search_chooses_what_the_cpu_search_chooses_under_the_simulator(name):
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "NUMBA_DISABLE_JIT": "1"}
@@ -128,6 +129,7 @@ print(json.dumps(found))
 """
 
 
+@pytest.mark.slow
 def test_device_self_play_plays_the_cpu_games_under_the_simulator():
     """Same start, no root noise, the same evaluator and the same full-or-fast search choices (playout-cap
     randomisation): the same games, and the same positions, results and tags handed over."""

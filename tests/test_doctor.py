@@ -33,6 +33,7 @@ def test_without_a_gpu_the_doctor_says_so_in_one_line():
     assert done.stdout.startswith("no GPU: ") and len(done.stdout.strip().splitlines()) == 1, done.stdout
 
 
+@pytest.mark.slow
 def test_the_doctor_checks_every_setup_it_is_given_under_the_simulator():
     done = _crossenvs(
         "doctor", "--games", "crisscross:size=3", "crossings", "--envs", "4", "--steps", "3", "--compare", "4",

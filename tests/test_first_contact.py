@@ -19,6 +19,7 @@ def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_a_cold_cache_says_it_is_compiling_once_and_only_once(tmp_path):
     """On a fresh kernel cache the first vector env sat silent for many seconds."""
     first = run_python(VECTOR_STEP, CROSSENVS_CACHE_DIR=str(tmp_path), CROSSENVS_COMPILE_NOTICE="1")

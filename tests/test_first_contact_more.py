@@ -57,6 +57,7 @@ def test_gif_says_where_it_wrote(tmp_path):
     assert target.stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_an_mcts_arena_on_a_cold_cache_says_it_is_compiling(tmp_path):
     """Was: `crossenvs eval crossings --players mcts:50 random --games 4` sat silent for 19 s."""
     command = [sys.executable, "-m", "crossenvs.cli", "eval", "crisscross", "--option", "size=4",

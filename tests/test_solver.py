@@ -73,6 +73,7 @@ SHORT_GAMES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("deepening", [0, 2], ids=["full", "deepening"])
 @pytest.mark.parametrize(("name", "options", "stop_at_ply"), SHORT_GAMES, ids=[g[0] for g in SHORT_GAMES])
 def test_the_solver_agrees_with_brute_force_near_the_end_of_random_games(name, options, stop_at_ply, deepening):

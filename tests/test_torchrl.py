@@ -173,6 +173,7 @@ for name in {games!r}:
 """
 
 
+@pytest.mark.slow
 def test_the_device_form_passes_check_env_specs_under_the_simulator():
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "NUMBA_DISABLE_JIT": "1"}
     script = SIMULATED.format(games=GAMES)

@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "examples" / "tutorial.ipynb"
 
 
+@pytest.mark.slow
 def test_tutorial_notebook_runs(tmp_path, monkeypatch):
     nbformat = pytest.importorskip("nbformat", reason='the dev extra: pip install "crossenvs[dev]"')
     nbclient = pytest.importorskip("nbclient", reason='the dev extra: pip install "crossenvs[dev]"')
