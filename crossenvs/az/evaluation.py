@@ -76,7 +76,8 @@ def ladder_rating(game, agent: AlphaZeroPlayer, config: Config) -> dict[str, Any
         "ladder_low": round(fit.low, 1) if math.isfinite(fit.low) else None,
         "ladder_high": round(fit.high, 1) if math.isfinite(fit.high) else None,
         "ladder_games": fit.games,
-        "ladder_text": f"ladder rating {fit.rating:.0f} (95% {fit.interval_text()}, {fit.games} games)",
+        # a bound (">= 1817") where the agent won every game: a point there would be made up
+        "ladder_text": f"ladder rating {fit.rating_text()} (95% {fit.interval_text()}, {fit.games} games)",
     }
 
 
