@@ -178,10 +178,10 @@ def our_search(batch: int, setup: tuple[str, dict] = SEARCH_GAME) -> tuple[Calla
     import crossenvs
     from crossenvs.az.device_search import DeviceGumbelSearch
     from crossenvs.az.network import AlphaZeroNet, device_evaluator
-    from crossenvs.envs.device import DeviceVectorEnv
+    from crossenvs.envs.vector import CrossVectorEnv
 
     game = crossenvs.make_game(setup[0], **setup[1])
-    env = DeviceVectorEnv(game, batch)
+    env = CrossVectorEnv(game, batch, device="cuda")
     env.reset(seed=0)
     device = torch_device()  # the GPU (the CPU under numba's CUDA simulator, for a smoke test of this code)
     net = AlphaZeroNet(game.observation_shape, game.num_actions, CHANNELS, BLOCKS).to(device).eval()
@@ -488,7 +488,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 def gpu_missing() -> str | None:
     """Why a run cannot use a GPU here, in one line; None where it can (before anything is compiled)."""
-    from crossenvs.core.cuda import CudaUnavailableError, cuda_module
+    from crossenvs.kernels.cuda import CudaUnavailableError, cuda_module
 
     try:
         cuda_module()

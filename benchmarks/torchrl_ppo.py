@@ -33,8 +33,8 @@ from torchrl.envs import EnvBase, PettingZooWrapper, SerialEnv
 
 from crossenvs import make_game
 from crossenvs.core.options import parse_options
-from crossenvs.core.threads import numba_on_one_thread
 from crossenvs.envs import make_env
+from crossenvs.kernels.threads import numba_on_one_thread
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the recipe's own definitions (its network, collector, GAE, loss and loop), read from its file: it is a

@@ -384,7 +384,7 @@ def _step_fields(step: tuple[Any, ...]) -> dict[str, np.ndarray]:
 def check_device_env(
     game: str | Game, num_envs: int = 16, steps: int = 60, seed: int = 0, illegal_every: int = 7, **options: Any
 ) -> DeviceReport:
-    """Step :class:`~crossenvs.envs.device.DeviceVectorEnv` and :class:`~crossenvs.envs.vector.CrossVectorEnv`
+    """Step :class:`~crossenvs.envs.vector.DeviceVectorEnv` and :class:`~crossenvs.envs.vector.CrossVectorEnv`
     side by side on the same actions and count the games where anything they return differs.
 
     Actions are the device's own random picks, which must equal the CPU env's
@@ -393,10 +393,9 @@ def check_device_env(
     numba off (``NUMBA_ENABLE_CUDASIM=1 NUMBA_DISABLE_JIT=1``: the simulator cannot pass its
     arrays to compiled functions).
     """
-    from .envs.device import DeviceVectorEnv
     from .envs.vector import CrossVectorEnv
 
-    device = DeviceVectorEnv(game, num_envs, **options)
+    device = CrossVectorEnv(game, num_envs, device="cuda", **options)
     cpu = CrossVectorEnv(device.game, num_envs)
     device_observations, device_info = device.reset(seed=seed)
     cpu_observations, cpu_info = cpu.reset(seed=seed)
@@ -558,11 +557,11 @@ def _compare_searches(
 # ----------------------------------------------------------------------------- the compiled CUDA code
 def check_compiled_code(game: Game, cc: tuple[int, int] | None = None, search: bool = True) -> list[Any]:
     """Every device kernel of ``game`` (the env's, and the search's unless ``search`` is False) built as for a
-    GPU of compute capability ``cc`` (default Hopper, 9.0) and checked (:mod:`crossenvs.core.compiled_checks`)."""
+    GPU of compute capability ``cc`` (default Hopper, 9.0) and checked (:mod:`crossenvs.kernels.compiled_checks`)."""
     from .az.device_search import search_kernel_sources
-    from .core.compiled_checks import check_kernel
-    from .core.cuda import DEFAULT_PTX_CC
     from .envs.device import device_kernel_sources
+    from .kernels.compiled_checks import check_kernel
+    from .kernels.cuda import DEFAULT_PTX_CC
 
     cc = cc or DEFAULT_PTX_CC
     setup = game_label(game)

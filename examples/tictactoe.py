@@ -32,8 +32,8 @@ import crossenvs
 from crossenvs import Game, GameFacts, IllegalActionError, PositionTextError, State
 from crossenvs.core import state as st
 from crossenvs.core.geometry import parse_square, square_name
-from crossenvs.core.portable import flat_view
 from crossenvs.core.view import GameView
+from crossenvs.kernels.portable import flat_view
 
 SIZE = 3
 EMPTY, CROSS, NOUGHT = 0, 1, 2

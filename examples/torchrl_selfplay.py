@@ -49,8 +49,8 @@ from torchrl.objectives import ClipPPOLoss
 from torchrl.objectives.value import GAE
 
 from crossenvs.core.options import parse_options
-from crossenvs.core.threads import numba_on_one_thread
 from crossenvs.integrations.torchrl import CrossTorchRLEnv
+from crossenvs.kernels.threads import numba_on_one_thread
 
 #: every numeric flag: its default and what it sets (``--num-envs 256`` and so on)
 SETTINGS = {

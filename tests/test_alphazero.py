@@ -15,7 +15,6 @@ from conftest import AZ_TINY, CROSSE_C4, EXAMPLES, position
 
 import crossenvs
 from crossenvs import CheckpointError, InvalidOptionError, make_game
-from crossenvs.az import tree_math
 from crossenvs.az.network import AlphaZeroNet, evaluator
 from crossenvs.az.search import GumbelSearch, considered_visits
 from crossenvs.checkpoints import load_alphazero, save_alphazero
@@ -132,10 +131,7 @@ def test_batched_search_equals_one_game_searches():
 
 def forced(search: GumbelSearch, way: str) -> GumbelSearch:
     """``search`` with its batched steps always run ``way`` ("parallel" or "serial"), not as measured."""
-    for step in ("init_roots", "select", "expand_and_backup"):
-        steps = tree_math if step == "expand_and_backup" else search.kernels  # no game in a backup: compiled once
-        kernel = getattr(steps, f"{step}_{way}")
-        setattr(search, step, lambda size, *args, kernel=kernel: kernel(*args))
+    search.kernels = {role: getattr(kernel, way) for role, kernel in search.kernels.items()}
     return search
 
 

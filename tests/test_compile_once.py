@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from crossenvs.core.specialize import _TEMPLATE_WORDS
+from crossenvs.kernels.specialize import _TEMPLATE_WORDS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,7 +29,7 @@ CODE_BEFORE_AND_AFTER_COMPILING = f"""
 import sys
 sys.path.insert(0, {str(ROOT / "examples")!r})
 import crossenvs, tictactoe
-from crossenvs.core.specialize import _kernel_code
+from crossenvs.kernels.specialize import _kernel_code
 kernels = (tictactoe.apply_kernel, tictactoe.mask_kernel, tictactoe.observe_kernel)
 before = [_kernel_code(kernel) for kernel in kernels]
 game = crossenvs.make_game("tictactoe")

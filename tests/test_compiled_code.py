@@ -18,17 +18,16 @@ from numba import types
 
 import crossenvs
 from crossenvs.core.bits import byte_sum_8, cell_bits, lowest_square, nonzero_bytes, popcount, reverse_bits
-from crossenvs.core.compiled_checks import MAX_REGISTERS, MAX_STACK_BYTES, check_kernel, host_callable
-from crossenvs.core.cuda import DEFAULT_PTX_CC
 from crossenvs.core.floats import exact_exp
-from crossenvs.core.portable import flat_view
+from crossenvs.kernels.compiled_checks import MAX_REGISTERS, MAX_STACK_BYTES, check_kernel, host_callable
+from crossenvs.kernels.cuda import DEFAULT_PTX_CC
+from crossenvs.kernels.portable import flat_view
 from crossenvs.players.kernels import random_legal_action, random_legal_actions
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SETUPS = [("crisscross", {}), ("crisscross", {"size": 11}), ("charing_cross", {}), ("crosse", {}),
           ("crossings", {}), ("neo_crossings", {}), ("tictactoe", {})]  # fmt: skip
-KERNELS = {"_device_step", "_device_reset", "_device_random_actions", "_device_init_roots",
-           "_device_backup_then_select", "_device_expand_and_backup", "_device_root_results"}  # fmt: skip
+KERNELS = {"step", "restart", "random_actions", "init_root", "backup_then_select", "expand_and_backup", "root_result"}
 
 
 def _game(name: str, options: dict) -> crossenvs.Game:

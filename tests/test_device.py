@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 import crossenvs
-from crossenvs.core.cuda import CudaUnavailableError
-from crossenvs.core.specialize import KernelError
 from crossenvs.envs.vector import CrossVectorEnv
+from crossenvs.kernels.cuda import CudaUnavailableError
+from crossenvs.kernels.specialize import KernelError
 from crossenvs.testing import DeviceReport, _count
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,7 +66,7 @@ def test_a_kernel_that_cannot_run_on_a_gpu_is_one_error_naming_it(tmp_path, monk
 
     from crossenvs.envs.device import device_ptx
 
-    with pytest.raises(KernelError, match=r"allocating_tictactoe: _device_step does not compile for CUDA") as caught:
+    with pytest.raises(KernelError, match=r"allocating_tictactoe: step does not compile for CUDA") as caught:
         device_ptx(allocating.Allocating())
     assert "zeros" in str(caught.value)
 

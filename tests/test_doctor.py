@@ -17,8 +17,8 @@ import pytest
 from test_device import NO_GPU
 
 from crossenvs.cli import main
-from crossenvs.core import cuda as cuda_target
-from crossenvs.core.cuda import CudaUnavailableError
+from crossenvs.kernels import cuda as cuda_target
+from crossenvs.kernels.cuda import CudaUnavailableError
 
 
 def _crossenvs(*argv: str, **env: str) -> subprocess.CompletedProcess:
@@ -60,7 +60,7 @@ class Missing:
             raise ModuleNotFoundError(f"No module named {{name!r}}")
 sys.meta_path.insert(0, Missing())
 from crossenvs.envs.vector import CrossVectorEnv
-from crossenvs.core.cuda import CudaUnavailableError
+from crossenvs.kernels.cuda import CudaUnavailableError
 try:
     CrossVectorEnv("crisscross", num_envs=4, device="cuda")
 except CudaUnavailableError as exc:

@@ -28,7 +28,7 @@ SCRIPT_NAMES = {path.stem for path in SCRIPTS.values()} | {"training", "benchmar
 
 #: lowest first; a module belongs to the layer of the longest prefix that names it
 LAYERS: list[tuple[str, ...]] = [
-    ("crossenvs.core",),
+    ("crossenvs.core", "crossenvs.kernels"),  # the engine contract and the compiler back end that builds it
     ("crossenvs.games",),
     ("crossenvs.players",),
     ("crossenvs.envs",),

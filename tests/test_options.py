@@ -12,9 +12,8 @@ import crossenvs
 from crossenvs import Game, InvalidOptionError, game_class, game_spec, list_games, make_game
 from crossenvs.core.options import RESERVED_NAMES, OptionSchema, choice, flag, integer
 from crossenvs.envs.aec import CrossAECEnv, make_env, make_raw_env
-from crossenvs.envs.device import DeviceVectorEnv
 from crossenvs.envs.single_agent import CrossSingleAgentEnv
-from crossenvs.envs.vector import CrossSB3VecEnv, CrossVectorEnv
+from crossenvs.envs.vector import CrossSB3VecEnv, CrossVectorEnv, DeviceVectorEnv
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numba
 import pytest
 
-from crossenvs.core import threads
-from crossenvs.core.threads import (
+from crossenvs.kernels import threads
+from crossenvs.kernels.threads import (
     LAST_RETRY,
     NUMBA_WAYS,
     SERIAL_BELOW,
@@ -156,8 +156,8 @@ def test_the_vector_loops_share_one_choice():
     from crossenvs.envs.vector import CrossVectorEnv
     from crossenvs.players import kernels
 
-    batch = CrossVectorEnv("crisscross", num_envs=2, size=4)._batch
-    runners = (batch._apply, batch._play, batch._view, kernels._RANDOM_PICKS)
+    loops = CrossVectorEnv("crisscross", num_envs=2, size=4)._batch.kernels
+    runners = (*(kernel.runner for kernel in loops.values()), kernels._RANDOM_PICKS)
     assert all(runner.choice is NUMBA_WAYS for runner in runners)
 
 
@@ -188,7 +188,7 @@ def test_neighbour_load_counts_other_processes_not_this_one(monkeypatch):
     Read from scripted samples of (wall clock, machine busy seconds, own CPU seconds): how busy the
     real machine is (other test workers, other jobs) must not decide whether this test passes.
     """
-    from crossenvs.core.threads import LOAD_WINDOW, NeighbourLoad
+    from crossenvs.kernels.threads import LOAD_WINDOW, NeighbourLoad
 
     window = 2 * LOAD_WINDOW
     samples = iter([
@@ -198,7 +198,7 @@ def test_neighbour_load_counts_other_processes_not_this_one(monkeypatch):
     ])  # fmt: skip
     clock = {"now": 0.0}
     monkeypatch.setattr(NeighbourLoad, "_sample", staticmethod(lambda: next(samples)))
-    monkeypatch.setattr("crossenvs.core.threads.time.perf_counter", lambda: clock["now"])
+    monkeypatch.setattr("crossenvs.kernels.threads.time.perf_counter", lambda: clock["now"])
     load = NeighbourLoad()
     clock["now"] = window
     assert load() == pytest.approx(0.0, abs=1e-9)
@@ -209,7 +209,7 @@ def test_neighbour_load_counts_other_processes_not_this_one(monkeypatch):
 
 
 def test_the_machines_cpu_times_are_read_where_linux_gives_them():
-    from crossenvs.core.threads import NeighbourLoad
+    from crossenvs.kernels.threads import NeighbourLoad
 
     first = NeighbourLoad._sample()
     if first is None:

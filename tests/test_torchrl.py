@@ -26,8 +26,8 @@ from torchrl.collectors import Collector
 from torchrl.envs.utils import check_env_specs
 
 import crossenvs
-from crossenvs.core.cuda import CudaUnavailableError
 from crossenvs.integrations.torchrl import CrossTorchRLEnv
+from crossenvs.kernels.cuda import CudaUnavailableError
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ["crossings", "neo_crossings", "charing_cross", "crisscross", "crosse"]
@@ -160,7 +160,7 @@ import numpy as np
 np.seterr(over="ignore")  # numba off: the random streams' 64-bit products wrap, as they do compiled
 warnings.simplefilter("ignore", RuntimeWarning)
 from torchrl.envs.utils import check_env_specs
-from crossenvs.envs.device import DeviceVectorEnv
+from crossenvs.envs.vector import DeviceVectorEnv
 from crossenvs.integrations.torchrl import CrossTorchRLEnv
 for name in {games!r}:
     env = CrossTorchRLEnv(name, num_envs=2, device="cuda")

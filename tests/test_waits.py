@@ -20,12 +20,12 @@ import time
 import pytest
 
 from crossenvs.core import waits
-from crossenvs.core.specialize import _TEMPLATE_WORDS
+from crossenvs.kernels.specialize import _TEMPLATE_WORDS
 
 HEARD = """
 import logging, sys
 from crossenvs.core.registry import game_class
-from crossenvs.core.specialize import specialize
+from crossenvs.kernels.specialize import specialize
 
 specialize("crossenvs.core.fused", game_class("crisscross"))  # nothing set up: a line on stderr
 logging.basicConfig(level=logging.INFO, format="LOG %(name)s %(levelname)s %(message)s", stream=sys.stdout)

@@ -8,6 +8,8 @@ Between a simulation's selection and its backup the network reads the leaves' ob
 in place and its logits and values are read in place in turn: nothing is copied to the host until
 the caller asks for the chosen actions.
 
+The kernels are the CPU search's own (:func:`crossenvs.az.search.search_kernels`, declared once for
+both targets), launched in the same order on the same :class:`~crossenvs.az.tree_math.Tree`.
 A search is ``3 + simulations`` kernel launches and ``1 + simulations`` forward passes, all on
 torch's current stream, so the caller's torch work and the kernels stay in order without a sync.
 Under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) the same code runs on the CPU with NumPy
@@ -22,21 +24,15 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core import state as st
-from ..core.cuda import DEFAULT_PTX_CC, DeviceArrays, check_device_memory, compile_ptx, cuda_module
 from ..core.errors import IllegalActionError, InvalidOptionError
 from ..core.game import Game
-from ..core.specialize import KernelError, specialize
-from .search import considered_table
-
-#: threads per block of every launch (one tree a thread)
-THREADS_PER_BLOCK = 64
+from ..kernels.batched import gather, kernel_ptx
+from ..kernels.cuda import DEFAULT_PTX_CC, DeviceArrays, check_device_memory, cuda_module
+from . import tree_math
+from .search import considered_table, search_kernels, tree_buffers
 
 #: (observations (n, H, W, C) float32 on the device) -> (logits (n, A), values (n,)), on the device
 DeviceEvaluator = Callable[[Any], tuple[Any, Any]]
-
-
-def _tree_module(game: Game):
-    return specialize("crossenvs.az.tree", type(game))
 
 
 class DeviceSearchResult(NamedTuple):
@@ -65,46 +61,22 @@ class DeviceGumbelSearch:
         self.batch = int(batch)
         self.simulations = max(0, int(simulations))
         self.max_considered = int(max_considered)
-        self._nodes = self.simulations + 1
         self._cuda = cuda_module()  # the GPU stack first: what is missing is the first thing to say
         self._check_memory()
-        self._kernels = _tree_module(game).device_kernels()
+        self._kernels = search_kernels(game)
         self._arrays = DeviceArrays(self._cuda)
         self._allocate()
 
     def _buffers(self) -> dict[str, tuple[tuple[int, ...], Any]]:
         """Every device buffer of the search: name -> (shape, dtype). Each search rewrites what it reads first."""
-        game, n, nodes, actions = self.game, self.batch, self._nodes, self.game.num_actions
-        start = game.initial_state()
-        observations = (n, *game.observation_shape)
-        return {
-            "node_boards": ((n, nodes, *start.board.shape), np.int8),
-            "node_metas": ((n, nodes, start.meta.shape[0]), np.int32),
-            "children": ((n, nodes, actions), np.int32),
-            "prior": ((n, nodes, actions), np.float32),
-            "parent": ((n, nodes), np.int32),
-            "visits": ((n, nodes), np.int32),
-            "value_sum": ((n, nodes), np.float32),
-            "raw_value": ((n, nodes), np.float32),
-            "count": ((n,), np.int32),
-            "leaves": ((n,), np.int64),
-            "observations": (observations, np.float32),
-            "masks": ((n, actions), np.int8),
-            "q_rows": ((n, actions), np.float64),  # each tree's sigma(Q) scratch
-            "num_considered": ((n,), np.int64),
-            "no_noise": ((n, actions), np.float32),  # the Gumbel noise of deterministic play: never written
-            "actions": ((n,), np.int64),
-            "policies": ((n, actions), np.float32),
-            "root_values": ((n,), np.float32),
-            "root_observations": (observations, np.float32),
-        }
+        return device_buffers(self.game, self.batch, self.simulations)
 
     def tree_bytes(self) -> int:
         """Device memory the search takes: the trees (a child and a prior per action at every node) and the rest."""
         return sum(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in self._buffers().values())
 
     def _check_memory(self) -> None:
-        what = f"a device search of {self.batch:,} {self.game.name} trees of {self._nodes} nodes"
+        what = f"a device search of {self.batch:,} {self.game.name} trees of {self.simulations + 1} nodes"
         check_device_memory(self.tree_bytes(), what, "ask for fewer games or simulations")
 
     def _allocate(self) -> None:
@@ -137,10 +109,6 @@ class DeviceGumbelSearch:
         return -torch.log(exponential)
 
     # ----------------------------------------------------------------- the search
-    def _launch(self, role: str, n: int, *args: Any) -> None:
-        blocks = (n + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
-        self._kernels[role][blocks, THREADS_PER_BLOCK, self._arrays.stream()](*args)
-
     def run(self, boards: Any, metas: Any, evaluate: DeviceEvaluator, gumbel: Any = None) -> DeviceSearchResult:
         """Search the ``n <= batch`` positions (see the class docstring): games in play (positions on the device
         are not read back to check it; a device env's games always are, since finished ones restart)."""
@@ -153,32 +121,37 @@ class DeviceGumbelSearch:
             finished = np.flatnonzero(metas[:, st.STATUS] != st.STATUS_PLAYING)
             if finished.size:
                 raise IllegalActionError(f"{self.game.name}: position {finished[0]} of the batch is a finished game")
-        tree = {name: view[:n] for name, (view, _) in self._trees.items()}
-        boards, metas = self._device(boards, np.int8), self._device(metas, np.int32)
-        gumbel = tree["no_noise"] if gumbel is None else self._device(gumbel, np.float32)
-        if gumbel.shape != (n, self.game.num_actions):
-            raise InvalidOptionError(f"gumbel must have shape ({n}, {self.game.num_actions}), got {gumbel.shape}")
-        self._launch("init_roots", n, boards, metas, tree["node_boards"], tree["node_metas"], tree["children"],
-                     tree["visits"], tree["value_sum"], tree["count"], tree["observations"], tree["masks"],
-                     self.max_considered, tree["num_considered"], tree["leaves"])  # fmt: skip
-        tree["root_observations"].copy_to_device(tree["observations"], stream=self._arrays.stream())
-        logits, values = self._evaluate(n, evaluate)
+        tree = self._tree(n, boards, metas, gumbel)
+        stream = self._arrays.stream()
+        self._kernels["init_root"].launch(tree, stream)
+        self._trees["root_observations"][0][:n].copy_to_device(tree.observations, stream=stream)
+        tree = self._evaluate(tree, evaluate)
         for _ in range(self.simulations):  # the last leaves backed up and the next chosen, in one launch
-            self._launch("backup_then_select", n, tree["node_boards"], tree["node_metas"], tree["children"],
-                         tree["parent"], tree["prior"], tree["visits"], tree["value_sum"], tree["raw_value"],
-                         tree["count"], gumbel, self._table, tree["num_considered"], tree["leaves"], logits, values,
-                         tree["observations"], tree["masks"], tree["q_rows"])  # fmt: skip
-            logits, values = self._evaluate(n, evaluate)
-        self._launch("expand_and_backup", n, tree["node_metas"], tree["parent"], tree["prior"], tree["visits"],
-                     tree["value_sum"], tree["raw_value"], tree["leaves"], logits, values, tree["masks"])  # fmt: skip
-        self._launch("root_results", n, tree["node_metas"], tree["children"], tree["prior"], tree["visits"],
-                     tree["value_sum"], tree["raw_value"], gumbel, tree["actions"], tree["policies"],
-                     tree["root_values"], tree["q_rows"])  # fmt: skip
+            self._kernels["backup_then_select"].launch(tree, stream)
+            tree = self._evaluate(tree, evaluate)
+        self._kernels["expand_and_backup"].launch(tree, stream)
+        self._kernels["root_result"].launch(tree, stream)
         results = ("actions", "policies", "root_values", "root_observations")
         return DeviceSearchResult(*(self._arrays.for_caller(self._trees[name][1][:n]) for name in results))
 
-    def _evaluate(self, n: int, evaluate: DeviceEvaluator) -> tuple[Any, Any]:
-        """One forward pass over the leaves' observations (read in place): numba views of its logits and values."""
+    def _tree(self, n: int, boards: Any, metas: Any, gumbel: Any) -> tree_math.Tree:
+        """The first ``n`` trees, the positions and the root noise, as the kernels take them (no copy of the trees)."""
+        arrays = {name: numba_view[:n] for name, (numba_view, _) in self._trees.items()}
+        gumbel = arrays["no_noise"] if gumbel is None else self._device(gumbel, np.float32)
+        if gumbel.shape != (n, self.game.num_actions):
+            raise InvalidOptionError(f"gumbel must have shape ({n}, {self.game.num_actions}), got {gumbel.shape}")
+        arrays.update(
+            boards=self._device(boards, np.int8),
+            metas=self._device(metas, np.int32),
+            gumbel=gumbel,
+            considered_table=self._table,
+            max_considered=np.int64(self.max_considered),
+        )
+        return gather(tree_math.Tree, arrays)
+
+    def _evaluate(self, tree: tree_math.Tree, evaluate: DeviceEvaluator) -> tree_math.Tree:
+        """One forward pass over the leaves' observations (read in place): the tree with its logits and values."""
+        n = len(tree.leaves)
         logits, values = evaluate(self._arrays.for_caller(self._trees["observations"][1][:n]))
         logits, values = self._device(logits, np.float32), self._device(values, np.float32)
         if logits.shape != (n, self.game.num_actions) or values.shape != (n,):
@@ -186,56 +159,50 @@ class DeviceGumbelSearch:
                 f"evaluate must return logits ({n}, {self.game.num_actions}) and values ({n},), "
                 f"got {logits.shape} and {values.shape}"
             )
-        return logits, values
+        return tree._replace(logits=logits, values=values)
+
+
+def device_buffers(game: Game, batch: int, simulations: int) -> dict[str, tuple[tuple[int, ...], Any]]:
+    """The device search's buffers: the trees (:func:`~crossenvs.az.search.tree_buffers`) and what a search
+    returns, and the logits and values where a search starts, all named as :class:`~crossenvs.az.tree_math.Tree`
+    names them."""
+    n, actions = batch, game.num_actions
+    return {
+        **tree_buffers(game, batch, simulations),
+        "no_noise": ((n, actions), np.float32),  # the Gumbel noise of deterministic play: never written
+        "logits": ((n, actions), np.float32),
+        "values": ((n,), np.float32),
+        "actions": ((n,), np.int64),
+        "policies": ((n, actions), np.float32),
+        "root_values": ((n,), np.float32),
+        "root_observations": ((n, *game.observation_shape), np.float32),
+    }
 
 
 # ----------------------------------------------------------------------------- PTX without a GPU
-def _signatures(game: Game) -> dict[str, tuple[Any, ...]]:
-    """Argument types of the search's device kernels for ``game`` (what :class:`DeviceGumbelSearch` launches)."""
-    from numba import types as t
-
-    observations = t.Array(t.float32, len(game.observation_shape) + 1, "C")
-    boards, metas = t.int8[:, :, ::1], t.int32[:, ::1]
-    node_boards, node_metas = t.Array(t.int8, 4, "C"), t.int32[:, :, ::1]
-    children, prior = t.int32[:, :, ::1], t.float32[:, :, ::1]
-    per_node_ints, per_node_floats = t.int32[:, ::1], t.float32[:, ::1]
-    ints, floats, rows = t.int64[::1], t.float32[::1], t.float32[:, ::1]
-    masks, q_rows, table = t.int8[:, ::1], t.float64[:, ::1], t.int64[:, ::1]
-    return {
-        "init_roots": (boards, metas, node_boards, node_metas, children, per_node_ints, per_node_floats,
-                       t.int32[::1], observations, masks, t.int64, ints, ints),
-        "backup_then_select": (node_boards, node_metas, children, per_node_ints, prior, per_node_ints,
-                               per_node_floats, per_node_floats, t.int32[::1], rows, table, ints, ints, rows, floats,
-                               observations, masks, q_rows),
-        "expand_and_backup": (node_metas, per_node_ints, prior, per_node_ints, per_node_floats, per_node_floats,
-                              ints, rows, floats, masks),
-        "root_results": (node_metas, children, prior, per_node_ints, per_node_floats, per_node_floats, rows, ints,
-                         rows, floats, q_rows),
-    }  # fmt: skip
-
-
 def search_kernel_sources(game: Game) -> dict[str, tuple[Any, tuple[Any, ...]]]:
-    """The search's device kernels for ``game`` as plain Python functions with their argument types, by role."""
-    from numba import cuda
+    """The search's device kernels for ``game`` as plain Python functions with their argument types, by role.
 
-    module = _tree_module(game)
-    module.cuda = cuda
-    return {role: (module.DEVICE_KERNELS[role], signature) for role, signature in _signatures(game).items()}
+    The types are ``numba.typeof`` of the very :class:`~crossenvs.az.tree_math.Tree` a launch passes, of one tree.
+    """
+    host = {name: np.zeros(shape, dtype) for name, (shape, dtype) in device_buffers(game, 1, 2).items()}
+    host.update(
+        boards=host["node_boards"][:, 0].copy(),
+        metas=host["node_metas"][:, 0].copy(),
+        gumbel=host["no_noise"],
+        considered_table=considered_table(16, 2),
+        max_considered=np.int64(16),
+    )
+    tree = gather(tree_math.Tree, host)
+    return {role: (kernel.cuda_function(), kernel.signature(tree)) for role, kernel in search_kernels(game).items()}
 
 
 def search_ptx(game: Game, cc: tuple[int, int] = DEFAULT_PTX_CC) -> dict[str, str]:
     """PTX of the device search's kernels for ``game`` and compute capability ``cc``, compiled without a GPU.
 
-    A kernel that cannot compile raises ``KernelError`` (:mod:`crossenvs.core.specialize`) naming it.
+    A kernel that cannot compile raises ``KernelError`` (:mod:`crossenvs.kernels.specialize`) naming it.
     """
-    from ..envs.device import _first_lines  # numba's message shortened as the env's PTX errors are
-
-    ptx = {}
-    for role, (function, signature) in search_kernel_sources(game).items():
-        try:
-            ptx[role] = compile_ptx(function, signature, cc)
-        except Exception as exc:
-            raise KernelError(
-                f"{game.name}: the device search's {role} kernel does not compile for CUDA: {_first_lines(exc)}"
-            ) from exc
-    return ptx
+    sources = search_kernel_sources(game)
+    return {
+        role: kernel_ptx(function, signature, cc, game.name, role) for role, (function, signature) in sources.items()
+    }

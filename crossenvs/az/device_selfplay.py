@@ -3,7 +3,7 @@
 The device twin of :class:`crossenvs.az.selfplay.SelfPlay`, with the same step: search every game,
 keep the searched positions, play the chosen moves, hand back the positions of the games that
 ended with each one's result for its mover. The games are a
-:class:`~crossenvs.envs.device.DeviceVectorEnv`, the search a
+:class:`~crossenvs.envs.vector.DeviceVectorEnv`, the search a
 :class:`~crossenvs.az.device_search.DeviceGumbelSearch` reading the games where they lie, and the
 positions of games still in play wait in a device buffer allocated once (:class:`PendingPositions`,
 a slot per move of each game's longest game) until their game ends; they then go to the replay
@@ -21,11 +21,11 @@ import torch
 from crossenvs.az.config import Config
 from crossenvs.az.device_search import DeviceEvaluator, DeviceGumbelSearch
 from crossenvs.az.selfplay import Finished
-from crossenvs.core.cuda import check_device_memory, simulated
 from crossenvs.core.errors import InvalidArgumentError
 from crossenvs.core.game import Game
 from crossenvs.core.registry import make_game
-from crossenvs.envs.device import DeviceVectorEnv
+from crossenvs.envs.vector import CrossVectorEnv
+from crossenvs.kernels.cuda import check_device_memory, simulated
 
 
 def torch_device() -> torch.device:
@@ -129,7 +129,7 @@ class DeviceSelfPlay:
 
     def __init__(self, config: Config, rng: np.random.Generator) -> None:
         self.game = make_game(config.game, **config.options)
-        self.env = DeviceVectorEnv(self.game, num_envs=config.num_envs)
+        self.env = CrossVectorEnv(self.game, num_envs=config.num_envs, device="cuda")
         self.search = DeviceGumbelSearch(self.game, config.num_envs, config.simulations, config.max_considered)
         self.fast_search = None  # playout-cap randomisation (KataGo), as on the CPU path
         if config.fast_simulations:

@@ -26,7 +26,7 @@ class Replay:
     ) -> None:
         self.device = torch.device(device)
         if self.device.type == "cuda":  # on the GPU with the network: counted before allocating, as everything there
-            from crossenvs.core.cuda import check_device_memory
+            from crossenvs.kernels.cuda import check_device_memory
 
             row = 2 * (int(np.prod(observation_shape)) + num_actions) + 4
             check_device_memory(capacity * row, f"a replay buffer of {capacity:,} positions", "lower replay_size")

@@ -37,10 +37,10 @@ from crossenvs.trainer.folders import check_resume_folder, set_aside, start_new_
 
 def check_self_play_here(device: str) -> None:
     """What the device path needs beyond torch's GPU (numba-cuda and the driver), checked before a run's folder
-    is made: one :class:`~crossenvs.core.cuda.CudaUnavailableError` naming what is missing."""
+    is made: one :class:`~crossenvs.kernels.cuda.CudaUnavailableError` naming what is missing."""
     chosen = torch.device(device)
     if chosen.type == "cuda":
-        from crossenvs.core.cuda import CudaUnavailableError, cuda_module
+        from crossenvs.kernels.cuda import CudaUnavailableError, cuda_module
 
         if chosen.index is not None and chosen.index != torch.cuda.current_device():
             raise CudaUnavailableError(

@@ -12,14 +12,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 import numpy as np
 
 from ..core import state as st
 from ..core.errors import IllegalActionError, InvalidOptionError
 from ..core.game import Game
-from ..core.specialize import specialize
-from ..core.threads import BatchRunner
+from ..kernels.batched import BatchedKernel, gather, kernels_of
+from ..kernels.specialize import specialize
 from . import tree_math
 
 #: (observations (n, H, W, C) float32) -> (logits (n, A) float32, values (n,) float32 in [-1, 1])
@@ -51,6 +52,45 @@ def considered_table(max_considered: int, simulations: int) -> np.ndarray:
     return np.array(rows, dtype=np.int64)
 
 
+def tree_buffers(game: Game, batch: int, simulations: int) -> dict[str, tuple[tuple[int, ...], Any]]:
+    """The arrays a search keeps between moves, named as :class:`~crossenvs.az.tree_math.Tree` names them.
+
+    One node per simulation and the root; at every node a child and a prior per action.
+    Shared by the CPU search and the device search: name -> (shape, dtype).
+    """
+    n, nodes, actions = batch, max(0, simulations) + 1, game.num_actions
+    start = game.initial_state()
+    observations = (n, *game.observation_shape)
+    return {
+        "node_boards": ((n, nodes, *start.board.shape), np.int8),
+        "node_metas": ((n, nodes, start.meta.shape[0]), np.int32),
+        "children": ((n, nodes, actions), np.int32),
+        "prior": ((n, nodes, actions), np.float32),
+        "parent": ((n, nodes), np.int32),
+        "visits": ((n, nodes), np.int32),
+        "value_sum": ((n, nodes), np.float32),
+        "raw_value": ((n, nodes), np.float32),
+        "count": ((n,), np.int32),
+        "num_considered": ((n,), np.int64),
+        "leaves": ((n,), np.int64),
+        "observations": (observations, np.float32),
+        "masks": ((n, actions), np.int8),
+        "q_rows": ((n, actions), np.float64),
+    }
+
+
+def search_kernels(game: Game) -> dict[str, BatchedKernel]:
+    """The search's four kernels, in the order a search runs them: two per game, two for every game."""
+    per_game = kernels_of(specialize("crossenvs.az.tree", type(game)))
+    any_game = kernels_of(tree_math)
+    return {
+        "init_root": per_game.init_root,
+        "backup_then_select": per_game.backup_then_select,
+        "expand_and_backup": any_game.expand_and_backup,
+        "root_result": any_game.root_result,
+    }
+
+
 class GumbelSearch:
     """Trees for up to ``batch`` games of ``game``, searched with ``simulations`` per move."""
 
@@ -59,26 +99,19 @@ class GumbelSearch:
         self.batch = int(batch)
         self.simulations = max(0, int(simulations))
         self.max_considered = int(max_considered)
-        self.kernels = kernels = specialize("crossenvs.az.tree", type(game))
-        # the trees are independent: each batched step runs across numba's threads or serially, whichever
-        # is faster now (see crossenvs.core.threads); on a GPU machine the tree walk is most of the time
-        self.init_roots = BatchRunner(kernels.init_roots_parallel, kernels.init_roots_serial)
-        self.select = BatchRunner(kernels.select_parallel, kernels.select_serial)
-        self.expand_and_backup = BatchRunner(tree_math.expand_and_backup_parallel, tree_math.expand_and_backup_serial)
-        nodes, actions = self.simulations + 1, game.num_actions
-        self.node_boards = np.zeros((batch, nodes, game.height, game.width), dtype=np.int8)
-        self.node_metas = np.zeros((batch, nodes, game.initial_state().meta.shape[0]), dtype=np.int32)
-        self.children = np.full((batch, nodes, actions), -1, dtype=np.int32)
-        self.prior = np.zeros((batch, nodes, actions), dtype=np.float32)
-        self.parent = np.full((batch, nodes), -1, dtype=np.int32)
-        self.visits = np.zeros((batch, nodes), dtype=np.int32)
-        self.value_sum = np.zeros((batch, nodes), dtype=np.float32)
-        self.raw_value = np.zeros((batch, nodes), dtype=np.float32)
-        self.count = np.zeros(batch, dtype=np.int32)
-        self.leaves = np.zeros(batch, dtype=np.int64)
-        self.observations = np.zeros((batch, *game.observation_shape), dtype=np.float32)
-        self.masks = np.zeros((batch, actions), dtype=np.int8)
-        self.q_rows = np.zeros((batch, actions), dtype=np.float64)  # each tree's sigma(Q) scratch
+        # the trees are independent: each step runs across numba's threads or serially, whichever is faster now
+        # (see crossenvs.kernels.threads); on a GPU machine the tree walk is most of the time
+        self.kernels = search_kernels(game)
+        self._buffers = {
+            name: np.zeros(shape, dtype) for name, (shape, dtype) in tree_buffers(game, batch, simulations).items()
+        }
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        """The trees' arrays by name (``search.visits``, ``search.children``...): what tests and tools read."""
+        buffers = self.__dict__.get("_buffers", {})
+        if name in buffers:
+            return buffers[name]
+        raise AttributeError(name)
 
     def run(
         self,
@@ -104,45 +137,45 @@ class GumbelSearch:
         finished = np.flatnonzero(metas[:, st.STATUS] != st.STATUS_PLAYING)
         if finished.size:
             raise IllegalActionError(f"{self.game.name}: position {finished[0]} of the batch is a finished game")
-        view = self._view(n)
-        self.init_roots(n, boards, metas, view["node_boards"], view["node_metas"], view["children"], view["visits"],
-                        view["value_sum"], view["count"], view["observations"], view["masks"])  # fmt: skip
-        root_observations = view["observations"].copy()
-        view["leaves"][:] = 0
-        self._evaluate(view, evaluate)
-        gumbel = np.zeros((n, self.game.num_actions), dtype=np.float32)
-        if rng is not None:
-            gumbel[:] = rng.gumbel(size=gumbel.shape)
-        num_considered = np.empty(n, dtype=np.int64)
-        tree_math.count_considered(view["masks"], self.max_considered, num_considered)
-        table = considered_table(self.max_considered, self.simulations)
+        tree = self._tree(n, boards, metas, rng)
+        kernels = self.kernels
+        kernels["init_root"](tree)
+        root_observations = tree.observations.copy()
+        tree = self._evaluate(tree, evaluate)
         for _ in range(self.simulations):
             if stop is not None and stop[0]:
                 break
-            self.select(n, view["node_boards"], view["node_metas"], view["children"], view["parent"], view["prior"],
-                        view["visits"], view["value_sum"], view["raw_value"], view["count"], gumbel, table,
-                        num_considered, view["leaves"], view["observations"], view["masks"], view["q_rows"])  # fmt: skip
-            self._evaluate(view, evaluate)
-        actions = np.empty(n, dtype=np.int64)
-        policies = np.empty((n, self.game.num_actions), dtype=np.float32)
-        values = np.empty(n, dtype=np.float32)
-        tree_math.root_results(view["node_metas"], view["children"], view["prior"], view["visits"],
-                                  view["value_sum"], view["raw_value"], gumbel, actions, policies, values,
-                                  view["q_rows"])  # fmt: skip
-        return actions, policies, values, root_observations
+            kernels["backup_then_select"](tree)
+            tree = self._evaluate(tree, evaluate)
+        kernels["expand_and_backup"](tree)
+        kernels["root_result"](tree)
+        return tree.actions, tree.policies, tree.root_values, root_observations
 
-    def _view(self, n: int) -> dict[str, np.ndarray]:
-        names = ("node_boards", "node_metas", "children", "prior", "parent", "visits", "value_sum", "raw_value")
-        view = {name: getattr(self, name)[:n] for name in names}
-        for name in ("count", "leaves", "observations", "masks", "q_rows"):
-            view[name] = getattr(self, name)[:n]
-        return view
+    def _tree(self, n: int, boards: np.ndarray, metas: np.ndarray, rng: np.random.Generator | None) -> tree_math.Tree:
+        """The first ``n`` trees, the positions and this search's inputs and outputs, as the kernels take them."""
+        actions = self.game.num_actions
+        gumbel = np.zeros((n, actions), dtype=np.float32)
+        if rng is not None:
+            gumbel[:] = rng.gumbel(size=gumbel.shape)
+        arrays = {name: array[:n] for name, array in self._buffers.items()}
+        arrays.update(
+            boards=np.ascontiguousarray(boards, dtype=np.int8),
+            metas=np.ascontiguousarray(metas, dtype=np.int32),
+            gumbel=gumbel,
+            considered_table=considered_table(self.max_considered, self.simulations),
+            max_considered=np.int64(self.max_considered),
+            logits=np.zeros((n, actions), dtype=np.float32),
+            values=np.zeros(n, dtype=np.float32),
+            actions=np.empty(n, dtype=np.int64),  # fresh each search: the caller keeps the answers
+            policies=np.empty((n, actions), dtype=np.float32),
+            root_values=np.empty(n, dtype=np.float32),
+        )
+        return gather(tree_math.Tree, arrays)
 
-    def _evaluate(self, view: dict[str, np.ndarray], evaluate: Evaluator) -> None:
-        """One forward pass for every leaf of this step, then priors and backups in numba."""
-        logits, values = evaluate(view["observations"])
-        self.expand_and_backup(
-            len(logits), view["node_metas"], view["parent"], view["prior"], view["visits"], view["value_sum"],
-            view["raw_value"], view["leaves"], np.ascontiguousarray(logits, dtype=np.float32), np.ascontiguousarray(values, dtype=np.float32),
-            view["masks"],
-        )  # fmt: skip
+    @staticmethod
+    def _evaluate(tree: tree_math.Tree, evaluate: Evaluator) -> tree_math.Tree:
+        """One forward pass for every leaf of this step: the tree with the network's logits and values."""
+        logits, values = evaluate(tree.observations)
+        return tree._replace(
+            logits=np.ascontiguousarray(logits, dtype=np.float32), values=np.ascontiguousarray(values, dtype=np.float32)
+        )

@@ -1,6 +1,6 @@
 """Torch's CPU threads for the networks: all of them or one, whichever is faster now.
 
-The chooser is the core's (:class:`crossenvs.core.threads.FasterOf`, the same as numba's batched
+The chooser is the core's (:class:`crossenvs.kernels.threads.FasterOf`, the same as numba's batched
 loops use); what is torch's lives here, beside the network, so the core layer never names torch.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from ..core import threads
+from ..kernels import threads
 
 
 def torch_thread_choice(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -21,7 +21,7 @@ def torch_thread_choice(function: Callable[..., Any]) -> Callable[..., Any]:
     process, a thread sharing its core makes every operation wait for a time slice. Measured
     (AlphaZero self-play, Crisscross 6x6, a browser busy beside it): 34 positions/s on two
     threads against 360 on one. The choice is its own (torch's load is not numba's) but looks at
-    the same neighbours (:data:`crossenvs.core.threads.NEIGHBOURS`).
+    the same neighbours (:data:`crossenvs.kernels.threads.NEIGHBOURS`).
     """
     many = torch.get_num_threads()
 

@@ -1,6 +1,6 @@
 """Gumbel MuZero-style tree search over a batch of games, in numba (after mctx's ``gumbel_muzero_policy``).
 
-A template module (see :mod:`crossenvs.core.specialize`): the copy for one game walks trees with
+A template module (see :mod:`crossenvs.kernels.specialize`): the copy for one game walks trees with
 that game's own kernels, so the real rules are the model. One tree per game of the batch; node 0
 is the root. Per node: its position, visit count, value total and network value (all from the
 point of view of the node's player to move), its parent, and per action the child node and the
@@ -17,73 +17,55 @@ considered action (visit count equal to the table's target for this simulation) 
 actions with the mixed value, Q is min-max rescaled over the node's legal actions, and
 ``sigma(q) = (c_visit + max N) * c_scale * q``.
 
-**Threads.** The trees share nothing, so the batched steps (roots, selection, backup) come twice,
-``*_parallel`` over numba's threads and ``*_serial``, as the vector env's loops do, and
-:class:`crossenvs.az.search.GumbelSearch` lets a :class:`crossenvs.core.threads.BatchRunner` choose.
-With the network on a GPU the tree walk is most of self-play's time.
+**One declaration, both targets.** The trees share nothing, so each step of the search is a batched
+kernel (:mod:`crossenvs.kernels.batched`): one tree's work over the :class:`~crossenvs.az.tree_math.Tree`
+of the whole batch, run by numba's threads or serially on the CPU
+(:class:`crossenvs.az.search.GumbelSearch`) and one GPU thread a tree on a device
+(:class:`crossenvs.az.device_search.DeviceGumbelSearch`), in the same order: :func:`init_root`, then
+per simulation :func:`backup_then_select` (the last leaf's evaluation backed up, the next leaf
+chosen), then the last backup and the answer (:mod:`crossenvs.az.tree_math`, the steps that no game
+changes, compiled once for all games).
 """
 
 from __future__ import annotations
 
-import functools
-from typing import Any
-
-import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from crossenvs.az.tree_math import (
     ROOT,
+    Tree,
     child_visits,
-    count_considered_one,
-    expand_and_backup_one,
+    count_considered,
+    expand_and_backup,
     interior_action,
     root_action,
-    root_result_one,
 )
 from crossenvs.core import state as st
-from crossenvs.core.specialize import game_kernels
 from crossenvs.envs.batch_kernels import copy_position
+from crossenvs.kernels.batched import batched
+from crossenvs.kernels.specialize import game_kernels
 
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
 
 
+@batched(over="leaves", threads_per_block=64)
 @njit(cache=True)
-def _init_root(boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks, b):
-    """Tree b holds only its root (the game's position); the root's observation and mask to evaluate."""
-    count[b] = 1
-    copy_position(boards[b], metas[b], node_boards[b, 0], node_metas[b, 0])
-    children[b, 0, :] = -1
-    visits[b, 0] = 0
-    value_sum[b, 0] = 0.0
-    observe_kernel(node_boards[b, 0], node_metas[b, 0], node_metas[b, 0, st.TO_MOVE], observations[b])
-    mask_kernel(node_boards[b, 0], node_metas[b, 0], masks[b])
-
-
-@njit(cache=True, parallel=True)
-def init_roots_parallel(
-    boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks
-):
-    """Every tree reset to its root, across numba's threads."""
-    # prange's index is a uint64 and range's an int64: handed on as int64, the serial and parallel walks share one
-    # compile of each per-tree function (_init_root, _select_one, ... and what they call), not one each
-    for b in prange(boards.shape[0]):
-        _init_root(
-            boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks, np.int64(b)
-        )
+def init_root(t: Tree, b) -> None:
+    """Tree b holds only its root (the game's position); the root's observation and mask (the first leaf to
+    evaluate), and how many root actions sequential halving considers."""
+    t.count[b] = 1
+    copy_position(t.boards[b], t.metas[b], t.node_boards[b, 0], t.node_metas[b, 0])
+    t.children[b, 0, :] = -1
+    t.visits[b, 0] = 0
+    t.value_sum[b, 0] = 0.0
+    observe_kernel(t.node_boards[b, 0], t.node_metas[b, 0], t.node_metas[b, 0, st.TO_MOVE], t.observations[b])
+    mask_kernel(t.node_boards[b, 0], t.node_metas[b, 0], t.masks[b])
+    count_considered(t, b)
+    t.leaves[b] = 0
 
 
 @njit(cache=True)
-def init_roots_serial(boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks):
-    """:func:`init_roots_parallel` on the calling thread."""
-    for b in range(boards.shape[0]):
-        _init_root(boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks, b)
-
-
-@njit(cache=True)
-def _select_one(
-    node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
-    gumbel, considered_table, num_considered, leaves, observations, masks, q_rows, b,
-):  # fmt: skip
+def _select(t: Tree, b) -> None:
     """One simulation in tree b: walk down to a new node (or a finished position); ``leaves[b]`` is it.
 
     A new node's observation and mask are written to row b of ``observations`` and ``masks`` for
@@ -91,128 +73,51 @@ def _select_one(
     is the tree's own scratch row for sigma(Q) (the trees are walked on several threads, or GPU
     threads, and a kernel allocates nothing).
     """
-    q = q_rows[b]
+    q = t.q_rows[b]
+    node_boards, node_metas, children = t.node_boards, t.node_metas, t.children
     node = 0
     while True:
         if node_metas[b, node, st.STATUS] != st.STATUS_PLAYING:
-            masks[b, :] = 0
+            t.masks[b, :] = 0
             break
         if node == 0:
             simulation = 0
             for a in range(children.shape[2]):
-                simulation += child_visits(children, visits, b, ROOT, a)
-            target = considered_table[num_considered[b], min(simulation, considered_table.shape[1] - 1)]
-            action = root_action(node_metas, children, prior, visits, value_sum, raw_value, gumbel, target, b, q)
+                simulation += child_visits(children, t.visits, b, ROOT, a)
+            table = t.considered_table
+            target = table[t.num_considered[b], min(simulation, table.shape[1] - 1)]
+            action = root_action(
+                node_metas, children, t.prior, t.visits, t.value_sum, t.raw_value, t.gumbel, target, b, q
+            )
         else:
-            action = interior_action(node_metas, children, prior, visits, value_sum, raw_value, b, node, q)
+            action = interior_action(node_metas, children, t.prior, t.visits, t.value_sum, t.raw_value, b, node, q)
         child = children[b, node, action]
         if child < 0:
-            child = count[b]
-            count[b] += 1
+            child = t.count[b]
+            t.count[b] += 1
             copy_position(node_boards[b, node], node_metas[b, node], node_boards[b, child], node_metas[b, child])
             apply_kernel(node_boards[b, child], node_metas[b, child], action)
             children[b, node, action] = child
             children[b, child, :] = -1
-            parent[b, child] = node
-            visits[b, child] = 0
-            value_sum[b, child] = 0.0
+            t.parent[b, child] = node
+            t.visits[b, child] = 0
+            t.value_sum[b, child] = 0.0
             node = child
             meta = node_metas[b, node]
-            observe_kernel(node_boards[b, node], meta, meta[st.TO_MOVE], observations[b])
-            mask_kernel(node_boards[b, node], meta, masks[b])
+            observe_kernel(node_boards[b, node], meta, meta[st.TO_MOVE], t.observations[b])
+            mask_kernel(node_boards[b, node], meta, t.masks[b])
             break
         node = child
-    leaves[b] = node
+    t.leaves[b] = node
 
 
-@njit(cache=True, parallel=True)
-def select_parallel(
-    node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
-    gumbel, considered_table, num_considered, leaves, observations, masks, q_rows,
-):  # fmt: skip
-    """One simulation per tree (:func:`_select_one`), the trees shared out among numba's threads."""
-    for b in prange(node_boards.shape[0]):  # b as int64: see init_roots_parallel
-        _select_one(node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
-                    gumbel, considered_table, num_considered, leaves, observations, masks, q_rows, np.int64(b))  # fmt: skip
-
-
+@batched(over="leaves", threads_per_block=64)
 @njit(cache=True)
-def select_serial(
-    node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
-    gumbel, considered_table, num_considered, leaves, observations, masks, q_rows,
-):  # fmt: skip
-    """:func:`select_parallel` on the calling thread."""
-    for b in range(node_boards.shape[0]):
-        _select_one(node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
-                    gumbel, considered_table, num_considered, leaves, observations, masks, q_rows, b)  # fmt: skip
+def backup_then_select(t: Tree, b) -> None:
+    """Tree b's last leaf evaluation backed up, then the next simulation's walk to a new leaf.
 
-
-# ----------------------------------------------------------------------------- the same search on a GPU
-cuda: Any = None  # numba.cuda, bound by device_kernels(): a CPU-only process never imports it
-
-
-def _device_init_roots(
-    boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks,
-    max_considered, num_considered, leaves,
-):  # fmt: skip
-    """One thread a tree: reset to its root, the root's observation and mask (the first leaf to evaluate), and
-    the root actions sequential halving considers."""
-    b = cuda.grid(1)
-    if b < boards.shape[0]:
-        _init_root(boards, metas, node_boards, node_metas, children, visits, value_sum, count, observations, masks, b)
-        count_considered_one(masks, max_considered, num_considered, b)
-        leaves[b] = 0
-
-
-def _device_expand_and_backup(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks):
-    """One thread a tree: the network's answer stored at the leaf and backed up (:func:`expand_and_backup_one`)."""
-    b = cuda.grid(1)
-    if b < leaves.shape[0]:
-        expand_and_backup_one(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, b)
-
-
-def _device_backup_then_select(
-    node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
-    gumbel, considered_table, num_considered, leaves, logits, values, observations, masks, q_rows,
-):  # fmt: skip
-    """One thread a tree: the last leaf's evaluation backed up, then the next simulation's walk to a new leaf.
-
-    The two steps a simulation boundary needs, in one launch instead of two (a search is ``simulations + 3``
-    launches): the thread reads the old leaf's mask before the walk writes the new one.
+    The two steps a simulation boundary needs, in one call instead of two (a search on a GPU is
+    ``simulations + 3`` launches): the tree reads the old leaf's mask before the walk writes the new one.
     """
-    b = cuda.grid(1)
-    if b < leaves.shape[0]:
-        expand_and_backup_one(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, b)
-        _select_one(node_boards, node_metas, children, parent, prior, visits, value_sum, raw_value, count,
-                    gumbel, considered_table, num_considered, leaves, observations, masks, q_rows, b)  # fmt: skip
-
-
-def _device_root_results(
-    node_metas, children, prior, visits, value_sum, raw_value, gumbel, actions, policies, root_values, q_rows
-):
-    """One thread a tree: the chosen action, the improved policy and the root value (:func:`root_result_one`)."""
-    b = cuda.grid(1)
-    if b < children.shape[0]:
-        root_result_one(
-            node_metas, children, prior, visits, value_sum, raw_value, gumbel, actions, policies, root_values, q_rows, b
-        )
-
-
-#: the device kernels above, by role (what :class:`crossenvs.az.device_search.DeviceGumbelSearch` launches)
-DEVICE_KERNELS = {
-    "init_roots": _device_init_roots,
-    "backup_then_select": _device_backup_then_select,
-    "expand_and_backup": _device_expand_and_backup,
-    "root_results": _device_root_results,
-}
-
-
-@functools.cache
-def device_kernels() -> dict[str, Any]:
-    """The search's steps as CUDA kernels, one thread a tree (raises CudaUnavailableError where none can run)."""
-    global cuda
-    from crossenvs.core.cuda import cuda_module, simulated
-
-    cuda = cuda_module()
-    compile_kernel = cuda.jit if simulated() else cuda.jit(cache=True)
-    return {role: compile_kernel(function) for role, function in DEVICE_KERNELS.items()}
+    expand_and_backup(t, b)
+    _select(t, b)

@@ -9,11 +9,16 @@ second time for it. The module docstring of :mod:`crossenvs.az.tree` describes t
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from crossenvs.core import state as st
 from crossenvs.core.floats import exact_exp
+from crossenvs.kernels.batched import batched
+
+Array = Any  # a NumPy array on the CPU; a numba device array on a GPU
 
 #: the root's node index, an int64 (see the module docstring)
 ROOT = np.int64(0)
@@ -130,70 +135,82 @@ def interior_action(node_metas, children, prior, visits, value_sum, raw_value, b
     return best
 
 
-@njit(cache=True)
-def count_considered_one(masks, max_considered, num_considered, b) -> None:
+class Tree(NamedTuple):
+    """A batch of search trees, one per position, and everything a step of the search reads or writes.
+
+    Every search kernel (here and in :mod:`crossenvs.az.tree`) takes it whole, on the CPU and on a GPU:
+    row b of each array is tree b's. Per node: its position, children (-1: not expanded), parent,
+    priors (-inf: illegal), visit count, value total and network value.
+    """
+
+    boards: Array  # (n, H, W) int8: the positions searched
+    metas: Array  # (n, META) int32
+    node_boards: Array  # (n, nodes, H, W) int8
+    node_metas: Array  # (n, nodes, META) int32
+    children: Array  # (n, nodes, A) int32
+    parent: Array  # (n, nodes) int32
+    prior: Array  # (n, nodes, A) float32
+    visits: Array  # (n, nodes) int32
+    value_sum: Array  # (n, nodes) float32
+    raw_value: Array  # (n, nodes) float32
+    count: Array  # (n,) int32: nodes in use
+    gumbel: Array  # (n, A) float32: the root noise (zeros: deterministic play)
+    considered_table: Array  # (max_considered + 1, simulations) int64: sequential halving's visit targets
+    max_considered: Any  # int64
+    num_considered: Array  # (n,) int64
+    leaves: Array  # (n,) int64: each tree's leaf being evaluated
+    logits: Array  # (n, A) float32: the network's answer for the leaves
+    values: Array  # (n,) float32
+    observations: Array  # (n, H, W, C) float32: the leaves' observations, for the network
+    masks: Array  # (n, A) int8: the leaves' legal actions
+    q_rows: Array  # (n, A) float64: each tree's sigma(Q) scratch (a kernel allocates nothing)
+    actions: Array  # (n,) int64, out: the chosen action
+    policies: Array  # (n, A) float32, out: the improved policy
+    root_values: Array  # (n,) float32, out: the root value for the position's player to move
+
+
+@njit(cache=True, inline="always")
+def count_considered(t: Tree, b) -> None:
     """How many root actions sequential halving starts from: the legal ones, at most ``max_considered``."""
     legal = 0
-    for a in range(masks.shape[1]):
-        legal += masks[b, a] != 0
-    num_considered[b] = min(max_considered, legal)
+    for a in range(t.masks.shape[1]):
+        legal += t.masks[b, a] != 0
+    t.num_considered[b] = min(t.max_considered, legal)
 
 
+@batched(over="leaves", threads_per_block=64)
 @njit(cache=True)
-def count_considered(masks, max_considered, num_considered) -> None:
-    """:func:`count_considered_one` for every root (``masks`` holds the roots' legal masks)."""
-    for b in range(masks.shape[0]):
-        count_considered_one(masks, max_considered, num_considered, b)
-
-
-@njit(cache=True)
-def expand_and_backup_one(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, b):
+def expand_and_backup(t: Tree, b) -> None:
     """Store the network's priors and value at tree b's leaf and back the leaf's value up to its root."""
-    node = leaves[b]
-    if node_metas[b, node, st.STATUS] != st.STATUS_PLAYING:
-        value = terminal_value(node_metas[b, node])
-    elif visits[b, node] == 0:
-        value = values[b]
-        raw_value[b, node] = value
-        for a in range(logits.shape[1]):
-            prior[b, node, a] = logits[b, a] if masks[b, a] else -np.inf
+    node = t.leaves[b]
+    if t.node_metas[b, node, st.STATUS] != st.STATUS_PLAYING:
+        value = terminal_value(t.node_metas[b, node])
+    elif t.visits[b, node] == 0:
+        value = t.values[b]
+        t.raw_value[b, node] = value
+        for a in range(t.logits.shape[1]):
+            t.prior[b, node, a] = t.logits[b, a] if t.masks[b, a] else -np.inf
     else:  # cannot happen: a playing leaf is always new
-        value = raw_value[b, node]
+        value = t.raw_value[b, node]
     while node >= 0:
-        visits[b, node] += 1
-        value_sum[b, node] += value
-        up = parent[b, node] if node > 0 else -1
-        if up >= 0 and node_metas[b, up, st.TO_MOVE] != node_metas[b, node, st.TO_MOVE]:
+        t.visits[b, node] += 1
+        t.value_sum[b, node] += value
+        up = t.parent[b, node] if node > 0 else -1
+        if up >= 0 and t.node_metas[b, up, st.TO_MOVE] != t.node_metas[b, node, st.TO_MOVE]:
             value = -value
         node = up
 
 
-@njit(cache=True, parallel=True)
-def expand_and_backup_parallel(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks):
-    """Every tree's leaf expanded and backed up, across numba's threads."""
-    for b in prange(leaves.shape[0]):  # b as int64: see crossenvs.az.tree.init_roots_parallel
-        expand_and_backup_one(
-            node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, np.int64(b)
-        )
-
-
+@batched(over="leaves", threads_per_block=64)
 @njit(cache=True)
-def expand_and_backup_serial(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks):
-    """:func:`expand_and_backup_parallel` on the calling thread."""
-    for b in range(leaves.shape[0]):
-        expand_and_backup_one(node_metas, parent, prior, visits, value_sum, raw_value, leaves, logits, values, masks, b)
-
-
-@njit(cache=True)
-def root_result_one(
-    node_metas, children, prior, visits, value_sum, raw_value, gumbel, actions, policies, root_values, q_rows, b
-):
+def root_result(t: Tree, b) -> None:
     """Tree b's answer: the chosen action (most-visited considered actions, best score), the improved policy, the root value."""
-    q = q_rows[b]
+    q = t.q_rows[b]
+    children, prior, policies = t.children, t.prior, t.policies
     most = 0
     for a in range(children.shape[2]):
-        most = max(most, child_visits(children, visits, b, ROOT, a))
-    actions[b] = root_action(node_metas, children, prior, visits, value_sum, raw_value, gumbel, most, b, q)
+        most = max(most, child_visits(children, t.visits, b, ROOT, a))
+    t.actions[b] = root_action(t.node_metas, children, prior, t.visits, t.value_sum, t.raw_value, t.gumbel, most, b, q)
     top = -np.inf
     for a in range(children.shape[2]):
         if prior[b, 0, a] > -np.inf:
@@ -204,15 +221,4 @@ def root_result_one(
         total += policies[b, a]
     for a in range(children.shape[2]):
         policies[b, a] /= total
-    root_values[b] = value_sum[b, 0] / max(1, visits[b, 0])
-
-
-@njit(cache=True)
-def root_results(
-    node_metas, children, prior, visits, value_sum, raw_value, gumbel, actions, policies, root_values, q_rows
-):
-    """Every tree's answer (:func:`root_result_one`), on the calling thread."""
-    for b in range(children.shape[0]):
-        root_result_one(
-            node_metas, children, prior, visits, value_sum, raw_value, gumbel, actions, policies, root_values, q_rows, b
-        )
+    t.root_values[b] = t.value_sum[b, 0] / max(1, t.visits[b, 0])

@@ -115,7 +115,7 @@ def resolve_device(device: str) -> str:
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if device.startswith("cuda") and not torch.cuda.is_available():
-        from ..core.cuda import CudaUnavailableError
+        from ..kernels.cuda import CudaUnavailableError
 
         raise CudaUnavailableError(
             f"--device {device} needs an NVIDIA GPU and a CUDA build of torch, and torch sees none here; "

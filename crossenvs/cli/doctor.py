@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from ..command_args import check_int_range
-from ..core.cuda import CudaUnavailableError, cuda_module, simulated
 from ..core.options import parse_options
 from ..core.registry import make_game
+from ..kernels.cuda import CudaUnavailableError, cuda_module, simulated
 from .common import Command, canonical_game
 
 #: the setups checked by default: every built-in game, and Crisscross at the largest size it is benchmarked at
@@ -74,7 +74,7 @@ def stack_lines() -> list[str]:
     """The card, the driver, CUDA and the libraries: what a report of a GPU problem starts with."""
     from importlib import metadata
 
-    from ..core.cuda import driver_version, toolkit_version
+    from ..kernels.cuda import driver_version, toolkit_version
 
     cuda = cuda_module()  # raises CudaUnavailableError with what is missing
     versions = {name: _version(metadata, name) for name in ("numba", "numba-cuda", "torch")}
@@ -141,14 +141,14 @@ class SetupResult:
 def probe_setup(name: str, options: dict[str, Any], envs: int, steps: int, compare: int, trees: int,
                 simulations: int) -> SetupResult:  # fmt: skip
     """Everything ``doctor`` does for one setup, in this process (see the module docstring)."""
-    from ..envs.device import DeviceVectorEnv
+    from ..envs.vector import CrossVectorEnv
     from ..testing import check_device_env, check_device_search, game_label
 
     game = make_game(name, **options)
     result = SetupResult(game_label(game))
     try:
         started = time.perf_counter()
-        env = DeviceVectorEnv(game, envs)  # compiles and launches the reset kernel
+        env = CrossVectorEnv(game, envs, device="cuda")  # compiles and launches the reset kernel
         env.step(env.random_actions())  # and the other two
         _synchronize()
         result.compile_seconds = time.perf_counter() - started

@@ -1,14 +1,99 @@
-"""Numba kernels over a batch of games that do not depend on the game: resets and per-game random streams.
+"""What the vector envs' kernels take, and their kernels that do not depend on the game.
 
-The loops that call a game's own kernels over a batch are in :mod:`crossenvs.envs.game_batch`,
-compiled once per game (see :mod:`crossenvs.core.specialize`); the random pick among legal actions is
-the players' (:mod:`crossenvs.players.kernels`).
+The NamedTuples below are the kernels' arguments, named once: the CPU env, the device env, the
+kernels' definitions and their PTX signatures all use them (:mod:`crossenvs.kernels.batched`). The
+kernels that call a game's own kernels are in :mod:`crossenvs.envs.game_batch`, compiled once per
+game; the ones here (resets, per-game random streams, the random pick) are compiled once for all.
 """
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
 from numba import njit
+
+from ..kernels.batched import batched
+from ..players.kernels import random_legal_action
+
+Array = Any  # a NumPy array on the CPU; a numba device array (a view of a torch tensor) on a GPU
+
+
+class Apply(NamedTuple):
+    """One action in each game of ``ids``."""
+
+    boards: Array  # (B, H, W) int8
+    metas: Array  # (B, META) int32
+    ids: Array  # (n,) int64: the games
+    actions: Array  # (n,) int64
+    ok: Array  # (n,) bool, out: the action was legal (else the game is untouched)
+
+
+class Play(NamedTuple):
+    """One action in every game, and what it did to each (the vector env's step)."""
+
+    boards: Array  # (B, H, W) int8
+    metas: Array  # (B, META) int32
+    actions: Array  # (B,) int64
+    ok: Array  # (B,) bool, out: the action was legal (else the game is untouched, and lost by its mover)
+    movers: Array  # (B,) int64, out: the seat that acted
+    seat_rewards: Array  # (B, 2) float32, out: both seats' rewards
+    rewards: Array  # (B,) float32, out: the mover's reward
+    ended: Array  # (B,) bool, out: the game is over (or the action was illegal)
+    final_ply: Array  # (B,) int64, out: plies the ended games lasted, 0 elsewhere
+
+
+class View(NamedTuple):
+    """Observations of ``seats[j]`` and masks (zeros where that seat is not to act) for games ``ids``."""
+
+    boards: Array  # (B, H, W) int8
+    metas: Array  # (B, META) int32
+    ids: Array  # (n,) int64
+    seats: Array  # (n,) int64
+    observations: Array  # (n, H, W, C) float32, out
+    masks: Array  # (n, A) int8, out
+
+
+class DeviceStep(NamedTuple):
+    """The device env's step: :class:`Play`, a restart where a game ended, the view of the player to act."""
+
+    play: Play
+    initial_board: Array  # (H, W) int8
+    initial_meta: Array  # (META,) int32
+    players: Array  # (B,) int64, out: the seat to act
+    observations: Array  # (B, H, W, C) float32, out
+    masks: Array  # (B, A) int8, out
+
+
+class DeviceReset(NamedTuple):
+    """The device env's reset: games where ``restart`` back to the start; every game's view of the player to act."""
+
+    boards: Array
+    metas: Array
+    restart: Array  # (B,) bool
+    initial_board: Array
+    initial_meta: Array
+    players: Array
+    observations: Array
+    masks: Array
+
+
+class RandomPick(NamedTuple):
+    """A uniform random legal action per game from its own random stream."""
+
+    masks: Array  # (B, A) int8
+    keys: Array  # (B,) uint64: each game's stream
+    counters: Array  # (B,) uint64: draws so far
+    uniforms: Array  # (B,) float64, out: the draw
+    actions: Array  # (B,) int64, out: the pick (-1 where no action is legal)
+
+
+@batched(over="actions")
+@njit(cache=True)
+def random_actions(a: RandomPick, j) -> None:
+    """Game j's next uniform, and the legal action at that quantile (what the CPU's random player draws)."""
+    a.uniforms[j] = next_uniform(a.keys, a.counters, j)
+    random_legal_action(a.masks, a.uniforms, a.actions, j)
 
 
 @njit(cache=True, inline="always")

@@ -17,7 +17,6 @@ ends that game with -1 for the player who made it (as PettingZoo's standard wrap
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import gymnasium
@@ -33,9 +32,8 @@ from ..core.actions import action_ids, describe
 from ..core.checks import check_memory, check_seed
 from ..core.errors import CallOrderError, InvalidActionError, InvalidOptionError
 from ..core.game import Cell, Game
-from ..core.specialize import specialize
-from ..core.threads import BatchRunner
-from ..players.kernels import random_legal_actions
+from ..kernels.batched import kernels_of
+from ..kernels.specialize import specialize
 from . import batch_kernels as bk
 from .aec import render_state, resolve_game
 from .buffers import RecyclingBuffers
@@ -72,17 +70,13 @@ class _Batch:
         self._masks = RecyclingBuffers((self.num_envs, self.game.num_actions), np.int8)
 
     def _bind_kernels(self) -> None:
-        """The game's batch loops (a generated module) and their runners: rebuilt, never pickled."""
-        self.kernels = specialize("crossenvs.envs.game_batch", type(self.game))
-        self._apply = BatchRunner(self.kernels.apply_parallel, self.kernels.apply_serial)
-        self._play = BatchRunner(self.kernels.play_parallel, self.kernels.play_serial)
-        self._view = BatchRunner(self.kernels.view_parallel, self.kernels.view_serial)
+        """The game's batched kernels (generated loops, :mod:`crossenvs.kernels.batched`): rebuilt, never pickled."""
+        self.kernels = kernels_of(specialize("crossenvs.envs.game_batch", type(self.game)))
 
     def __getstate__(self) -> dict[str, Any]:
         """Positions and buffers travel (to a subprocess, a Ray worker); the compiled loops are found again there."""
         state = self.__dict__.copy()
-        for name in ("kernels", "_apply", "_play", "_view"):
-            state.pop(name)
+        state.pop("kernels")
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -95,14 +89,16 @@ class _Batch:
     def apply(self, ids: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """Play one action in each game of ``ids``; returns which were legal."""
         ok = np.empty(len(ids), dtype=np.bool_)
-        args = (self.boards, self.metas, bk.as_ids(ids), np.asarray(actions, dtype=np.int64), ok)
-        self._apply(len(ids), *args)
+        self.kernels.apply(bk.Apply(self.boards, self.metas, bk.as_ids(ids), np.asarray(actions, dtype=np.int64), ok))
         return ok
 
-    def play(self, actions: np.ndarray) -> Outcome:
-        """One action in every game, and what it did to each (:class:`Outcome`)."""
+    def play(self, actions: np.ndarray) -> bk.Play:
+        """One action in every game, and what it did to each (the out fields of :class:`~crossenvs.envs.batch_kernels.Play`)."""
         n = self.num_envs
-        outcome = Outcome(
+        outcome = bk.Play(
+            self.boards,
+            self.metas,
+            actions,
             ok=np.empty(n, dtype=np.bool_),
             movers=np.empty(n, dtype=np.int64),
             seat_rewards=np.empty((n, 2), dtype=np.float32),
@@ -110,7 +106,7 @@ class _Batch:
             ended=np.empty(n, dtype=np.bool_),
             final_ply=np.empty(n, dtype=np.int64),
         )
-        self._play(n, self.boards, self.metas, actions, *outcome.arrays())
+        self.kernels.play(outcome)
         return outcome
 
     def view(self, ids: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -121,8 +117,9 @@ class _Batch:
             observations = np.empty((len(ids), *self.game.observation_shape), dtype=np.float32)
             masks = np.empty((len(ids), self.game.num_actions), dtype=np.int8)
         seats = np.asarray(seats, dtype=np.int64)
-        args = (self.boards, self.metas, bk.as_ids(ids), seats, observations, masks)
-        self._view(len(ids), *args)
+        view = bk.View(self.boards, self.metas, bk.as_ids(ids), seats, observations, masks)
+        self.kernels.observe(view)  # every observation, then every mask (see game_batch.observe)
+        self.kernels.mask(view)
         return observations, masks
 
     def to_move(self, ids: np.ndarray | None = None) -> np.ndarray:
@@ -135,21 +132,6 @@ class _Batch:
     def state(self, index: int):
         """Game ``index`` as a :class:`State` (a copy)."""
         return st.State(self.boards[index].copy(), self.metas[index].copy())
-
-
-@dataclass
-class Outcome:
-    """What one step did to each game of a batch (fields in the order the play kernels take them)."""
-
-    ok: np.ndarray  # (B,) bool: the action was legal (else the game is untouched, and lost by its mover)
-    movers: np.ndarray  # (B,) int64: the seat that acted
-    seat_rewards: np.ndarray  # (B, 2) float32: both seats' rewards
-    rewards: np.ndarray  # (B,) float32: the mover's reward
-    ended: np.ndarray  # (B,) bool: the game is over (or the action was illegal)
-    final_ply: np.ndarray  # (B,) int64: plies the ended games lasted, 0 elsewhere
-
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        return self.ok, self.movers, self.seat_rewards, self.rewards, self.ended, self.final_ply
 
 
 def _seat_rewards(status: np.ndarray) -> np.ndarray:
@@ -188,12 +170,8 @@ class CrossVectorEnv(VectorEnv):
         """``device="cuda"`` gives the same games on a GPU: a :class:`~crossenvs.envs.device.DeviceVectorEnv`."""
         if device not in DEVICES:
             raise InvalidOptionError(f"device must be one of {DEVICES}, got {device!r}")
-        if device == "cuda":
-            from .device import DeviceVectorEnv
-
-            if kwargs.pop("render_mode", None) is not None:
-                raise InvalidOptionError("render_mode needs device='cpu'; on a GPU, render env.state(i) yourself")
-            return DeviceVectorEnv(*args, **kwargs)
+        if device == "cuda" and cls is CrossVectorEnv:
+            cls = DeviceVectorEnv
         return super().__new__(cls)
 
     def __init__(
@@ -211,13 +189,16 @@ class CrossVectorEnv(VectorEnv):
             raise InvalidOptionError(f"render_mode {render_mode!r} is not one of {VECTOR_RENDER_MODES} (or None)")
         self.render_mode = render_mode
         self.metadata = {**self.metadata, "name": f"{self.game.name}_vector_v0"}
+        self._declare_spaces()
+        self._last_moves: list[list[Cell]] = [[] for _ in range(self.num_envs)]  # for render()
+        self._seed_streams(None)
+        self._masks = np.zeros((self.num_envs, self.game.num_actions), dtype=np.int8)  # the latest, for random_actions
+
+    def _declare_spaces(self) -> None:
         self.single_observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, dtype=np.float32)
         self.single_action_space = spaces.Discrete(self.game.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._last_moves: list[list[Cell]] = [[] for _ in range(self.num_envs)]  # for render()
-        self._seed_streams(None)
-        self._masks = np.zeros((self.num_envs, self.game.num_actions), dtype=np.int8)  # the latest, for random_actions
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -261,8 +242,7 @@ class CrossVectorEnv(VectorEnv):
         a game's picks do not depend on the others; the device env draws the same ones.
         """
         uniforms, picks = np.empty(self.num_envs), np.empty(self.num_envs, dtype=np.int64)
-        bk.per_game_uniforms(self._keys, self._draws, self._batch.all_ids, uniforms)
-        random_legal_actions(self._masks, uniforms, picks)
+        kernels_of(bk).random_actions(bk.RandomPick(self._masks, self._keys, self._draws, uniforms, picks))
         return picks
 
     def _seed_streams(self, seed: int | None) -> None:
@@ -338,6 +318,84 @@ try:  # the SB3 face needs the train extra; the two-player face does not
     from stable_baselines3.common.vec_env.base_vec_env import VecEnv as _SB3VecEnv
 except ImportError:  # pragma: no cover - exercised only without stable-baselines3
     _SB3VecEnv = object
+
+
+class DeviceVectorEnv(CrossVectorEnv):
+    """B games of one game on a GPU, both seats played by the caller (self-play), as torch CUDA tensors.
+
+    ``CrossVectorEnv(game, num_envs, device="cuda")`` makes one. ``reset()`` and ``step(actions)``
+    return what the CPU env returns, as the env's own device tensors (clone what you keep):
+    observations (B, H, W, C) float32 of the player to act next in each game; ``info["action_mask"]``
+    (B, A) int8 and ``info["current_player"]`` (B,) int64; ``info["seat_rewards"]`` (B, 2),
+    ``info["final_ply"]`` and ``info["illegal_action"]`` after a step. A finished game restarts in
+    the same step (SAME_STEP autoreset); its final observation is not kept (a terminated game needs
+    none to bootstrap). ``random_actions()`` draws a uniform legal action per game on the device, from
+    per-game random streams seeded by ``reset(seed=...)``: the CPU env's kernel and streams.
+
+    The games, buffers and launches are a :class:`~crossenvs.envs.device.DeviceBatch` (numba-cuda is
+    loaded only here, when one is made).
+    """
+
+    metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(
+        self,
+        game: str | Game = "crisscross",
+        num_envs: int = 64,
+        render_mode: str | None = None,
+        device: str = "cuda",
+        **options: Any,
+    ) -> None:
+        from .device import DeviceBatch
+
+        if render_mode is not None:
+            raise InvalidOptionError("render_mode needs device='cpu'; on a GPU, render env.state(i) yourself")
+        self._device = DeviceBatch(game, num_envs, options)
+        self.game, self.num_envs, self.render_mode = self._device.game, self._device.num_envs, None
+        self.metadata = {**self.metadata, "name": f"{self.game.name}_device_vector_v0"}
+        self._declare_spaces()
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """Restart every game (or those of ``options["reset_mask"]``, a (B,) bool array or tensor)."""
+        return self._device.reset(seed=seed, options=options)
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """One action per game (a (B,) integer tensor on the GPU, or an array), for the player to act there."""
+        return self._device.step(actions)
+
+    def random_actions(self) -> Any:
+        """A uniform random legal action per game (-1 where none), drawn on the device from each game's own stream."""
+        return self._device.random_actions()
+
+    def device_positions(self) -> tuple[Any, Any]:
+        """Every game's board and meta where they live (numba device arrays, no copy): what a device search reads."""
+        return self._device.device_positions()
+
+    def states(self) -> tuple[np.ndarray, np.ndarray]:
+        """(boards, metas) copied to the host: for checks and rendering, not for the hot loop."""
+        return self._device.states()
+
+    def state(self, index: int) -> st.State:
+        """Game ``index`` as a :class:`~crossenvs.core.state.State` (a host copy)."""
+        boards, metas = self.states()
+        return st.State(boards[index].copy(), metas[index].copy())
+
+    @property
+    def boards(self) -> np.ndarray:
+        """Every game's board, copied to the host."""
+        return self.states()[0]
+
+    @property
+    def metas(self) -> np.ndarray:
+        """Every game's meta row, copied to the host."""
+        return self.states()[1]
+
+    def render(self) -> None:
+        """Nothing: a device env has no render mode (render ``env.state(i)`` yourself)."""
+        return None
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to close: torch frees the device buffers with the env."""
 
 
 class CrossSB3VecEnv(_SB3VecEnv):

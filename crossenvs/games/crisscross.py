@@ -72,10 +72,10 @@ from ..core.game import Game
 from ..core.geometry import parse_square, square_name
 from ..core.observation import fill_piece_planes
 from ..core.options import integer
-from ..core.portable import scratch_array
 from ..core.state import State
 from ..core.text import ParsedPosition
 from ..core.view import GameView
+from ..kernels.portable import scratch_array
 
 EMPTY, RED, BLUE = 0, 1, 2
 EDGES = {RED: "the top and bottom edges", BLUE: "the left and right edges"}  # what each side connects
@@ -119,7 +119,7 @@ def _flip_flanked_runs(board: np.ndarray, row: int, col: int, mine: int) -> None
                 board[r + k * dr, c + k * dc] = mine
 
 
-# Scratch space of the largest board (core/portable.py: no kernel allocates, so the GPU can run it).
+# Scratch space of the largest board (kernels/portable.py: no kernel allocates, so the GPU can run it).
 _SEEN = scratch_array((MAX_SIZE, MAX_SIZE), np.bool_)
 _STACK = scratch_array(MAX_SIZE * MAX_SIZE, np.int8)  # rows or columns: each below MAX_SIZE
 

@@ -128,10 +128,10 @@ from ..core.game import PASS_TEXT, Game
 from ..core.geometry import parse_square, square_name
 from ..core.observation import float32_copier, pass_and_cap_values
 from ..core.options import choice, first_player, move_cap
-from ..core.portable import flat_view, scratch_array
 from ..core.state import State
 from ..core.text import ParsedPosition, shorten
 from ..core.view import GameView
+from ..kernels.portable import flat_view, scratch_array
 
 SIZE = 10
 CELLS = SIZE * SIZE
@@ -249,7 +249,7 @@ def _move_table() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
             if USABLE[square]:
                 rows += [(square, token, end) for end in reachable_squares(square, token)]
     starts[-1] = len(rows)
-    table = np.array(rows, dtype=np.int16)  # int16: small enough for a GPU's constant memory (core/cuda.py)
+    table = np.array(rows, dtype=np.int16)  # int16: small enough for a GPU's constant memory (kernels/cuda.py)
     return table[:, 0].copy(), table[:, 1].copy(), table[:, 2].copy(), starts
 
 
@@ -307,7 +307,7 @@ def _hops_by_square() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 HOPS_AT, HOP_COUNT, HOP_TWIN = _hops_by_square()
 #: the board row and column of each token move's destination, by colour (Black's frame, then White's)
-#: (int8: the tables must fit a GPU kernel's 64 KB of constant memory, see core/cuda.py)
+#: (int8: the tables must fit a GPU kernel's 64 KB of constant memory, see kernels/cuda.py)
 MOVE_TO_ROW = np.stack([MOVE_TO // SIZE, (CELLS - 1 - MOVE_TO) // SIZE]).astype(np.int8)
 MOVE_TO_COL = np.stack([MOVE_TO % SIZE, (CELLS - 1 - MOVE_TO) % SIZE]).astype(np.int8)
 ZERO, ONE = np.uint64(0), np.uint64(1)

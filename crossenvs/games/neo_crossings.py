@@ -60,7 +60,7 @@ from numba import njit
 
 from ..core.facts import GameFacts
 from ..core.options import flag, move_cap
-from ..core.portable import scratch_array
+from ..kernels.portable import scratch_array
 from . import phalanx as ph
 
 # Hooks are handed to numba functions as ``rules.<hook>`` (this module by name): numba binds

@@ -77,10 +77,10 @@ from ..core.game import PASS_TEXT, Game, is_raw_id_text, raw_id_text
 from ..core.geometry import parse_square, square_name
 from ..core.observation import float32_copier, pass_and_cap_values
 from ..core.options import choice
-from ..core.portable import flat_view, scratch_array, sort_in_place
 from ..core.state import State
 from ..core.text import ParsedPosition
 from ..core.view import GameView
+from ..kernels.portable import flat_view, scratch_array, sort_in_place
 
 SIZE = 8
 MAX_DISTANCE = SIZE - 1

@@ -3,7 +3,7 @@
 TorchRL's own board-game wrappers take one game at a time (``OpenSpielWrapper``, ``PettingZooWrapper``
 over an AEC env). :class:`CrossTorchRLEnv` hands TorchRL the whole batch of
 :class:`~crossenvs.envs.vector.CrossVectorEnv` (or, with ``device="cuda"``, of
-:class:`~crossenvs.envs.device.DeviceVectorEnv`): one ``step`` plays one move in every game, for
+:class:`~crossenvs.envs.vector.DeviceVectorEnv`): one ``step`` plays one move in every game, for
 the player to act there, so one policy plays both seats (self-play).
 
 What a step's tensordict holds, every entry with batch size ``(num_envs,)``:
@@ -50,10 +50,10 @@ from torchrl.data import Binary, Bounded, Categorical, Composite
 from torchrl.envs import EnvBase
 
 from ..core.checks import check_seed
-from ..core.cuda import simulated
 from ..core.errors import InvalidActionError, InvalidArgumentError, InvalidOptionError
 from ..core.game import Game
 from ..envs.vector import DEVICES, CrossVectorEnv
+from ..kernels.cuda import simulated
 
 __all__ = ["CrossTorchRLEnv"]
 

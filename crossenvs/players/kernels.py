@@ -9,13 +9,13 @@ import numpy as np
 from numba import njit, prange
 
 from ..core.bits import byte_sum_8
-from ..core.threads import BatchRunner
+from ..kernels.threads import BatchRunner
 
 
 def random_legal_actions(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
     """``out[j]``: the legal action of ``masks[j]`` at quantile ``uniforms[j]`` (a uniform random pick); -1 if none.
 
-    Serially or across threads, whichever is faster now (:mod:`crossenvs.core.threads`).
+    Serially or across threads, whichever is faster now (:mod:`crossenvs.kernels.threads`).
     """
     _RANDOM_PICKS(masks.shape[0], masks, uniforms, out)
 

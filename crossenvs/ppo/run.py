@@ -20,9 +20,9 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from crossenvs import checkpoints as ck
 from crossenvs.core.errors import CrossenvsError
-from crossenvs.core.threads import numba_on_one_thread  # noqa: F401 - training/selfplay.py takes it from here
 from crossenvs.core.version import __version__
 from crossenvs.envs.vector import CrossSB3VecEnv
+from crossenvs.kernels.threads import numba_on_one_thread  # noqa: F401 - training/selfplay.py takes it from here
 from crossenvs.ppo.config import Config
 from crossenvs.ppo.pool import OpponentPool
 from crossenvs.trainer.folders import check_from_checkpoint, commit_files, remove_incomplete

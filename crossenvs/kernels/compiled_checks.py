@@ -6,7 +6,7 @@ from a mask row that starts at an odd byte (a misaligned-address error, sticky, 
 an external C function that numba-cuda links from a ``.cu`` file (the kernel then cannot be cached,
 and ``ptxas`` refuses it unlinked), NVVM's fused multiply-adds (other last bits than the CPU's).
 Each check here reads the kernel as numba-cuda builds it for a named compute capability
-(:class:`crossenvs.core.cuda.OfflineKernel`):
+(:class:`crossenvs.kernels.cuda.OfflineKernel`):
 
 * **no external function**: the PTX declares no ``.extern .func``;
 * **cacheable**: the kernel survives the pickling ``cuda.jit(cache=True)`` does;
@@ -85,7 +85,7 @@ def constant_bytes(ptx: str) -> int:
 
 
 def fma_count(ptx: str) -> int:
-    """Fused multiply-adds in the PTX (none when contraction is off, :func:`crossenvs.core.cuda._contraction_off`)."""
+    """Fused multiply-adds in the PTX (none when contraction is off, :func:`crossenvs.kernels.cuda._contraction_off`)."""
     return len(re.findall(r"^\s*(?:@!?%p\d+\s+)?fma\.", ptx, flags=re.MULTILINE))
 
 
@@ -137,14 +137,24 @@ _WIDTHS = {"8": 1, "16": 2, "32": 4, "64": 8}
 _REGISTER = re.compile(r"%[a-z]+\d+")
 
 
+def _flat_arguments(signature: tuple[Any, ...]) -> list[Any]:
+    """The kernel's arguments as numba-cuda passes them: a tuple (our kernels take a NamedTuple) as its fields, in order."""
+    flat: list[Any] = []
+    for argument in signature:
+        fields = getattr(argument, "types", None)
+        flat += _flat_arguments(tuple(fields)) if fields is not None else [argument]
+    return flat
+
+
 def _data_params(signature: tuple[Any, ...]) -> set[int]:
     """Kernel parameter numbers that carry the data pointer of an int8 array argument.
 
     numba-cuda passes an array as its fields, in order: meminfo, parent, nitems, itemsize, data,
-    then one shape and one stride per dimension (5 + 2 ndim parameters); a scalar is one.
+    then one shape and one stride per dimension (5 + 2 ndim parameters); a scalar is one; a tuple
+    is its fields, one after the other.
     """
     params, position = set(), 0
-    for argument in signature:
+    for argument in _flat_arguments(signature):
         ndim = getattr(argument, "ndim", None)
         if ndim is None:
             position += 1

@@ -25,25 +25,20 @@ The cache lives under ``$CROSSENVS_CACHE_DIR`` (else a ``NUMBA_CACHE_DIR`` you s
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-import importlib.util
 import marshal
 import os
-import shutil
 import sys
-import tempfile
 import threading
-import time
 from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .errors import CrossenvsError
-from .waits import compile_notice, compile_seconds, say
+from ..core.errors import CrossenvsError
+from ..core.waits import compile_notice, compile_seconds, say
+from .cache import digest, generated_module
 
-PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 #: the line of a template module that a per-game copy replaces
 KERNELS_LINE = "apply_kernel, mask_kernel, observe_kernel = game_kernels()"
 KERNEL_ROLES = ("apply_kernel", "mask_kernel", "observe_kernel")
@@ -53,95 +48,11 @@ class KernelError(CrossenvsError, TypeError):
     """A game's kernels cannot be specialised (e.g. they are not module-level functions)."""
 
 
-def _digest(*chunks: bytes) -> str:
-    hasher = hashlib.sha256()
-    for chunk in chunks:
-        hasher.update(chunk)
-        hasher.update(b"\0")
-    return hasher.hexdigest()[:16]
-
-
-@cache
-def package_hash() -> str:
-    """A hash of every source file of the package (numba's own index keys numba's and Python's versions)."""
-    sources = sorted(PACKAGE_ROOT.rglob("*.py"))
-    chunks = []
-    for path in sources:
-        chunks += [str(path.relative_to(PACKAGE_ROOT)).encode(), path.read_bytes()]
-    return _digest(*chunks)
-
-
-def cache_base() -> Path:
-    """Where versions' caches live: ``$CROSSENVS_CACHE_DIR``, else a ``NUMBA_CACHE_DIR`` the user set,
-    else ``~/.cache/crossenvs`` (a temporary folder when home is not writable)."""
-    if os.environ.get("CROSSENVS_CACHE_DIR"):
-        return Path(os.environ["CROSSENVS_CACHE_DIR"])
-    numba_dir = os.environ.get("NUMBA_CACHE_DIR")
-    if numba_dir:  # the user's own, or ours inherited from a parent process (then use its base)
-        path = Path(numba_dir)
-        return path.parent if path.name.startswith("numba-") else path
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "crossenvs")
-    try:
-        base.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        base = Path(tempfile.gettempdir(), "crossenvs-cache")
-    return base
-
-
-def cache_root() -> Path:
-    """The folder of this package version's compiled kernels and per-game copies."""
-    return cache_base() / f"numba-{package_hash()}"
-
-
-def use_versioned_cache() -> Path:
-    """Point numba's disk cache at :func:`cache_root` (the environment too, so subprocesses agree).
-
-    numba reads ``NUMBA_CACHE_DIR`` when it is imported and again before compiling; its config is
-    set directly as well in case numba was imported first. It must run before the first kernel is
-    decorated (numba fixes a kernel's cache folder then, and makes it), so the core calls it on
-    import; it only names the folder, and :func:`prepared_cache_root` prunes when the cache is first used.
-    """
-    root = cache_root()
-    os.environ["NUMBA_CACHE_DIR"] = str(root)
-    numba = sys.modules.get("numba")
-    if numba is not None:
-        numba.config.CACHE_DIR = str(root)
-    return root
-
-
-@cache
-def prepared_cache_root() -> Path:
-    """:func:`cache_root`, made and marked as the most recently used version, other versions' old
-    folders pruned: once per process, when the package first writes to its cache, not on import."""
-    root = cache_root()
-    _prune_old_versions(root, keep=KEEP_VERSIONS)
-    return root
-
-
-#: how many versions' caches stay on disk (every edit of the sources starts a new one) ...
-KEEP_VERSIONS = 6
-#: ... unless a version was used this recently (a long run of an older checkout keeps its folder)
-KEEP_SECONDS = 24 * 3600
-
-
-def _prune_old_versions(root: Path, keep: int) -> None:
-    """Remove version folders beyond the ``keep`` most recently used, if unused for a day."""
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        os.utime(root)  # marks this version as the most recently used
-        versions = sorted(root.parent.glob("numba-*"), key=lambda path: path.stat().st_mtime, reverse=True)
-        for old in [path for path in versions if path != root][max(0, keep - 1) :]:
-            if time.time() - old.stat().st_mtime > KEEP_SECONDS:
-                shutil.rmtree(old, ignore_errors=True)
-    except OSError:  # a cache folder that cannot be listed is no reason to fail an import
-        pass
-
-
 def game_kernels() -> tuple[Any, Any, Any]:
     """Stand-ins for a game's kernels in a template module; per-game copies import the real ones."""
 
     def unbound(*args: Any) -> Any:
-        raise KernelError("this is a template module; use crossenvs.core.specialize.specialize(template, game)")
+        raise KernelError("this is a template module; use crossenvs.kernels.specialize.specialize(template, game)")
 
     return unbound, unbound, unbound
 
@@ -224,23 +135,14 @@ def _specialize(template: str, game_class: type) -> ModuleType:
     paths = [_import_path(getattr(game_class, role), role, game_class.__name__) for role in KERNEL_ROLES]
     imports = "\n".join(f"from {module} import {name} as {role}" for (module, name), role in zip(paths, KERNEL_ROLES))
     header = f"# {template} specialised for {game_class.__module__}.{game_class.__qualname__}; generated, do not edit\n"
-    text = header + source.replace(KERNELS_LINE, imports)
+    text = (
+        header
+        + source.replace(KERNELS_LINE, imports)
+        + f"\nSPECIALISED_FOR = {getattr(game_class, 'name', game_class.__name__)!r}\n"
+    )
     kernel_sources = [_module_source(module) for module in sorted({module for module, _ in paths})]
     kernel_sources += [_kernel_code(getattr(game_class, role)) for role in KERNEL_ROLES]
-    stem = f"{template.rpartition('.')[2]}__{game_class.__name__.lower()}__{_digest(text.encode(), *kernel_sources)}"
-    folder = prepared_cache_root() / "specialized"
-    path = folder / f"{stem}.py"
-    if not path.is_file():
-        folder.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{stem}.", suffix=".tmp")
-        with os.fdopen(handle, "w") as out:
-            out.write(text)
-        os.replace(temporary, path)  # atomic: concurrent writers write the same text
+    stem = f"{template.rpartition('.')[2]}__{game_class.__name__.lower()}__{digest(text.encode(), *kernel_sources)}"
     if _cold(stem):
         _compile_notice(template, game_class)
-    module_name = f"crossenvs._specialized.{stem}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    spec.loader.exec_module(module)
-    return module
+    return generated_module(stem, text)

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .checks import check_memory
-from .errors import CrossenvsError, InvalidArgumentError
+from ..core.checks import check_memory
+from ..core.errors import CrossenvsError, InvalidArgumentError
 from .portable import enable_cuda_target
 
 #: the compute capability the PTX tests name when no GPU is here (Hopper: H100, H200)
@@ -248,7 +248,7 @@ class OfflineKernel:
     """A CUDA kernel built as numba-cuda builds it for a device of compute capability ``cc``, with no device.
 
     ``ptx`` is what the driver would be given; ``kernel`` is numba-cuda's own kernel object, the one
-    ``cuda.jit(cache=True)`` pickles into its disk cache (:mod:`crossenvs.core.compiled_checks` checks both).
+    ``cuda.jit(cache=True)`` pickles into its disk cache (:mod:`crossenvs.kernels.compiled_checks` checks both).
     """
 
     def __init__(self, function: Callable[..., Any], signature: tuple[Any, ...], cc: tuple[int, int]) -> None:
