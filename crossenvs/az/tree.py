@@ -29,6 +29,7 @@ changes, compiled once for all games).
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from crossenvs.az.tree_math import (
@@ -58,7 +59,8 @@ def init_root(t: Tree, b) -> None:
     t.children[b, 0, :] = -1
     t.visits[b, 0] = 0
     t.value_sum[b, 0] = 0.0
-    observe_kernel(t.node_boards[b, 0], t.node_metas[b, 0], t.node_metas[b, 0, st.TO_MOVE], t.observations[b])
+    seat = np.int64(t.node_metas[b, 0, st.TO_MOVE])  # int64, as the vector env's seats: one compile of the kernel
+    observe_kernel(t.node_boards[b, 0], t.node_metas[b, 0], seat, t.observations[b])
     mask_kernel(t.node_boards[b, 0], t.node_metas[b, 0], t.masks[b])
     count_considered(t, b)
     t.leaves[b] = 0
@@ -75,7 +77,7 @@ def _select(t: Tree, b) -> None:
     """
     q = t.q_rows[b]
     node_boards, node_metas, children = t.node_boards, t.node_metas, t.children
-    node = 0
+    node = ROOT  # an int64, not the literal 0: every function it reaches compiles once
     while True:
         if node_metas[b, node, st.STATUS] != st.STATUS_PLAYING:
             t.masks[b, :] = 0
@@ -104,7 +106,7 @@ def _select(t: Tree, b) -> None:
             t.value_sum[b, child] = 0.0
             node = child
             meta = node_metas[b, node]
-            observe_kernel(node_boards[b, node], meta, meta[st.TO_MOVE], t.observations[b])
+            observe_kernel(node_boards[b, node], meta, np.int64(meta[st.TO_MOVE]), t.observations[b])
             mask_kernel(node_boards[b, node], meta, t.masks[b])
             break
         node = child

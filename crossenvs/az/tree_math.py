@@ -207,7 +207,7 @@ def root_result(t: Tree, b) -> None:
     """Tree b's answer: the chosen action (most-visited considered actions, best score), the improved policy, the root value."""
     q = t.q_rows[b]
     children, prior, policies = t.children, t.prior, t.policies
-    most = 0
+    most = np.int64(0)
     for a in range(children.shape[2]):
         most = max(most, child_visits(children, t.visits, b, ROOT, a))
     t.actions[b] = root_action(t.node_metas, children, prior, t.visits, t.value_sum, t.raw_value, t.gumbel, most, b, q)

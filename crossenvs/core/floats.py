@@ -3,7 +3,7 @@
 The device search must choose exactly what the CPU search chooses, and a search is a chain of
 near-ties: one last bit that differs flips a comparison and the trees part ways. Two things made
 the targets differ. NVVM fuses a multiply and an add into one FMA by default; our kernels are
-compiled with that off (:func:`crossenvs.kernels.cuda._contraction_off`). And ``exp`` came from two
+compiled with that off (:func:`crossenvs.kernels.numba_internals.contraction_off`). And ``exp`` came from two
 libraries (the CPU's libm and CUDA's libdevice), each within an ulp of the truth but not always
 the same ulp: :func:`exact_exp` is one ``exp`` for both, built from additions, multiplications,
 a division and ``ldexp``, which IEEE 754 rounds the same way everywhere.

@@ -13,6 +13,7 @@ for both targets, one argument list.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from crossenvs.core import state as st
@@ -81,7 +82,7 @@ def mask(a: View, j) -> None:
 @njit(cache=True, inline="always")
 def _view_to_move(boards, metas, players, observations, masks, j) -> None:
     """Game j seen by the player to act: its seat, observation and legal mask."""
-    seat = metas[j, st.TO_MOVE]
+    seat = np.int64(metas[j, st.TO_MOVE])  # int64, as the CPU env's seats: one compile of the kernel
     players[j] = seat
     observe_kernel(boards[j], metas[j], seat, observations[j])
     mask_kernel(boards[j], metas[j], masks[j])

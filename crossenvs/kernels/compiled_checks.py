@@ -85,7 +85,7 @@ def constant_bytes(ptx: str) -> int:
 
 
 def fma_count(ptx: str) -> int:
-    """Fused multiply-adds in the PTX (none when contraction is off, :func:`crossenvs.kernels.cuda._contraction_off`)."""
+    """Fused multiply-adds in the PTX (none when contraction is off, :func:`crossenvs.kernels.numba_internals.contraction_off`)."""
     return len(re.findall(r"^\s*(?:@!?%p\d+\s+)?fma\.", ptx, flags=re.MULTILINE))
 
 
@@ -271,13 +271,11 @@ def host_callable(function: Any, argument_types: tuple[Any, ...]) -> Any:
 
     import llvmlite.binding as llvm
 
-    from .cuda import DEFAULT_PTX_CC, _import_numba_cuda, _named_compute_capability
+    from .cuda import DEFAULT_PTX_CC, _import_numba_cuda
+    from .numba_internals import compile_device_function
 
     _import_numba_cuda()
-    from numba.cuda.compiler import compile_cuda
-
-    with _named_compute_capability(DEFAULT_PTX_CC):
-        compiled = compile_cuda(function, None, argument_types, cc=DEFAULT_PTX_CC)
+    compiled = compile_device_function(function, argument_types, DEFAULT_PTX_CC)
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     target = llvm.Target.from_default_triple().create_target_machine()

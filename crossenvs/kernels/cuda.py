@@ -9,16 +9,15 @@ kernels run on the CPU, slowly, calling the CPU build of the rules.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import types as pytypes
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ..core.checks import check_memory
 from ..core.errors import CrossenvsError, InvalidArgumentError
+from . import numba_internals
 from .portable import enable_cuda_target
 
 #: the compute capability the PTX tests name when no GPU is here (Hopper: H100, H200)
@@ -53,8 +52,8 @@ def _import_numba_cuda() -> Any:
         ) from None
     if not simulated():
         enable_cuda_target()
-        _share_constant_tables()
-        _contraction_off()
+        numba_internals.share_constant_tables()
+        numba_internals.contraction_off()
     return cuda
 
 
@@ -86,15 +85,6 @@ def driver_version(cuda: Any) -> tuple[int, int]:
     return tuple(cuda.cudadrv.driver.driver.get_version())[:2]
 
 
-def _links_in_user_space(cuda: Any) -> bool:
-    """Whether numba-cuda turns PTX into machine code with nvJitLink (the toolkit's own, from its wheel) rather
-    than with the driver's JIT."""
-    try:
-        return bool(cuda.cudadrv.driver._have_nvjitlink())
-    except Exception:  # an older numba-cuda without the question: the driver compiles
-        return False
-
-
 def check_driver(cuda: Any) -> None:
     """Refuse a driver too old for the code we give it, before the first launch fails.
 
@@ -106,7 +96,7 @@ def check_driver(cuda: Any) -> None:
     toolkit, have = toolkit_version(), driver_version(cuda)
     if toolkit is None:
         return
-    needed = (toolkit[0], 0) if _links_in_user_space(cuda) else toolkit
+    needed = (toolkit[0], 0) if numba_internals.links_with_nvjitlink(cuda) else toolkit
     if have < needed:
         raise CudaUnavailableError(
             f"the NVIDIA driver here runs CUDA {have[0]}.{have[1]} code at most, and the kernels need CUDA "
@@ -114,89 +104,6 @@ def check_driver(cuda: Any) -> None:
             f"driver, or install the toolkit of the driver's version: "
             f'pip install "nvidia-cuda-nvcc-cu12=={have[0]}.{have[1]}.*" "nvidia-nvjitlink-cu12=={have[0]}.{have[1]}.*"'
         )
-
-
-_tables_shared = False
-
-
-def _share_constant_tables() -> None:
-    """Emit each rule table once per kernel, not once per place that reads it.
-
-    numba-cuda puts a global array a kernel reads into constant memory (64 KB a kernel), and as it
-    stands makes a new copy wherever a function reads it: Crosse's ``cell`` helper, inlined into
-    dozens of places, made its 800-byte row table 72 copies and the step kernel 213 KB. Named by
-    its content and linked ``linkonce_odr``, every reader of one table shares one copy.
-    """
-    global _tables_shared
-    if _tables_shared:
-        return
-    import hashlib
-
-    from llvmlite import ir
-    from numba.cuda import types as cuda_types
-    from numba.cuda.cudadrv import nvvm
-    from numba.cuda.target import CUDATargetContext
-
-    def make_constant_array(self, builder, aryty, arr):
-        arr = np.ascontiguousarray(arr)
-        data = arr.tobytes()
-        name = "_crossenvs_table_" + hashlib.sha1(data + str(arr.dtype).encode()).hexdigest()[:20]
-        module = builder.module
-        table = module.globals.get(name)
-        if table is None:
-            initial = ir.Constant(ir.ArrayType(ir.IntType(8), len(data)), bytearray(data))
-            table = ir.GlobalVariable(module, initial.type, name, addrspace=nvvm.ADDRSPACE_CONSTANT)
-            table.linkage = "linkonce_odr"
-            table.global_constant = True
-            table.initializer = initial
-            table.align = 2 ** (arr.dtype.itemsize - 1).bit_length()
-        pointer = builder.addrspacecast(table, ir.PointerType(ir.IntType(8)), "generic")
-        array = self.make_array(aryty)(self, builder)
-        self.populate_array(
-            array,
-            data=builder.bitcast(pointer, array.data.type),
-            shape=[self.get_constant(cuda_types.intp, extent) for extent in arr.shape],
-            strides=[self.get_constant(cuda_types.intp, stride) for stride in arr.strides],
-            itemsize=array.itemsize,
-            parent=array.parent,
-            meminfo=None,
-        )
-        return array._getvalue()
-
-    CUDATargetContext.make_constant_array = make_constant_array
-    _tables_shared = True
-
-
-#: a word every kernel of ours has in its LLVM IR (its functions' mangled module paths), and no one else's
-_OUR_CODE = "crossenvs"
-_contraction_turned_off = False
-
-
-def _contraction_off() -> None:
-    """Compile our kernels with ``-fma=0``: a multiply and an add stay two roundings, as on the CPU.
-
-    NVVM fuses ``a * b + c`` into one FMA by default (one rounding), so the same source computed
-    different last bits on the card and the CPU, and the device search, which must pick what the
-    CPU search picks, would flip near-ties and walk other trees. numba-cuda offers no per-kernel
-    switch, so its NVVM call gets the option for IR that holds our code; other users' kernels in
-    the same process keep NVVM's default. With :func:`crossenvs.core.floats.exact_exp` for the
-    one transcendental the search uses, the search's floats are the same on both targets.
-    """
-    global _contraction_turned_off
-    if _contraction_turned_off:
-        return
-    from numba.cuda.cudadrv import nvvm
-
-    compile_ir = nvvm.compile_ir
-
-    def compile_ir_exact(llvmir: Any, **options: Any) -> Any:
-        modules = [llvmir] if isinstance(llvmir, str) else llvmir
-        if not options.get("fastmath") and any(_OUR_CODE in module for module in modules):
-            options.setdefault("fma", False)
-        return compile_ir(llvmir, **options)
-
-    nvvm.compile_ir = compile_ir_exact
-    _contraction_turned_off = True
 
 
 def cuda_module() -> Any:
@@ -223,27 +130,6 @@ def cuda_module() -> Any:
     return cuda
 
 
-@contextlib.contextmanager
-def _named_compute_capability(cc: tuple[int, int]) -> Iterator[None]:
-    """Compile as numba-cuda would on a device of compute capability ``cc``, with no device here.
-
-    numba-cuda asks the current device's compute capability when it builds a kernel and when it
-    makes the kernel's PTX; both questions get ``cc`` (with Hopper's ``a`` suffix from 9.0 on, as
-    numba-cuda gives a real device).
-    """
-    import numba.cuda.dispatcher as dispatcher
-    from numba.cuda.codegen import CUDACodeLibrary
-
-    full_cc = (*cc, "a" if tuple(cc) >= (9, 0) else "")
-    original_device, original_cc = dispatcher.get_current_device, CUDACodeLibrary._ensure_cc
-    dispatcher.get_current_device = lambda: pytypes.SimpleNamespace(compute_capability=tuple(cc))
-    CUDACodeLibrary._ensure_cc = lambda self, asked: full_cc if asked is None else asked
-    try:
-        yield
-    finally:
-        dispatcher.get_current_device, CUDACodeLibrary._ensure_cc = original_device, original_cc
-
-
 class OfflineKernel:
     """A CUDA kernel built as numba-cuda builds it for a device of compute capability ``cc``, with no device.
 
@@ -257,14 +143,10 @@ class OfflineKernel:
                 "kernels cannot be compiled under the CUDA simulator; unset NUMBA_ENABLE_CUDASIM"
             )
         _import_numba_cuda()
-        from numba.cuda.dispatcher import _Kernel
-
         self.name = getattr(function, "__name__", str(function))
         self.signature = tuple(signature)
         self.cc = tuple(cc)
-        with _named_compute_capability(self.cc):
-            self.kernel = _Kernel(function, self.signature)
-            self.ptx = self.kernel._codelibrary.get_asm_str()
+        self.kernel, self.ptx = numba_internals.build_kernel(function, self.signature, self.cc)
 
     @property
     def arch(self) -> str:

@@ -24,6 +24,8 @@ from numba import from_dtype, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
+from . import numba_internals
+
 _CUDA_REGISTRATIONS: list[Callable[[], None]] = []
 _cuda_enabled = False
 _lock = threading.Lock()
@@ -217,27 +219,6 @@ def _flat_view_codegen(impl_ret_borrowed: Callable[..., Any]) -> Callable[..., A
     return codegen
 
 
-def _declare_a_view(alias_func_extensions: dict, *names: str) -> None:
-    """Tell numba's dead-code elimination that what these functions return is a view of their first argument.
-
-    numba drops a store into an array it thinks is fresh and never read again; the result of a
-    call it does not know looks fresh, so ``flat = flat_view(out); if j >= 0: flat[j] = 1.0``
-    lost its store (Crosse's jumping-stone plane, found by its worked example). numba's own views
-    (``reshape``, ``ravel``, slices) are known to it; this names ours, for a target's registry.
-    """
-
-    def returns_a_view(lhs: str, args: list, alias_map: dict, arg_aliases: set) -> None:
-        source = args[0].name
-        if source in arg_aliases:
-            arg_aliases.add(lhs)
-            return
-        alias_map.setdefault(source, set()).add(lhs)
-        alias_map.setdefault(lhs, set()).add(source)
-
-    for name in names:
-        alias_func_extensions[(name, __name__)] = returns_a_view
-
-
 @intrinsic
 def _flat_view_cpu(typingctx, array):
     from numba.core.imputils import impl_ret_borrowed
@@ -250,13 +231,7 @@ def _flat_view_on_cpu(array):
     return lambda array: _flat_view_cpu(array)
 
 
-def _declare_cpu_views() -> None:
-    from numba.core import ir_utils
-
-    _declare_a_view(ir_utils.alias_func_extensions, "flat_view", "_flat_view_cpu")
-
-
-_declare_cpu_views()
+numba_internals.declare_views("cpu", __name__, "flat_view", "_flat_view_cpu")
 
 
 @on_cuda_target
@@ -273,6 +248,4 @@ def _register_cuda_flat_view() -> None:
     def _flat_view_on_cuda(array):
         return lambda array: _flat_view_cuda(array)
 
-    from numba.cuda.core import ir_utils as cuda_ir_utils
-
-    _declare_a_view(cuda_ir_utils.alias_func_extensions, "flat_view", "_flat_view_cuda")
+    numba_internals.declare_views("cuda", __name__, "flat_view", "_flat_view_cuda")

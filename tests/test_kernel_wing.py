@@ -1,0 +1,141 @@
+"""The kernel wing (crossenvs/kernels/): a batched kernel declared once serves both CPU loops and CUDA, and compiles once.
+
+A kernel is declared here, in this module, as a user of the wing would declare one; its loops are
+generated from the declaration. Then the package's own kernels are counted: after a vector env and a
+search have run for two games, no function has a second compile for an integer literal, and the
+search's game-independent steps have one compile for both games.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, NamedTuple
+
+import numpy as np
+import pytest
+from numba import njit
+from numba.core.registry import CPUDispatcher
+
+import crossenvs
+from crossenvs.kernels import numba_internals
+from crossenvs.kernels.batched import KernelDeclarationError, batched, gather, kernels_of
+
+
+class Marks(NamedTuple):
+    flags: Any  # (n,) bool
+    rows: Any  # (n, 3) int8, out
+    totals: Any  # (n,) float64, out
+
+
+@batched(over="flags")
+@njit(cache=True)
+def mark(a: Marks, i) -> None:
+    """Writes through the NamedTuple in both branches: what numba dropped when this was inlined into a prange."""
+    if a.flags[i]:
+        a.rows[i, 0] = 5
+        a.totals[i] = 1.5 * i
+    else:
+        a.rows[i, :] = 0
+
+
+@njit(inline="always")
+def inlined(a: Marks, i) -> None:
+    a.totals[i] = 1.0
+
+
+def _marks(n: int) -> Marks:
+    return gather(Marks, {"flags": np.arange(n) % 3 == 0, "rows": np.full((n, 3), 7, np.int8), "totals": np.zeros(n)})
+
+
+def test_a_declared_kernels_loops_write_what_it_writes_serially_and_in_parallel():
+    kernel = kernels_of(sys.modules[__name__]).mark
+    results = []
+    for loop in (kernel.serial, kernel.parallel, kernel):  # the kernel itself: the runner's choice
+        marks = _marks(300)
+        loop(marks)
+        results.append(marks)
+    expected_rows = np.where((np.arange(300) % 3 == 0)[:, None], [5, 7, 7], 0)
+    for marks in results:
+        np.testing.assert_array_equal(marks.rows, expected_rows)
+        np.testing.assert_array_equal(marks.totals, np.where(marks.flags, 1.5 * np.arange(300), 0.0))
+
+
+def test_the_ptx_signature_is_the_type_of_the_namedtuple_a_launch_passes():
+    kernel = kernels_of(sys.modules[__name__]).mark
+    (signature,) = kernel.signature(_marks(1))
+    assert [str(field) for field in signature.types] == [
+        "array(bool, 1d, C)",
+        "array(int8, 2d, C)",
+        "array(float64, 1d, C)",
+    ]
+    assert kernel.size(_marks(17)) == 17
+
+
+def test_a_declaration_the_loops_cannot_serve_is_one_error():
+    with pytest.raises(KernelDeclarationError, match="must not be inline"):
+        batched(over="flags")(inlined)
+    with pytest.raises(KernelDeclarationError, match="module-level"):
+
+        def outer():
+            @njit
+            def nested(a, i):
+                pass
+
+            return nested
+
+        batched(over="flags")(outer())
+    with pytest.raises(KernelDeclarationError, match="must name a field"):
+        batched(over="not a field")
+    with pytest.raises(KernelDeclarationError, match="declares no batched kernel"):
+        kernels_of("crossenvs.core.state")
+
+
+def test_a_missing_numba_internal_is_one_error_naming_the_versions_checked():
+    with pytest.raises(numba_internals.NumbaInternalsError, match=r"numba 0\.\d+.*\(checked: 0\.68\.1\)"):
+        numba_internals.internal(numba_internals, "no_such_hook", "a test")
+    for distribution in numba_internals.CHECKED:
+        assert numba_internals.installed(distribution) != "not installed"
+
+
+#: the modules whose every function the search and the vector env compile once: the game-independent steps, and
+#: each game's copies of the templates and their generated loops (``crossenvs._specialized``)
+ONCE = ("crossenvs.az.tree_math", "crossenvs.envs.batch_kernels", "crossenvs._specialized.")
+
+
+def _dispatchers() -> dict[str, CPUDispatcher]:
+    """Every numba function defined in the modules of :data:`ONCE`, by its dotted name."""
+    found = {}
+    for name, module in list(sys.modules.items()):
+        if not name.startswith(ONCE):
+            continue
+        for attribute, value in vars(module).items():
+            if isinstance(value, CPUDispatcher) and getattr(value.py_func, "__module__", None) == name:
+                found[f"{name}.{attribute}"] = value
+    return found
+
+
+@pytest.mark.slow
+def test_the_search_and_the_vector_env_compile_each_function_once_for_two_games():
+    """Counted in the disk cache's index (what a process loads from the cache never compiles what it calls):
+    no integer literal gives a function a second compile, and the search's game-independent steps have one
+    compile for both games."""
+    from crossenvs.az.search import GumbelSearch
+    from crossenvs.envs.vector import CrossVectorEnv
+
+    for name in ("crisscross", "charing_cross"):
+        game = crossenvs.make_game(name, **({"size": 5} if name == "crisscross" else {}))
+        env = CrossVectorEnv(game, num_envs=3)
+        env.reset(seed=0)
+        env.step(env.random_actions())
+        search = GumbelSearch(game, 3, 4)
+
+        def evaluate(observations, game=game):
+            return np.zeros((len(observations), game.num_actions), np.float32), np.zeros(len(observations), np.float32)
+
+        search.run(env.boards.copy(), env.metas.copy(), evaluate, np.random.default_rng(0))
+    compiled = {name: numba_internals.cached_signatures(d) for name, d in _dispatchers().items()}
+    assert any(name.startswith("crossenvs._specialized.tree__") for name in compiled)  # the counting sees the copies
+    twice = {name: [str(s) for s in signatures] for name, signatures in compiled.items() if len(signatures) > 1}
+    assert not twice, twice
+    for step in ("expand_and_backup", "root_result", "sigma_q", "root_action", "interior_action", "q_sign"):
+        assert len(compiled[f"crossenvs.az.tree_math.{step}"]) == 1, step  # one compile serves both games
