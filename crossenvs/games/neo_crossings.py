@@ -53,23 +53,20 @@ Version history
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 from numba import njit
 
 from ..core.facts import GameFacts
 from ..core.options import flag, move_cap
 from ..kernels.portable import scratch_array
+from . import neo_crossings as rules  # this module: its hooks go to phalanx's kernels as ``rules.<hook>`` (see below)
 from . import phalanx as ph
-
-# Hooks are handed to numba functions as ``rules.<hook>`` (this module by name): numba binds
-# them at compile time, where bare global names would be embedded as Python object pointers,
-# which stops numba caching the compiled kernels on disk.
-rules = sys.modules[__name__]
 
 
 # ----------------------------------------------------------------------------- rule hooks
+# The hooks reach phalanx's kernels as ``rules.<hook>``, an attribute of this module imported by name:
+# numba resolves that at compile time, where a bare global function passed as an argument would be
+# embedded as a Python object pointer, which stops numba caching the compiled kernels on disk.
 @njit(cache=True)
 def frozen_squares(colour: int) -> np.uint64:
     """Neo-Crossings freezes nothing: a crossed stone can move and be captured."""
