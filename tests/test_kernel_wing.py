@@ -139,3 +139,53 @@ def test_the_search_and_the_vector_env_compile_each_function_once_for_two_games(
     assert not twice, twice
     for step in ("expand_and_backup", "root_result", "sigma_q", "root_action", "interior_action", "q_sign"):
         assert len(compiled[f"crossenvs.az.tree_math.{step}"]) == 1, step  # one compile serves both games
+
+
+# ----------------------------------------------------------------------------- the cache, keyed per game
+PACKAGE = {
+    "core/engine.py": "X = 1\n",
+    "games/__init__.py": "BUILT_IN = ['a', 'b', 'pkg']\n",
+    "games/a.py": "from . import shared\n",
+    "games/b.py": "from ..core import engine\n",
+    "games/shared.py": "MOVES = 1\n",
+    "games/pkg/__init__.py": "from .rules import step\n",
+    "games/pkg/tables.py": "TABLE = [1, 2]\n",
+    "games/pkg/rules.py": "from .tables import TABLE\n\ndef step():\n    return TABLE\n",
+}
+
+
+def _keys(tmp_path, name: str, edit: str | None = None) -> dict[str, str]:
+    """The engine's key and each game's, for a copy of :data:`PACKAGE` with one file edited."""
+    from crossenvs.kernels.cache import game_hash, package_hash
+
+    root = tmp_path / name / "crossenvs"
+    for path, text in PACKAGE.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text + ("# edited\n" if path == edit else ""))
+    return {"engine": package_hash(root), **{g: game_hash(root / "games" / g, root) for g in ("a.py", "b.py", "pkg")}}
+
+
+def test_an_edit_to_one_game_changes_that_games_cache_key_only(tmp_path):
+    """What numba caches of a game goes to a folder named by these keys (kernels.cache.game_cache_folder)."""
+    before = _keys(tmp_path, "before")
+    assert _keys(tmp_path, "same") == before  # the keys depend on the sources, not on where they are
+
+    def changed(edit: str) -> set[str]:
+        after = _keys(tmp_path, edit.replace("/", "_"), edit)
+        return {key for key in before if after[key] != before[key]}
+
+    assert changed("games/b.py") == {"b.py"}
+    assert changed("games/shared.py") == {"a.py"}  # a imports it: a's compiled code holds shared's
+    assert changed("games/pkg/tables.py") == {"pkg"}  # a game's tables are part of its key
+    assert changed("games/__init__.py") == {"engine"}  # the list of games is the engine's
+    assert changed("core/engine.py") == {"engine"}  # an engine edit moves the whole cache (games included)
+
+
+def test_a_games_functions_are_cached_in_a_folder_of_that_game():
+    from crossenvs.games import crossings
+    from crossenvs.kernels.cache import cache_root, game_cache_folder
+
+    folder = game_cache_folder(crossings.__file__)
+    assert folder is not None and folder.parent == cache_root() / "games" and folder.name.startswith("crossings-")
+    assert crossings.frozen_squares._cache._cache_path == str(folder)
+    assert game_cache_folder(crossenvs.kernels.cache.__file__) is None

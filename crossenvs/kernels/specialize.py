@@ -37,7 +37,7 @@ from typing import Any
 
 from ..core.errors import CrossenvsError
 from ..core.waits import compile_notice, compile_seconds, say
-from .cache import digest, generated_module
+from .cache import digest, game_entry, game_hash, generated_module
 
 #: the line of a template module that a per-game copy replaces
 KERNELS_LINE = "apply_kernel, mask_kernel, observe_kernel = game_kernels()"
@@ -83,8 +83,13 @@ def _kernel_code(kernel: Any) -> bytes:
 
 
 def _module_source(module_name: str) -> bytes:
+    """What keys a copy to the module defining a game's kernels: a built-in game's sources and what they import
+    (:func:`~crossenvs.kernels.cache.game_hash`), else the module's own source."""
     path = getattr(sys.modules[module_name], "__file__", None)
-    return Path(path).read_bytes() if path and Path(path).is_file() else module_name.encode()
+    if not path or not Path(path).is_file():
+        return module_name.encode()
+    entry = game_entry(Path(path))
+    return game_hash(entry).encode() if entry is not None else Path(path).read_bytes()
 
 
 #: what each template compiles, for the first-use notice
