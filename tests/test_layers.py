@@ -32,17 +32,15 @@ LAYERS: list[tuple[str, ...]] = [
     ("crossenvs.games",),
     ("crossenvs.players",),
     ("crossenvs.envs",),
-    ("crossenvs.checkpoints", "crossenvs.az.board_cnn"),  # the MaskablePPO reader rebuilds BoardCNN
+    ("crossenvs.checkpoints",),
     (
         "crossenvs.az",
         "crossenvs.agents",
         "crossenvs.eval",
         "crossenvs.integrations",
-        "crossenvs.game_in_progress",
         "crossenvs.play",
         "crossenvs.testing",
         "crossenvs.web",
-        "crossenvs.command_args",
         "crossenvs.trainer",
         "crossenvs.ppo",
     ),
@@ -152,6 +150,16 @@ def strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
         if node not in index:
             visit(node)
     return found
+
+
+def test_each_layer_below_the_commands_is_rooms_with_no_exceptions():
+    """Layers 1 to 6 are folders a reader opens (core/, games/, ..., testing/), no module loose beside them,
+    and a room is in one layer: no part of one is carved out into another layer."""
+    names = [prefix for prefixes in LAYERS for prefix in prefixes if prefix != "crossenvs"]
+    loose = [name for name in names[: -len(LAYERS[-2])] if not (PACKAGE.parent / name.replace(".", "/")).is_dir()]
+    assert not loose, f"modules loose in a layer (give each a room, a package): {loose}"
+    carved = [name for name in names if any(name.startswith(other + ".") for other in names)]
+    assert not carved, f"parts of a room in another layer (move them to a room of that layer): {carved}"
 
 
 def test_the_checks_see_a_planted_upward_import_and_cycle():
