@@ -244,3 +244,21 @@ def test_the_script_checks_see_a_planted_script_import_and_path_edit():
     assert script_imports(planted) == [("alphazero", 3), ("az_speed", 4)]
     assert path_edits(planted) == [2]
     assert not script_imports(ast.parse("from crossenvs.az import selfplay\nimport crossenvs.ppo.run\n"))
+
+
+# ----------------------------------------------------------------------------- the games: rooms a reader can take in
+#: the most lines a file under crossenvs/games/ may have: a larger game is a package (tables, rules, text, view, game)
+GAME_FILE_LINES = 600
+
+
+def test_no_game_file_is_over_600_lines():
+    files = sorted((PACKAGE / "games").rglob("*.py"))
+    assert len(files) > 6, "the games were not found"
+    long = [
+        f"{path.relative_to(PACKAGE.parent)}: {n} lines"
+        for path in files
+        if (n := len(path.read_text().splitlines())) > GAME_FILE_LINES
+    ]
+    assert not long, f"game files over {GAME_FILE_LINES} lines (split the game into a package of rooms):\n" + "\n".join(
+        long
+    )
