@@ -3,7 +3,7 @@
 :class:`GameInProgress` holds the one game (position, record, the last turn's cells); the move
 readers turn what a person typed into a legal action or one clear error (the game's notation
 first, then a shorthand of bare squares); :func:`end_line` words the end of a game for the
-person. :mod:`crossenvs.play.terminal` (terminal) and :mod:`crossenvs.web` (browser) are views of it.
+person. ``crossenvs.play.terminal`` (terminal) and :mod:`crossenvs.web` (browser) are views of it.
 (A match of many games between players, for a score, is :func:`crossenvs.eval.arena.match`.)
 """
 
