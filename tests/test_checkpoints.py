@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import pickle
 import re
 import subprocess
 import sys
 import time
+import warnings
+import zipfile
 
 import pytest
 import torch
@@ -110,16 +113,59 @@ def test_a_kind_whose_extra_is_missing_names_the_extra():
         del player_specs._KINDS["absent"]
 
 
-def test_maskableppo_files_of_either_age_find_the_cnn_class():
+def cnn_zip_naming(tmp_path, module: str):
+    """A MaskablePPO .zip with the CNN policy whose pickled ``policy_kwargs`` name BoardCNN in ``module``, as
+    stable-baselines3 wrote the files of runs from when the class lived there (pickle's text protocol names a
+    class as a line ``c<module>\\n<name>``, so the name can be set without a class living there)."""
+    gymnasium = pytest.importorskip("gymnasium")
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    env = gymnasium.make("crossenvs/Crisscross-v0", size=4)
+    model = sb3_contrib.MaskablePPO(
+        "MlpPolicy", env, policy_kwargs=ck.ppo_policy_kwargs("cnn", 16), n_steps=32, device="cpu"
+    )
+    path = tmp_path / "old.zip"
+    model.save(path)
+    with zipfile.ZipFile(path) as archive:
+        entries = {name: archive.read(name) for name in archive.namelist()}
+    data = json.loads(entries["data"])
+    pickled = pickle.dumps(ck.ppo_policy_kwargs("cnn", 16), protocol=0)
+    now = b"ccrossenvs.checkpoints.board_cnn\nBoardCNN\n"
+    assert now in pickled
+    data["policy_kwargs"][":serialized:"] = base64.b64encode(
+        pickled.replace(now, f"c{module}\nBoardCNN\n".encode())
+    ).decode()
+    entries["data"] = json.dumps(data).encode()
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, content in entries.items():
+            archive.writestr(name, content)
+    return path
+
+
+@pytest.mark.parametrize("module", ["crossenvs.checkpoints", "crossenvs.az.board_cnn"])
+def test_maskableppo_files_that_name_the_cnn_where_it_was_still_load(tmp_path, module, monkeypatch):
     """stable-baselines3 pickles policy_kwargs with cloudpickle, which saves BoardCNN by reference (module and
-    name): files written before the class moved name crossenvs.checkpoints, newer ones crossenvs.az.board_cnn."""
+    name): older runs' files name crossenvs.checkpoints, newer ones crossenvs.az.board_cnn, and the CNN lives in
+    crossenvs.checkpoints.board_cnn now. The unpickling reader finds it there, by its table of moved classes."""
+    from crossenvs.checkpoints.board_cnn import BoardCNN
+
+    path = cnn_zip_naming(tmp_path, module)
+    model = ck.load_sb3(path, allow_pickle=True)
+    assert type(model.policy.features_extractor) is BoardCNN
+    monkeypatch.setattr(ck.sb3, "MOVED_CLASSES", {})  # without the table, such a file is unreadable
+    with pytest.raises(CheckpointError, match="corrupt or unreadable"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # stable-baselines3's own warning about the object it could not read
+        ck.load_sb3(path, allow_pickle=True)
+
+
+def test_new_maskableppo_files_name_the_cnn_where_it_lives():
     cloudpickle = pytest.importorskip("cloudpickle")
     pytest.importorskip("stable_baselines3")
-    from crossenvs.az.board_cnn import BoardCNN
+    from crossenvs.checkpoints.board_cnn import BoardCNN
 
-    assert pickle.loads(b"ccrossenvs.checkpoints\nBoardCNN\n.") is BoardCNN  # an older run's reference
     written = cloudpickle.dumps(ck.ppo_policy_kwargs("cnn", 16))
-    assert b"crossenvs.az.board_cnn" in written and pickle.loads(written)["features_extractor_class"] is BoardCNN
+    assert (
+        b"crossenvs.checkpoints.board_cnn" in written and pickle.loads(written)["features_extractor_class"] is BoardCNN
+    )
 
 
 def test_reading_the_package_imports_no_torch_or_stable_baselines3():

@@ -15,8 +15,8 @@ import pytest
 
 import crossenvs
 from crossenvs import cli
-from crossenvs import command_args as checks
 from crossenvs.cli import common as cli_common
+from crossenvs.core import command_args as checks
 from crossenvs.core.errors import InvalidOptionError, OutputPathError, UsageError
 from crossenvs.eval.arena import round_robin
 from crossenvs.players import GreedyPlayer, MCTSPlayer, RandomPlayer, make_player

@@ -32,17 +32,15 @@ LAYERS: list[tuple[str, ...]] = [
     ("crossenvs.games",),
     ("crossenvs.players",),
     ("crossenvs.envs",),
-    ("crossenvs.checkpoints", "crossenvs.az.board_cnn"),  # the MaskablePPO reader rebuilds BoardCNN
+    ("crossenvs.checkpoints",),
     (
         "crossenvs.az",
         "crossenvs.agents",
         "crossenvs.eval",
         "crossenvs.integrations",
-        "crossenvs.game_in_progress",
         "crossenvs.play",
         "crossenvs.testing",
         "crossenvs.web",
-        "crossenvs.command_args",
         "crossenvs.trainer",
         "crossenvs.ppo",
     ),
@@ -154,6 +152,16 @@ def strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
     return found
 
 
+def test_each_layer_below_the_commands_is_rooms_with_no_exceptions():
+    """Layers 1 to 6 are folders a reader opens (core/, games/, ..., testing/), no module loose beside them,
+    and a room is in one layer: no part of one is carved out into another layer."""
+    names = [prefix for prefixes in LAYERS for prefix in prefixes if prefix != "crossenvs"]
+    loose = [name for name in names[: -len(LAYERS[-2])] if not (PACKAGE.parent / name.replace(".", "/")).is_dir()]
+    assert not loose, f"modules loose in a layer (give each a room, a package): {loose}"
+    carved = [name for name in names if any(name.startswith(other + ".") for other in names)]
+    assert not carved, f"parts of a room in another layer (move them to a room of that layer): {carved}"
+
+
 def test_the_checks_see_a_planted_upward_import_and_cycle():
     """The readers above must find what they are for: an import of envs from core, and a circle."""
     planted = ast.parse("from ..envs import vector\nfrom . import game\n").body
@@ -236,3 +244,21 @@ def test_the_script_checks_see_a_planted_script_import_and_path_edit():
     assert script_imports(planted) == [("alphazero", 3), ("az_speed", 4)]
     assert path_edits(planted) == [2]
     assert not script_imports(ast.parse("from crossenvs.az import selfplay\nimport crossenvs.ppo.run\n"))
+
+
+# ----------------------------------------------------------------------------- the games: rooms a reader can take in
+#: the most lines a file under crossenvs/games/ may have: a larger game is a package (tables, rules, text, view, game)
+GAME_FILE_LINES = 600
+
+
+def test_no_game_file_is_over_600_lines():
+    files = sorted((PACKAGE / "games").rglob("*.py"))
+    assert len(files) > 6, "the games were not found"
+    long = [
+        f"{path.relative_to(PACKAGE.parent)}: {n} lines"
+        for path in files
+        if (n := len(path.read_text().splitlines())) > GAME_FILE_LINES
+    ]
+    assert not long, f"game files over {GAME_FILE_LINES} lines (split the game into a package of rooms):\n" + "\n".join(
+        long
+    )

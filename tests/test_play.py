@@ -16,9 +16,9 @@ from conftest import CROSSE_C4, play, position
 from crossenvs import list_games, make_game
 from crossenvs.cli import main as cli
 from crossenvs.core.view import LAST_MOVE, marked_board
-from crossenvs.game_in_progress import GameInProgress as Match
-from crossenvs.game_in_progress import play_frames, shorthand_actions
 from crossenvs.play import play as play_game
+from crossenvs.play.game_in_progress import GameInProgress as Match
+from crossenvs.play.game_in_progress import play_frames, shorthand_actions
 from crossenvs.players import Player, RandomPlayer, make_player
 
 CROSSINGS_STUCK = "to_move: white\nply: 2\n8 . . . . W . . .\n1 . . . B . . . .\n"  # docs/crossings.md

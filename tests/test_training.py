@@ -18,8 +18,8 @@ from conftest import AZ_TINY, training_script
 import crossenvs
 from crossenvs import checkpoints as ck
 from crossenvs.az import config as az_config
-from crossenvs.az.board_cnn import BoardCNN
 from crossenvs.az.resume import usable
+from crossenvs.checkpoints.board_cnn import BoardCNN
 from crossenvs.players import Positions
 from crossenvs.ppo import config as ppo_config
 from crossenvs.ppo.config import load_config

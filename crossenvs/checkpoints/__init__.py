@@ -12,16 +12,16 @@ Three kinds, told apart by :func:`detect_kind`, each read by a module of its own
   Algorithm checkpoint and ``crossenvs.json`` (the game it plays).
 
 What they share (the trainers' file names, the kinds, the game check, the device) is in
-``files.py``, and a run's checkpoints in training order in ``runs.py``. Every missing, corrupt, oversized or wrong-game checkpoint is a
-:class:`CheckpointError` saying what was wrong and what would be right. Torch, stable-baselines3
+``files.py``, a run's checkpoints in training order in ``runs.py``, and MaskablePPO's CNN
+(``BoardCNN``, the policy ``sb3.py`` rebuilds) in ``board_cnn.py``. Every missing, corrupt,
+oversized or wrong-game checkpoint is a :class:`CheckpointError` saying what was wrong and what
+would be right. Torch, stable-baselines3
 and Ray are imported only when a checkpoint of theirs is read; a missing one is an error naming
 the extra that installs it. The names below are re-exported so that ``crossenvs.checkpoints.X``
 reads as it always has.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from .alphazero import AZ_FORMAT, AZ_LIMITS, load_alphazero, read_alphazero, save_alphazero
 from .files import (
@@ -115,16 +115,3 @@ __all__ = [
     "sb3_step_name",
     "spec_for",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    """``crossenvs.checkpoints.BoardCNN``: an alias kept for MaskablePPO .zip files written before the class
-    moved to :mod:`crossenvs.az.board_cnn`. stable-baselines3 pickles ``policy_kwargs`` with cloudpickle, which
-    saves the features extractor's class by reference (module and name), and those files name this module;
-    ``pickle:<file>`` must still find the class there. Looked up on use, so importing this package imports
-    neither torch nor stable-baselines3."""
-    if name == "BoardCNN":
-        from ..az.board_cnn import BoardCNN
-
-        return BoardCNN
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

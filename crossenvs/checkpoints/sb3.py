@@ -9,8 +9,10 @@ checkpoint is read.
 
 from __future__ import annotations
 
+import base64
 import io
 import json
+import pickle
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -29,12 +31,21 @@ SB3_MAX_NET_WIDTH = 4096
 PICKLE_PREFIX = "pickle"
 #: the torch files inside stable-baselines3's .zip that hold only tensors (read with weights_only=True)
 SB3_POLICY_ENTRY, SB3_OPTIMIZER_ENTRY = "policy.pth", "policy.optimizer.pth"
+#: the .zip's entry of the model's settings: JSON, the objects in it pickled (base64) under ":serialized:"
+SB3_DATA_ENTRY, SB3_PICKLED = "data", ":serialized:"
+#: (module, name) where older .zip files name a class -> where it lives now. stable-baselines3 pickles
+#: ``policy_kwargs`` with cloudpickle, which saves a class by reference (module and name), so a file names
+#: the class where it was when the file was written; the unpickling reader finds it where it is now
+MOVED_CLASSES = {
+    (old, "BoardCNN"): ("crossenvs.checkpoints.board_cnn", "BoardCNN")
+    for old in ("crossenvs.checkpoints", "crossenvs.az.board_cnn")  # the CNN's places before
+}
 
 
 def ppo_policy_kwargs(policy: str, net_width: int) -> dict[str, Any]:
     """MaskablePPO's ``policy_kwargs`` for crossenvs train ppo's ``policy`` (cnn or mlp) and ``net_width``."""
     if policy == "cnn":
-        from ..az.board_cnn import BoardCNN  # imports torch and stable-baselines3: only for a CNN policy
+        from .board_cnn import BoardCNN  # imports torch and stable-baselines3: only for a CNN policy
 
         return {"features_extractor_class": BoardCNN, "features_extractor_kwargs": {"features_dim": net_width}}
     return {"net_arch": [net_width, net_width]}
@@ -155,7 +166,7 @@ def _load_pickled(path: Path, game: Game | None, env: Any, device: str) -> Any:
     """stable-baselines3's own reader, which unpickles: only for a file the user said they trust."""
     MaskablePPO = import_extra("sb3_contrib", "MaskablePPO checkpoints", "train").MaskablePPO
     try:
-        model = MaskablePPO.load(path, env=env, device=device)
+        model = MaskablePPO.load(path, env=env, device=device, custom_objects=_moved_class_settings(path))
     except Exception as exc:  # zip, pickle and torch errors all mean "unreadable"
         raise CheckpointError(f"checkpoint {path} is corrupt or unreadable: {type(exc).__name__}: {exc}") from None
     if game is not None:
@@ -166,6 +177,30 @@ def _load_pickled(path: Path, game: Game | None, env: Any, device: str) -> Any:
                 f"{game.observation_shape} and {game.num_actions}: another game or board size"
             )
     return model
+
+
+class _MovedClassesUnpickler(pickle.Unpickler):
+    """Unpickles as pickle does, but a class named at a place in :data:`MOVED_CLASSES` is found at its new one."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        return super().find_class(*MOVED_CLASSES.get((module, name), (module, name)))
+
+
+def _moved_class_settings(path: Path) -> dict[str, Any]:
+    """The settings of a .zip's ``data`` that name a moved class (:data:`MOVED_CLASSES`), unpickled with the class
+    found where it lives now: stable-baselines3's ``custom_objects``, which it takes instead of unpickling them."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            data = json.loads(archive.read(SB3_DATA_ENTRY))
+    except Exception:  # no zip, no data, no JSON: stable-baselines3's reader says what is wrong
+        return {}
+    settings = {}
+    for key, item in data.items() if isinstance(data, dict) else ():
+        if isinstance(item, dict) and isinstance(item.get(SB3_PICKLED), str):
+            pickled = base64.b64decode(item[SB3_PICKLED])
+            if any(module.encode() in pickled for module, _ in MOVED_CLASSES):
+                settings[key] = _MovedClassesUnpickler(io.BytesIO(pickled)).load()
+    return settings
 
 
 def read_sb3_metadata(path: str | Path) -> dict[str, Any]:

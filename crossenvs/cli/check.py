@@ -6,7 +6,7 @@ import argparse
 from dataclasses import asdict
 from typing import TextIO
 
-from ..command_args import check_int_range
+from ..core.command_args import check_int_range
 from ..core.errors import UsageError
 from ..core.options import parse_options
 from ..core.registry import list_games

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from ..command_args import check_int_range
+from ..core.command_args import check_int_range
 from ..core.options import parse_options
 from ..core.registry import make_game
 from ..kernels.cuda import CudaUnavailableError, cuda_module, simulated

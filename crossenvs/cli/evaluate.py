@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, TextIO
 
-from ..command_args import check_int_range, check_output_file
+from ..core.command_args import check_int_range, check_output_file
 from ..core.errors import InvalidOptionError, UsageError
 from ..core.game import Game
 from ..players import player_specs

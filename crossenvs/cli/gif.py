@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from ..command_args import check_int_range, check_output_file
 from ..core.checks import MAX_SEED
+from ..core.command_args import check_int_range, check_output_file
 from ..core.errors import InvalidOptionError
 from .common import Command, game_of
 
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
     """One game between two players as an animated GIF of rgb_array frames."""
     from PIL import Image
 
-    from ..game_in_progress import play_frames
+    from ..play.game_in_progress import play_frames
     from ..players import make_player
 
     game = game_of(args)

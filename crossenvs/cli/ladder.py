@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from ..command_args import check_int_range, check_output_file
+from ..core.command_args import check_int_range, check_output_file
 from .common import MAX_GAMES, Command, game_of
 
 

@@ -6,7 +6,7 @@ import argparse
 import math
 from typing import Any, TextIO
 
-from ..command_args import check_int_range
+from ..core.command_args import check_int_range
 from ..core.errors import UsageError
 from ..core.registry import list_games
 from ..players import player_specs

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TextIO
 
 from .. import checkpoints as ck
-from ..command_args import check_int_range, check_output_file
 from ..core.checks import MAX_SEED
+from ..core.command_args import check_int_range, check_output_file
 from ..core.errors import UsageError
 from ..core.game import Game
 from ..core.registry import make_game

@@ -7,7 +7,7 @@ import importlib.util
 from pathlib import Path
 from typing import TextIO
 
-from ..command_args import check_int_range
+from ..core.command_args import check_int_range
 from ..core.errors import UsageError
 from .common import Command
 

@@ -2,8 +2,8 @@
 
 numpy's generators refuse negative seeds deep inside their own code, so every entry point (envs,
 players, arena, CLI, configs) checks a seed at the door with :func:`check_seed`, and the error
-names the argument. Checks of command-line flags and output paths live with the commands
-(:mod:`crossenvs.command_args`).
+names the argument. Checks of command-line flags and output paths sit beside these
+(:mod:`crossenvs.core.command_args`).
 """
 
 from __future__ import annotations

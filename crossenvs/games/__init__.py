@@ -1,4 +1,8 @@
-"""The built-in games, one module each (the rules only, written against :mod:`crossenvs.core`).
+"""The built-in games, one module or package each (the rules only, written against :mod:`crossenvs.core`).
+
+A game over 600 lines is a package whose rooms are its kernels and their tables (``rules.py``), its
+Game class (``game.py``) and its view (``view.py``), Crosse also its tables and token text; the
+package exports every name, so ``crossenvs.games.crosse.Crosse`` reads as a module's would.
 
 Each declares itself here with one :func:`~crossenvs.core.registry.register_game` call; classes
 are named by ``"module:Class"`` so a game's module (and its numba kernels) loads only when used.

@@ -28,8 +28,8 @@ from typing import Any
 
 from ..checkpoints.files import CHECKPOINTS, RLLIB_GLOB, RLLIB_METADATA, rllib_iteration_name
 from ..checkpoints.rllib import read_rllib_metadata
-from ..command_args import check_folder_creatable, check_int_range
 from ..core.checks import check_seed
+from ..core.command_args import check_folder_creatable, check_int_range
 from ..core.errors import CheckpointError, OutputPathError, UsageError
 from ..core.game import Game
 from ..core.options import parse_options

@@ -17,9 +17,9 @@ from typing import Any
 
 import yaml
 
-from crossenvs import command_args as checks
 from crossenvs.checkpoints import CHECKPOINTS
-from crossenvs.command_args import check_folder_creatable
+from crossenvs.core import command_args as checks
+from crossenvs.core.command_args import check_folder_creatable
 from crossenvs.core.errors import CheckpointError, OutputPathError, UsageError
 
 

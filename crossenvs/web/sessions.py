@@ -1,6 +1,6 @@
 """Games in progress on the server: one :class:`Session` per game, kept in a bounded :class:`SessionStore`.
 
-A session is a :class:`~crossenvs.game_in_progress.GameInProgress` (the terminal's game record and last-move marking)
+A session is a :class:`~crossenvs.play.game_in_progress.GameInProgress` (the terminal's game record and last-move marking)
 plus what the browser adds: the person's seat, an opponent, and the positions before every action
 for undo. Sessions share nothing: each has its own game, state, players and random streams, and
 its id is 128 random bits, so a page cannot reach another's game by guessing.
@@ -30,7 +30,7 @@ from ..core.game import Cell, Game
 from ..core.geometry import square_name
 from ..core.state import State
 from ..core.view import status_line
-from ..game_in_progress import GameInProgress, end_line, legal_notations, read_move, verdict
+from ..play.game_in_progress import GameInProgress, end_line, legal_notations, read_move, verdict
 from ..players import Player
 from .board import layout, legal_moves
 from .errors import ServerFullError, TurnError, UnknownSessionError

@@ -14,10 +14,10 @@ import threading
 from collections.abc import Callable
 from typing import Any, TextIO, TypeVar
 
-from .core.errors import CrossenvsError
-from .core.game import Game
+from ..core.errors import CrossenvsError
+from ..core.game import Game
+from ..players import Player
 from .game_in_progress import GameInProgress, end_line, legal_notations, read_move
-from .players import Player
 
 INTERRUPTED = 130  # the exit status of a program stopped by Ctrl-C (128 + SIGINT)
 CLEAR_LINE = "\r\x1b[K"  # back to the start of the terminal line, erasing it

@@ -1,35 +1,4 @@
-"""The contract suite every game passes: ``check_game(game)`` (built-in games and yours alike).
-
-What a game must satisfy to work with every part of crossenvs, checked over random games:
-
-* a game in play has a legal action (a player who cannot move has ``pass``);
-* every action id agrees between the legal mask and ``apply`` (sampled states: every id on some,
-  a sample of the refused ones on the rest); ``legal_actions`` equals the mask's ids, ascending;
-* ``apply`` never touches its input state, and a refused id leaves the kernel's arrays untouched;
-* position text and notation round-trip;
-* observations have the declared shape, are float32 and lie in [0, 1], for both seats;
-* the egocentric twin holds where the game defines :meth:`~crossenvs.core.game.Game.egocentric_twin`;
-* each of :meth:`~crossenvs.core.game.Game.symmetries` (training's data augmentation) permutes
-  cells and ids and commutes with the rules: on positions with seat 0 to move (seat 0's frame is
-  the board's; the state's meta is kept), the transformed board has the transformed mask and
-  seat-0 observation, and the transformed move gives the transformed result;
-* values that are no action id (out of range, floats, bools, ``None``...) raise
-  ``InvalidActionError``; a 0-d integer array is an id;
-* a finished game has an empty mask, no legal actions, an outcome, and refuses every action;
-* the kernels give the same playthrough with numba switched off (``NUMBA_DISABLE_JIT=1``);
-* the fast in-place path (``game.stepper()``) equals ``apply``/``legal_mask``/``observe``, move
-  for move, and refuses what ``apply`` refuses without changing anything;
-* the vector env equals independent single games fed the same actions (auto-resets included);
-* golden playthrough files of the game (``<golden_dir>/*.txt``, found by their header) replay.
-
-Any failure raises ``AssertionError`` naming the position. A :class:`CheckReport` says how much
-was checked, so a caller can insist that games did finish and twins were compared.
-
->>> from crossenvs.testing import check_game
->>> report = check_game("crisscross", size=4, plies=40, numba_parity=False, vector_steps=10)
->>> report.games_finished > 0
-True
-"""
+"""The contract suite: :func:`check_game` and its checks, each a function of its own (see :mod:`crossenvs.testing`)."""
 
 from __future__ import annotations
 
@@ -37,19 +6,19 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .core import state as st
-from .core.errors import IllegalActionError, InvalidActionError
-from .core.game import Game
-from .core.playthrough import golden_header, parse_golden_header, playthrough
-from .core.registry import make_game
-from .core.state import State
+from ..core import state as st
+from ..core.errors import IllegalActionError, InvalidActionError
+from ..core.game import Game
+from ..core.playthrough import parse_golden_header, playthrough
+from ..core.registry import make_game
+from ..core.state import State
 
 
 @dataclass
@@ -273,7 +242,7 @@ def _check_stepper(game: Game, rng: np.random.Generator, plies: int) -> int:
 # ----------------------------------------------------------------------------- vector env
 def _check_vector_env(game: Game, rng: np.random.Generator, batch: int, steps: int) -> int:
     """The vector env against ``batch`` independent games fed the same actions (one illegal one)."""
-    from .envs.vector import CrossVectorEnv
+    from ..envs.vector import CrossVectorEnv
 
     env = CrossVectorEnv(game, num_envs=batch)
     states = [game.initial_state() for _ in range(batch)]
@@ -347,231 +316,3 @@ def _check_golden(name: str, folder: Path) -> int:
         assert text == path.read_text(), f"{path} no longer replays (CROSSENVS_REGENERATE_GOLDEN=1 rewrites it)"
         replayed += 1
     return replayed
-
-
-__all__ = ["CheckReport", "check_game", "golden_header"]
-
-
-# ----------------------------------------------------------------------------- the device env against the CPU env
-@dataclass
-class DeviceReport:
-    """What :func:`check_device_env` compared: games x steps, and how many games differed in any field."""
-
-    num_envs: int
-    steps: int
-    games_ended: int
-    illegal_tried: int
-    mismatches: int
-    first_mismatch: str | None = None
-
-
-#: every per-game output both envs return, by the name the comparison reports
-_STEP_FIELDS = ("observation", "reward", "terminated", "action_mask", "current_player", "seat_rewards", "final_ply",
-                "illegal_action")  # fmt: skip
-
-
-def _host(value: Any) -> np.ndarray:
-    return value.detach().cpu().numpy() if hasattr(value, "detach") else np.asarray(value)
-
-
-def _step_fields(step: tuple[Any, ...]) -> dict[str, np.ndarray]:
-    observations, rewards, terminated, _, info = step
-    values = (observations, rewards, terminated, info["action_mask"], info["current_player"], info["seat_rewards"],
-              info["final_ply"], info["illegal_action"])  # fmt: skip
-    return {name: _host(value) for name, value in zip(_STEP_FIELDS, values)}
-
-
-def check_device_env(
-    game: str | Game, num_envs: int = 16, steps: int = 60, seed: int = 0, illegal_every: int = 7, **options: Any
-) -> DeviceReport:
-    """Step :class:`~crossenvs.envs.vector.DeviceVectorEnv` and :class:`~crossenvs.envs.vector.CrossVectorEnv`
-    side by side on the same actions and count the games where anything they return differs.
-
-    Actions are the device's own random picks, which must equal the CPU env's
-    (:meth:`~crossenvs.envs.vector.CrossVectorEnv.random_actions`, the same per-game streams); every ``illegal_every``-th step one game plays an illegal
-    action instead (the -1 and restart path). Runs on a GPU, or under numba's CUDA simulator with
-    numba off (``NUMBA_ENABLE_CUDASIM=1 NUMBA_DISABLE_JIT=1``: the simulator cannot pass its
-    arrays to compiled functions).
-    """
-    from .envs.vector import CrossVectorEnv
-
-    device = CrossVectorEnv(game, num_envs, device="cuda", **options)
-    cpu = CrossVectorEnv(device.game, num_envs)
-    device_observations, device_info = device.reset(seed=seed)
-    cpu_observations, cpu_info = cpu.reset(seed=seed)
-    report = DeviceReport(num_envs, steps, 0, 0, 0)
-    _count(report, -1, "observation", cpu_observations, _host(device_observations))
-    for name in ("action_mask", "current_player"):
-        _count(report, -1, name, cpu_info[name], _host(device_info[name]))
-    masks = cpu_info["action_mask"]
-    for step in range(steps):
-        actions = _host(device.random_actions()).copy()
-        _count(report, step, "random_action", cpu.random_actions(), actions)
-        if illegal_every and step % illegal_every == illegal_every - 1:
-            report.illegal_tried += _make_one_illegal(actions, masks, step % num_envs)
-        cpu_fields = _step_fields(cpu.step(actions))
-        device_fields = _step_fields(device.step(actions))
-        for name in _STEP_FIELDS:
-            _count(report, step, name, cpu_fields[name], device_fields[name])
-        report.games_ended += int(cpu_fields["terminated"].sum())
-        masks = cpu_fields["action_mask"]
-    return report
-
-
-def _make_one_illegal(actions: np.ndarray, masks: np.ndarray, game: int) -> int:
-    refused = np.flatnonzero(masks[game] == 0)
-    if refused.size == 0:
-        return 0
-    actions[game] = refused[0]
-    return 1
-
-
-def _count(report: DeviceReport, step: int, name: str, expected: np.ndarray, got: np.ndarray) -> None:
-    """Add the games whose ``name`` differs (NaN-free values: exact equality, float32 bit for bit)."""
-    expected, got = np.asarray(expected), np.asarray(got)
-    if expected.shape != got.shape:
-        differing = np.ones(len(expected), dtype=bool)
-    else:
-        differing = (expected != got).reshape(len(expected), -1).any(axis=1)
-    if differing.any():
-        report.mismatches += int(differing.sum())
-        if report.first_mismatch is None:
-            game = int(np.flatnonzero(differing)[0])
-            report.first_mismatch = (
-                f"step {step}, game {game}: {name} {expected[game]!r} (CPU) != {got[game]!r} (device)"
-            )
-
-
-# ----------------------------------------------------------------------------- the device search against the CPU search
-@dataclass
-class SearchReport:
-    """What :func:`check_device_search` compared: searches of ``positions`` positions, and how far they differed."""
-
-    positions: int
-    simulations: int
-    searches: int
-    action_mismatches: int  # positions where the chosen actions differ
-    root_observation_mismatches: int
-    max_policy_gap: float  # largest |CPU - device| of an improved-policy entry
-    max_value_gap: float
-    first_mismatch: str | None = None
-
-
-def linear_evaluator(game: Game, seed: int = 0) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
-    """A fixed random linear 'network' (NumPy): logits and a tanh value from the flattened observation.
-
-    Cheap, deterministic and different for every position, so two searches that walk differently see different
-    numbers; the same function on both sides makes the leaves' evaluations identical by construction.
-    """
-    rng = np.random.default_rng(seed)
-    size = int(np.prod(game.observation_shape))
-    weights = rng.normal(scale=0.5, size=(size, game.num_actions)).astype(np.float32)
-    value_weights = rng.normal(scale=0.2, size=size).astype(np.float32)
-
-    def evaluate(observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        flat = np.asarray(observations, dtype=np.float32).reshape(len(observations), -1)
-        return flat @ weights, np.tanh(flat @ value_weights).astype(np.float32)
-
-    return evaluate
-
-
-def _on_the_device(evaluate: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]) -> Callable[[Any], Any]:
-    """``evaluate`` for the device search: the leaves copied to the host and the answer back (a check, not a speed)."""
-
-    def device_evaluate(observations: Any) -> tuple[Any, Any]:
-        logits, values = evaluate(_host(observations))
-        if hasattr(observations, "detach"):
-            import torch
-
-            return torch.from_numpy(logits).to(observations.device), torch.from_numpy(values).to(observations.device)
-        return logits, values
-
-    return device_evaluate
-
-
-def check_device_search(
-    game: str | Game,
-    positions: int = 8,
-    simulations: int = 8,
-    searches: int = 4,
-    seed: int = 0,
-    max_considered: int = 4,
-    batch: int | None = None,
-    **options: Any,
-) -> SearchReport:
-    """Search the same positions with :class:`~crossenvs.az.device_search.DeviceGumbelSearch` and
-    :class:`~crossenvs.az.search.GumbelSearch`, with the same root noise (every other search none) and the same
-    evaluator (:func:`linear_evaluator`), and compare what they return. ``batch``: the searches are made for this
-    many positions (default ``positions``; more tries a search on part of its batch).
-
-    The positions are a CPU vector env's games after random moves, advanced between searches. Under numba's CUDA
-    simulator with numba off both run the same Python and must agree exactly. On a GPU they must agree exactly
-    too: our kernels compile without fused multiply-adds and the search's ``exp`` is
-    :func:`crossenvs.core.floats.exact_exp` on both targets, so any gap is a bug (or a float difference not yet
-    found, which the report's first mismatch points at).
-    """
-    from .az.device_search import DeviceGumbelSearch
-    from .az.search import GumbelSearch
-    from .envs.vector import CrossVectorEnv
-
-    env = CrossVectorEnv(game, num_envs=positions, **options)
-    env.reset(seed=seed)
-    size = batch or positions
-    cpu = GumbelSearch(env.game, size, simulations, max_considered)
-    device = DeviceGumbelSearch(env.game, size, simulations, max_considered)
-    evaluate = linear_evaluator(env.game, seed)
-    report = SearchReport(positions, simulations, searches, 0, 0, 0.0, 0.0)
-    for search in range(searches):
-        for _ in range(3 + search):
-            env.step(env.random_actions())
-        boards, metas = env.boards.copy(), env.metas.copy()
-        noise_seed = None if search % 2 else seed + search
-        gumbel = (
-            None
-            if noise_seed is None
-            else np.random.default_rng(noise_seed).gumbel(size=(positions, env.game.num_actions)).astype(np.float32)
-        )
-        rng = (
-            None if noise_seed is None else np.random.default_rng(noise_seed)
-        )  # draws the same noise in the CPU search
-        expected = cpu.run(boards, metas, evaluate, rng)
-        got = [_host(part) for part in device.run(boards, metas, _on_the_device(evaluate), gumbel)]
-        _compare_searches(report, search, expected, got)
-    return report
-
-
-def _compare_searches(
-    report: SearchReport, search: int, expected: tuple[np.ndarray, ...], got: list[np.ndarray]
-) -> None:
-    actions, policies, values, observations = expected
-    differing = np.flatnonzero(actions != got[0])
-    report.action_mismatches += len(differing)
-    if len(differing) and report.first_mismatch is None:
-        i = int(differing[0])
-        report.first_mismatch = f"search {search}, position {i}: action {actions[i]} (CPU) != {got[0][i]} (device)"
-    report.root_observation_mismatches += int((observations != got[3]).reshape(len(observations), -1).any(axis=1).sum())
-    report.max_policy_gap = max(report.max_policy_gap, float(np.abs(policies - got[1]).max()))
-    report.max_value_gap = max(report.max_value_gap, float(np.abs(values - got[2]).max()))
-
-
-# ----------------------------------------------------------------------------- the compiled CUDA code
-def check_compiled_code(game: Game, cc: tuple[int, int] | None = None, search: bool = True) -> list[Any]:
-    """Every device kernel of ``game`` (the env's, and the search's unless ``search`` is False) built as for a
-    GPU of compute capability ``cc`` (default Hopper, 9.0) and checked (:mod:`crossenvs.kernels.compiled_checks`)."""
-    from .az.device_search import search_kernel_sources
-    from .envs.device import device_kernel_sources
-    from .kernels.compiled_checks import check_kernel
-    from .kernels.cuda import DEFAULT_PTX_CC
-
-    cc = cc or DEFAULT_PTX_CC
-    setup = game_label(game)
-    sources = dict(device_kernel_sources(game))
-    if search:
-        sources.update(search_kernel_sources(game))
-    return [check_kernel(setup, function, signature, cc) for function, signature in sources.values()]
-
-
-def game_label(game: Game) -> str:
-    """A game and the options that set it apart from its defaults, as a short label ("crisscross size=11")."""
-    changed = {key: value for key, value in game.options.items() if value != type(game)().options.get(key)}
-    return " ".join([game.name, *(f"{key}={value}" for key, value in changed.items())])

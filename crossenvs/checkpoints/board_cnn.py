@@ -1,8 +1,9 @@
 """BoardCNN: the MaskablePPO policy's features extractor (``crossenvs train ppo``'s ``cnn`` policy).
 
-It sits beside the AlphaZero network (:mod:`crossenvs.az.network`) as the package's other network,
-but in the checkpoints' layer (``tests/test_layers.py``): the pickle-free MaskablePPO reader
-(``crossenvs.checkpoints.sb3``) rebuilds a policy with it. Importing this module imports torch
+It sits beside the MaskablePPO reader (:mod:`crossenvs.checkpoints.sb3`), which rebuilds a policy with
+it from a checkpoint's JSON. It lived in ``crossenvs.az.board_cnn`` before, and ``crossenvs.checkpoints``
+before that; stable-baselines3 pickles the class by those names into the ``.zip`` files of older runs, and
+the unpickling reader finds it here for them (``sb3.MOVED_CLASSES``). Importing this module imports torch
 and stable-baselines3; a missing one is an error naming the extra that installs it.
 """
 

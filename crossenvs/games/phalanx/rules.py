@@ -1,86 +1,20 @@
-"""Shared phalanx mechanics of Crossings and Neo-Crossings (docs/crossings.md, docs/neo_crossings.md).
-
-Both games move lines of stones the same way; they differ only in three rule hooks that each
-game module supplies as numba functions and passes to the generic kernels below:
-
-* ``frozen_squares(colour) -> uint64``: the squares (a bitboard, bit ``row * 8 + col``) on which
-  a stone of ``colour`` is frozen: it never moves and is never captured. Crossings: its far
-  rank. Neo-Crossings: none.
-* ``capture(board, row, col, dr, dc, run)``: take the captured stones off the board once a group
-  moving by ``(dr, dc)`` has landed on the enemy stone at ``(row, col)``, the first of an enemy
-  run of ``run`` stones. Crossings takes that one stone, Neo-Crossings the whole run. Whether
-  the capture is legal is the same in both games and decided here: the run is shorter than the
-  group and the landed-on stone is not frozen.
-* ``allowed(board, meta, row, col, dr, dc, k, length) -> bool``: called for a move (the group
-  of ``length`` stones from tail ``(row, col)``, moving ``k`` by ``(dr, dc)``) that brings one of
-  the mover's stones onto his far rank from another rank; False makes it illegal (Neo-Crossings'
-  symmetry rule, which plays the move on a copy with :func:`play_move` to judge the result;
-  Crossings allows every such move).
-
-Movement (written once, here): a *tail* stone and a direction define the group, the run of
-consecutive friendly stones from the tail forward; its front stone is the *head*. The group moves
-``k`` squares, ``1 <= k <= L`` (its length); the squares the head passes over must be empty, and
-it lands on an empty square or on an enemy stone (a capture attempt, legal as said above).
-A single stone steps one square and never captures (no enemy run is shorter than one).
-
-Legality is computed on bitboards (:func:`direction_moves`), for every tail at once: the mask of
-3,585 ids has a few dozen ones, and finding them stone by stone cost more than the rest of a
-batched step. The apply kernel asks the same function about its one tail, so the mask and
-:func:`apply_action` cannot disagree.
-
-The win test is shared too: at the start of his turn, a player with more stones on his far rank
-than the opponent has on his wins (in Crossings those stones are exactly the frozen ones). A
-player without a legal move passes (``stalemate="pass"``; two passes in a row draw) or loses
-(``stalemate="loss"``), and reaching ``move_cap`` plies without a result draws (docs/README.md, conventions).
-
-Action encoding (both games)
-----------------------------
-Actions are named in the acting player's frame: White sees the board as it is, Black turned
-half a turn (docs/README.md, conventions), so both push their stones "up" from row 0. With ``square =
-row * 8 + col`` of the tail in that frame, ``direction`` in ``0..7`` (N, NE, E, SE, S, SW, W, NW
-in that frame) and ``distance`` ``k`` in ``1..7``::
-
-    action = (square * 8 + direction) * 7 + (k - 1)        # 0 .. 3583
-    action = 3584                                          # pass (only when nothing else is legal)
-
-``num_actions = 3585``. Notation (both pages, action encoding): a single stone ``d5-d6``; a line
-``<tail>-<head>-<destination of the head>``, e.g. ``c2-c4-c6``; ``pass``. (An id whose head would
-leave the board names no move; it is written ``#<id>``, e.g. ``#3583``, which reads back.)
-
-Observation (shared planes; a game may append its own)
-------------------------------------------------------
-float32 ``(8, 8, C)`` in the observer's frame (row 0 is the observer's home rank):
-
-* plane 0: the observer's stones;
-* plane 1: the opponent's stones;
-* plane 2: the observer's stones on his far rank, as a count / 8 in every cell;
-* plane 3: the opponent's stones on his far rank, as a count / 8 in every cell;
-* plane 4: all ones if the previous turn was a pass (one more pass draws);
-* plane 5: plies played / ``move_cap`` in every cell (how near the draw by the cap is).
+"""The phalanx rules as generic numba kernels: sizes and meta slots, the bitboard tables (built once at
+import from the geometry kernels), moves, turns and the shared observation planes. A game passes its rule
+hooks to them (:mod:`crossenvs.games.crossings`, :mod:`crossenvs.games.neo_crossings`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 from numba import njit
 
-from ..core import state as st
-from ..core.bits import cell_bits, lowest_square
-from ..core.codec import DIRECTION_NAMES, DIRECTIONS, direction_between, move_index, move_of, opposite_direction
-from ..core.conventions import passes_draw
-from ..core.errors import IllegalActionError
-from ..core.frames import IDENTITY, ROTATE_180, frame_to_board
-from ..core.game import PASS_TEXT, Game, is_raw_id_text, raw_id_text
-from ..core.geometry import parse_square, square_name
-from ..core.observation import float32_copier, pass_and_cap_values
-from ..core.options import choice
-from ..core.state import State
-from ..core.text import ParsedPosition
-from ..core.view import GameView
-from ..kernels.portable import flat_view, scratch_array, sort_in_place
+from ...core import state as st
+from ...core.bits import cell_bits, lowest_square
+from ...core.codec import DIRECTIONS, move_index, move_of, opposite_direction
+from ...core.conventions import passes_draw
+from ...core.frames import IDENTITY, ROTATE_180, frame_to_board
+from ...core.observation import float32_copier, pass_and_cap_values
+from ...kernels.portable import flat_view, scratch_array, sort_in_place
 
 SIZE = 8
 MAX_DISTANCE = SIZE - 1
@@ -458,7 +392,7 @@ _copy_frozen_row = float32_copier(SHARED_PLANES + 2)
 
 @njit(cache=True)
 def observe(board, meta, player, out, frozen_squares, frozen_planes) -> None:
-    """The shared planes 0-5 (see the module docstring): each cell's planes copied from a row per holder.
+    """The shared planes 0-5 (see :mod:`crossenvs.games.phalanx`): each cell's planes copied from a row per holder.
 
     With ``frozen_planes``, also planes 6 and 7: the observer's and the opponent's frozen stones.
     """
@@ -502,153 +436,3 @@ def mark_frozen(board, frame, colour, squares, plane) -> None:
         if board[row, col] == colour:
             r, c = frame_to_board(row, col, frame, SIZE, SIZE)
             plane[r, c] = 1.0
-
-
-# ----------------------------------------------------------------------------- the game class
-#: the stalemate rule both phalanx games take as an option
-STALEMATE = choice(
-    "stalemate",
-    "pass",
-    ("pass", "loss"),
-    "a player without a legal move passes (two in a row draw), or loses",
-    label="When a player cannot move",
-    advanced=True,
-)
-
-
-class PhalanxView(GameView):
-    """How Crossings and Neo-Crossings look: a checkered board of white and black stones."""
-
-    piece_colours = {WHITE: (238, 236, 228), BLACK: (40, 40, 40)}
-
-    def cell_fill(self, row: int, col: int) -> tuple[int, int, int] | None:
-        return (214, 190, 150) if (row + col) % 2 == 0 else (240, 222, 186)
-
-    def piece_kind(self, code: int) -> str:
-        return "stone"
-
-
-class PhalanxGame(Game):
-    """What Crossings and Neo-Crossings share: setup, options, notation, position text.
-
-    A subclass names the game, sets its ``OPTION_SCHEMA`` (:data:`STALEMATE` and a move cap, plus its own) and its three kernels (thin numba wrappers
-    that pass its rule hooks to the generic kernels above) and ``start_turn_kernel``.
-    """
-
-    colours = ("white", "black")
-    view_class = PhalanxView
-    cell_letters = {EMPTY: ".", WHITE: "W", BLACK: "B"}
-    owner_colour = {WHITE: "white", BLACK: "black"}
-    #: the generic start-of-turn tests bound to the game's hooks (used on positions read from text)
-    start_turn_kernel: Callable[[np.ndarray, np.ndarray], None]
-    #: observation planes of the game (the shared six plus its own)
-    num_planes: int = SHARED_PLANES
-    #: what the far-rank win test counts, as :meth:`end_cause` names it
-    crossed_stones: str = "stones on his far rank"
-
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.stalemate = self.options["stalemate"]
-        self.move_cap = self.options["move_cap"]
-        self.height = self.width = SIZE
-        self.num_actions = NUM_ACTIONS
-        self.observation_shape = (SIZE, SIZE, self.num_planes)
-
-    @property
-    def max_game_length(self) -> int:
-        """Every action is a ply (a pass too), and the game is drawn at ``move_cap`` plies."""
-        return self.move_cap
-
-    def initial_state(self) -> State:
-        board = np.zeros((SIZE, SIZE), dtype=np.int8)
-        board[:2] = WHITE
-        board[-2:] = BLACK
-        meta = np.zeros(META_SIZE, dtype=np.int32)
-        meta[MOVE_CAP] = self.move_cap
-        meta[STALEMATE_LOSS] = self.stalemate == "loss"
-        return State(board, meta)
-
-    # ----------------------------------------------------------------- notation
-    def egocentric_twin(self, state: State) -> tuple[State, tuple[int, int]]:
-        """Colours swapped and the board turned half a turn: Black's view is White's of the twin."""
-        swapped = np.where(state.board == 0, 0, 3 - state.board).astype(np.int8)
-        return State(np.ascontiguousarray(swapped[::-1, ::-1]), state.meta.copy()), (1, 0)
-
-    def symmetries(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The identity and the left-right mirror: the start, the far-rank win, captures and the
-        Neo-Crossings symmetry rule all look the same mirrored (its half turn commutes with the
-        mirror). The mirror keeps a move's distance and flips its direction's east-west part."""
-        grid = np.arange(SIZE * SIZE).reshape(SIZE, SIZE)
-        mirrored_square = grid[:, ::-1].ravel()
-        mirrored = np.arange(NUM_ACTIONS)
-        for action in range(PASS_ACTION):
-            square, direction, k = move_of(action, MAX_DISTANCE)
-            mirrored[action] = move_index(mirrored_square[square], (8 - direction) % 8, k, MAX_DISTANCE)
-        return [(grid.ravel().copy(), np.arange(NUM_ACTIONS)), (mirrored_square.copy(), mirrored)]
-
-    def action_to_str(self, state: State, action: int) -> str:
-        action = int(action)
-        if not 0 <= action < NUM_ACTIONS:
-            raise IllegalActionError(f"{self.name}: action {action!r} is not an id in 0..{NUM_ACTIONS - 1}")
-        if action == PASS_ACTION:
-            return PASS_TEXT
-        row, col, direction, k = decode(self.current_player(state), action)
-        dr, dc = int(DIRECTIONS[direction, 0]), int(DIRECTIONS[direction, 1])
-        # the tail's run of stones along the direction (one square for an empty tail)
-        length = 1 if state.board[row, col] == EMPTY else int(stone_run(state.board, row, col, dr, dc))
-        head_r, head_c = row + (length - 1) * dr, col + (length - 1) * dc
-        land_r, land_c = head_r + k * dr, head_c + k * dc
-        tail = square_name(row, col)
-        if not (0 <= land_r < SIZE and 0 <= land_c < SIZE):
-            return raw_id_text(action)  # the head would leave the board: no move has this notation
-        head = "" if length == 1 else square_name(head_r, head_c) + "-"
-        return f"{tail}-{head}{square_name(land_r, land_c)}"
-
-    def str_to_action(self, state: State, text: str) -> int:
-        if text.strip().lower() == PASS_TEXT:
-            return PASS_ACTION
-        if is_raw_id_text(text):
-            return self.parse_raw_id(text)
-        parts = [part.strip() for part in text.strip().lower().split("-")]
-        try:
-            if len(parts) not in (2, 3):
-                raise ValueError("expected a move such as 'd5-d6', a line move such as 'c2-c4-c6', or 'pass'")
-            squares = [parse_square(part, SIZE, SIZE) for part in parts]
-            direction, k = direction_between(*squares[-2], *squares[-1])
-            if len(parts) == 3 and direction_between(*squares[0], *squares[1])[0] != direction:
-                raise ValueError("the tail, head and destination are not on one line in that order")
-        except ValueError as exc:
-            raise IllegalActionError(f"{self.name}: cannot read move {text!r}: {exc}") from None
-        if k > MAX_DISTANCE:
-            raise IllegalActionError(f"{self.name}: cannot read move {text!r}: a group moves at most {MAX_DISTANCE}")
-        player = self.current_player(state)
-        if state.board[squares[0]] != player + 1:
-            raise IllegalActionError(f"{self.name}: {text!r}: there is no {self.colours[player]} stone on {parts[0]}")
-        frame = frame_of(player)
-        frame_r, frame_c = frame_to_board(squares[0][0], squares[0][1], frame, SIZE, SIZE)
-        frame_dir = opposite_direction(direction) if frame == ROTATE_180 else direction
-        action = move_index(frame_r * SIZE + frame_c, frame_dir, k, MAX_DISTANCE)
-        canonical = self.action_to_str(state, action)
-        if canonical != "-".join(parts):
-            raise IllegalActionError(
-                f"{self.name}: {text!r} does not describe a group here: the group from {parts[0]} "
-                f"moving {DIRECTION_NAMES[direction]} by {k} is written {canonical!r}"
-            )
-        return action
-
-    # ----------------------------------------------------------------- text and rendering
-    def _finish_loaded_state(self, state: State, parsed: ParsedPosition) -> None:
-        """The start-of-turn tests (``passes`` is 0..2 already, see ``Game.MAX_PASSES``)."""
-        type(self).start_turn_kernel(state.board, state.meta)
-
-    def end_cause(self, state: State) -> str:
-        """The start-of-turn tests (docs/crossings.md, docs/neo_crossings.md): far ranks, stalemate, cap."""
-        status = int(state.meta[st.STATUS])
-        if status == st.STATUS_DRAW:
-            return super().end_cause(state) or f"the move cap ({self.move_cap} plies)"
-        winner = 0 if status == st.STATUS_WIN_0 else 1
-        ahead, behind = far_rank_count(state.board, winner + 1), far_rank_count(state.board, 2 - winner)
-        if ahead > behind:
-            name = self.colours[winner].capitalize()
-            return f"{name} starts his turn with more {self.crossed_stones} ({ahead} to {behind})"
-        return f"{self.colours[1 - winner].capitalize()} has no legal move (stalemate=loss)"

@@ -3,7 +3,7 @@
 :class:`GameInProgress` holds the one game (position, record, the last turn's cells); the move
 readers turn what a person typed into a legal action or one clear error (the game's notation
 first, then a shorthand of bare squares); :func:`end_line` words the end of a game for the
-person. ``crossenvs.play`` (terminal) and :mod:`crossenvs.web` (browser) are views of it.
+person. ``crossenvs.play.terminal`` (terminal) and :mod:`crossenvs.web` (browser) are views of it.
 (A match of many games between players, for a score, is :func:`crossenvs.eval.arena.match`.)
 """
 
@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .core.errors import CrossenvsError, IllegalActionError
-from .core.game import Game
-from .core.geometry import Cell, square_name, squares_named
-from .core.state import State
-from .players import Player
+from ..core.errors import CrossenvsError, IllegalActionError
+from ..core.game import Game
+from ..core.geometry import Cell, square_name, squares_named
+from ..core.state import State
+from ..players import Player
 
 HELP_HINT = "type 'help' for the legal moves"
 _SQUARE_TEXT_RE = re.compile(r"[a-z][0-9]+")  # what shorthand_actions strips before checking the rest
