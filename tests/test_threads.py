@@ -154,10 +154,11 @@ def test_runners_sharing_a_choice_switch_together_on_their_summed_times():
 
 def test_the_vector_loops_share_one_choice():
     from crossenvs.envs.vector import CrossVectorEnv
+    from crossenvs.kernels.batched import kernels_of
     from crossenvs.players import kernels
 
     loops = CrossVectorEnv("crisscross", num_envs=2, size=4)._batch.kernels
-    runners = (*(kernel.runner for kernel in loops.values()), kernels._RANDOM_PICKS)
+    runners = (*(kernel.runner for kernel in loops.values()), kernels_of(kernels).pick.runner)
     assert all(runner.choice is NUMBA_WAYS for runner in runners)
 
 

@@ -5,11 +5,13 @@ Owned by the players layer (random play is a player); the env layer imports from
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ..core.bits import byte_sum_8
-from ..kernels.threads import BatchRunner
+from ..kernels.batched import batched, kernels_of
 
 
 def random_legal_actions(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
@@ -17,7 +19,7 @@ def random_legal_actions(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarra
 
     Serially or across threads, whichever is faster now (:mod:`crossenvs.kernels.threads`).
     """
-    _RANDOM_PICKS(masks.shape[0], masks, uniforms, out)
+    kernels_of(__name__).pick(Picks(masks, uniforms, out))
 
 
 @njit(cache=True, inline="always")
@@ -54,16 +56,16 @@ def random_legal_action(masks, uniforms, out, j) -> None:
             target -= 1
 
 
-@njit(cache=True, parallel=True)
-def _random_legal_actions_parallel(masks, uniforms, out) -> None:
-    for j in prange(masks.shape[0]):
-        random_legal_action(masks, uniforms, out, j)
+class Picks(NamedTuple):
+    """A random pick per row: the legal mask, the row's uniform draw, the pick (out)."""
+
+    masks: Any  # (n, A) int8
+    uniforms: Any  # (n,) float64 in [0, 1)
+    actions: Any  # (n,) int64, out: the legal action at that quantile, -1 where none
 
 
+@batched(over="actions")
 @njit(cache=True)
-def _random_legal_actions_serial(masks, uniforms, out) -> None:
-    for j in range(masks.shape[0]):
-        random_legal_action(masks, uniforms, out, j)
-
-
-_RANDOM_PICKS = BatchRunner(_random_legal_actions_parallel, _random_legal_actions_serial)
+def pick(a: Picks, j) -> None:
+    """Row j of :func:`random_legal_actions`: a batched kernel (:mod:`crossenvs.kernels.batched`)."""
+    random_legal_action(a.masks, a.uniforms, a.actions, j)
