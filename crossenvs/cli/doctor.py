@@ -155,7 +155,7 @@ def probe_setup(name: str, options: dict[str, Any], envs: int, steps: int, compa
         for _ in range(steps):
             env.step(env.random_actions())
         result.step_microseconds = _timed_step(env)
-        result.registers, result.local_bytes = _kernel_resources(env._kernels)
+        result.registers, result.local_bytes = _kernel_resources(env.compiled_kernels())
         report = check_device_env(game, num_envs=compare, steps=steps, seed=0)
         result.env_mismatches, result.first_mismatch = report.mismatches, report.first_mismatch
         searched = check_device_search(game, positions=trees, simulations=simulations, searches=2, seed=0)

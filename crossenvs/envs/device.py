@@ -190,6 +190,10 @@ class DeviceBatch:
         self._launch("random_actions", self._args["random_actions"])
         return self._caller("actions")
 
+    def compiled_kernels(self) -> list[Any]:
+        """numba-cuda's kernel objects of the step, the restart and the random pick (compiled by now)."""
+        return [kernel.cuda_kernel() for kernel in self._kernels.values()]
+
     def device_positions(self) -> tuple[Any, Any]:
         """Every game's board and meta where they live (numba device arrays, no copy): what a device search reads."""
         return self._views["boards"][0], self._views["metas"][0]

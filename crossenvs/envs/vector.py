@@ -375,6 +375,10 @@ class DeviceVectorEnv(CrossVectorEnv):
         """(boards, metas) copied to the host: for checks and rendering, not for the hot loop."""
         return self._device.states()
 
+    def compiled_kernels(self) -> list[Any]:
+        """The env's CUDA kernels as numba-cuda compiled them (``crossenvs doctor`` reads their registers)."""
+        return self._device.compiled_kernels()
+
     def state(self, index: int) -> st.State:
         """Game ``index`` as a :class:`~crossenvs.core.state.State` (a host copy)."""
         boards, metas = self.states()
