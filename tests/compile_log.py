@@ -5,7 +5,9 @@ Enabled by ``CROSSENVS_COMPILE_LOG=<folder>`` (tests/conftest.py loads it then, 
 argument types, the test file running at the time, the nesting depth (a compile that triggers the compile
 of a callee nests inside it) and the compiling thread's CPU seconds and wall seconds. A compile served from
 the on-disk cache raises no event, so a warm run logs nothing. ``python tests/compile_log.py <folder>``
-sums the log per file and per worker and lists the functions that more than one worker compiled.
+sums the log per file (its tests' seconds too: each test's start and end go to ``<folder>/<worker>.tests``;
+``LONG_FILES`` in tests/conftest.py is read from them) and lists the functions that more than one worker
+compiled.
 
 It uses numba's public event API (``numba.core.event``, kind ``numba:compile``), so it reads the compiler
 without touching it. CPU compiles only: CUDA kernels compile on a GPU (numba-cuda has an event module of
@@ -80,8 +82,17 @@ def pytest_runtest_protocol(item, nextitem):
 
 
 def summarize(folder: Path) -> None:
-    """Per file: top-level compile CPU seconds per worker; then functions compiled by more than one worker."""
-    per_file: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    """Per file: its tests' seconds, its worker, and the CPU seconds of the compiles it caused (top-level ones, so
+    a callee's compile is not counted twice); then the functions that more than one worker compiled."""
+    seconds: dict[str, float] = defaultdict(float)
+    ran_on: dict[str, str] = {}
+    for log in sorted(folder.glob("*.tests")):
+        for line in log.read_text().splitlines():
+            r = json.loads(line)
+            file = r["test"].split("::")[0]
+            seconds[file] += r["end"] - r["start"]
+            ran_on[file] = log.stem
+    compile_cpu: dict[str, float] = defaultdict(float)
     count: dict[str, int] = defaultdict(int)
     compiled_by: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
     for log in sorted(folder.glob("*.jsonl")):
@@ -89,20 +100,20 @@ def summarize(folder: Path) -> None:
         for line in log.read_text().splitlines():
             r = json.loads(line)
             if r["depth"] == 0:
-                per_file[r["file"]][worker] += r["cpu"]
+                compile_cpu[r["file"]] += r["cpu"]
                 count[r["file"]] += 1
             key = (r["function"], r["args"])
             compiled_by[key][worker] = compiled_by[key].get(worker, 0.0) + r["cpu"]
-    total = 0.0
-    print(f"{'file':50s} {'cpu s':>8s} {'top-level compiles':>19s}  workers")
-    for file, workers in sorted(per_file.items(), key=lambda kv: -sum(kv[1].values())):
-        seconds = sum(workers.values())
-        total += seconds
-        print(f"{file:50s} {seconds:8.1f} {count[file]:19d}  {dict((w, round(s, 1)) for w, s in workers.items())}")
-    print(f"{'total':50s} {total:8.1f}")
+    print(f"{'file':46s} {'worker':>6s} {'test s':>7s} {'compile cpu s':>13s} {'compiles':>8s}")
+    for file in sorted(set(seconds) | set(compile_cpu), key=lambda f: -seconds.get(f, 0.0)):
+        print(
+            f"{file:46s} {ran_on.get(file, '-'):>6s} {seconds.get(file, 0.0):7.1f} {compile_cpu[file]:13.1f} {count[file]:8d}"
+        )
+    print(f"{'total':46s} {'':>6s} {sum(seconds.values()):7.1f} {sum(compile_cpu.values()):13.1f}")
     dupes = {k: v for k, v in compiled_by.items() if len(v) > 1}
-    print(f"\n{len(dupes)} (function, signature) pairs compiled by more than one worker:")
-    for (function, args), workers in sorted(dupes.items(), key=lambda kv: -sum(kv[1].values())):
+    both = sum(min(v.values()) for v in dupes.values())
+    print(f"\n{len(dupes)} (function, signature) pairs compiled by more than one worker ({both:.1f} CPU s twice):")
+    for (function, args), workers in sorted(dupes.items(), key=lambda kv: -sum(kv[1].values()))[:30]:
         print(f"  {function} {args[:80]}  {dict((w, round(s, 1)) for w, s in workers.items())}")
 
 
