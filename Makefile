@@ -21,15 +21,16 @@ $(STAMP): pyproject.toml
 # pytest also builds the docs site with warnings as errors and runs its code blocks
 # (tests/test_docs.py), builds and installs the wheel (tests/test_wheel.py) and runs the tutorial notebook.
 # Two workers (pytest-xdist), each test file on one of them (--dist loadfile: a file's fixtures and
-# compiled kernels stay in one process); TEST_WORKERS=0 runs the suite in this process.
+# compiled kernels stay in one process), the longest files first (tests/conftest.py LONG_FILES; xdist would
+# sort them by their number of tests); TEST_WORKERS=0 runs the suite in this process.
 TEST_WORKERS ?= 2
 test: $(STAMP) lint chromium
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The inner loop: the suite but for its slow tests (marked slow: Ray clusters, the simulator, cold-cache
 # compiles, the compiled-code checks, training runs), the browser, the docs site and the wheel.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not slow and not browser and not docs and not wheel"
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -m "not slow and not browser and not docs and not wheel"
 
 # The browser tests (tests/test_serve_browser.py) drive Debian's chromium headless through
 # Playwright; no browser is downloaded, so install the distribution's when none is found

@@ -44,6 +44,42 @@ AZ_TINY = {
 }
 
 
+#: Seconds the longest test files took from a cold cache on two workers on the 2-core VM (tests/compile_log.py
+#: measures them). Under xdist they run first, longest first (``make test`` passes --no-loadscope-reorder so that
+#: xdist keeps this order instead of sorting files by their number of tests, which sent the long files with few
+#: tests, Ray's and the docs', last): then no long file starts near the end while the other worker idles. The
+#: figures only order files: a stale one costs a few minutes at worst, never a result. Files not named follow.
+LONG_FILES = {
+    "test_wheel.py": 360,  # one test installs the wheel and compiles every snippet's kernels in a cache of its own
+    "test_compiled_code.py": 280,
+    "test_alphazero_ray.py": 280,
+    "test_alphazero.py": 170,
+    "test_docs.py": 170,
+    "test_solver.py": 160,
+    "test_benchmark_smoke.py": 150,
+    "test_device_alphazero.py": 130,
+    "test_device.py": 110,
+    "test_contract.py": 110,
+    "test_first_contact.py": 95,
+    "test_phalanx_invariants.py": 90,
+    "test_training.py": 70,
+    "test_doctor.py": 55,
+    "test_rllib.py": 50,
+    "test_compile_once.py": 45,
+    "test_envs.py": 45,
+    "test_first_contact_more.py": 45,
+    "test_tutorial.py": 40,
+    "test_example_game.py": 40,
+    "test_serve_api.py": 35,
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under xdist, the long files first (see :data:`LONG_FILES`); a serial run keeps the collection order."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: -LONG_FILES.get(item.path.name, 0))  # stable: a file's tests keep their order
+
+
 @functools.cache
 def training_script(name: str) -> ModuleType:
     """``training/<name>.py`` loaded as a module, for tests that call its ``main`` in this process: the scripts
@@ -53,6 +89,15 @@ def training_script(name: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def trainer_error(main, arguments: list[str], capsys) -> str:
+    """The one line a trainer prints for a refused command (exit code 2), run in this process (a subprocess
+    would import torch and the trainer's modules again: seconds a command)."""
+    assert main(["--no-progress", "--device", "cpu", *arguments]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    return err
 
 
 def position(diagram: str, to_move: str, ply: int = 0) -> str:

@@ -11,7 +11,7 @@ import numba
 import numpy as np
 import pytest
 import yaml
-from conftest import AZ_TINY, CROSSE_C4, EXAMPLES, position
+from conftest import AZ_TINY, CROSSE_C4, EXAMPLES, position, trainer_error, training_script
 
 import crossenvs
 from crossenvs import CheckpointError, InvalidOptionError, make_game
@@ -260,18 +260,16 @@ def test_every_pretrained_agent_loads_and_beats_random():
         make_player("pretrained")
 
 
-def test_bad_configs_stop_before_any_work(tmp_path):
+def test_bad_configs_stop_before_any_work(tmp_path, capsys):
+    alphazero = training_script("alphazero")
+    config = ["--config", str(tmp_path / "bad.yaml")]
     (tmp_path / "bad.yaml").write_text(yaml.safe_dump({"game": "crisscross", "simulatons": 8}))
-    result = run_alphazero("--config", str(tmp_path / "bad.yaml"))
-    assert result.returncode == 2 and "unknown key(s) simulatons" in result.stderr
+    assert "unknown key(s) simulatons" in trainer_error(alphazero.main, config, capsys)
     (tmp_path / "bad.yaml").write_text(yaml.safe_dump({"game": "crisscross", "eval_opponent": "mcts:x"}))
-    result = run_alphazero("--config", str(tmp_path / "bad.yaml"))
-    assert result.returncode == 2 and "mcts:<simulations>" in result.stderr
+    assert "mcts:<simulations>" in trainer_error(alphazero.main, config, capsys)
     (tmp_path / "bad.yaml").write_text(yaml.safe_dump({"game": "crisscross", "precision": "float16"}))
-    result = run_alphazero("--config", str(tmp_path / "bad.yaml"))
-    assert (
-        result.returncode == 2 and "'precision' must be one of auto, float32, bfloat16, got 'float16'" in result.stderr
-    )
+    err = trainer_error(alphazero.main, config, capsys)
+    assert "'precision' must be one of auto, float32, bfloat16, got 'float16'" in err
 
 
 def test_bfloat16_network_agrees_with_float32_and_learns():

@@ -325,14 +325,39 @@ def blocked_session(store: SessionStore, opponent: Player) -> Session:
     return store.add(Session(game, opponent, 1, game.initial_state()))
 
 
-def compiled_search_session(store: SessionStore) -> tuple[Session, Player]:
-    """:func:`blocked_session` with a 5M-simulation MCTS opponent whose search is compiled already, so that half
-    a second after a reply starts its search is under way (a first compile takes tens of seconds)."""
-    from crossenvs.players import MCTSPlayer
+class Pondering(Player):
+    """An opponent whose search runs until it is interrupted, polling the stop flag as the compiled searches do
+    between simulations (tests/test_eval.py checks that they do): a search that ends only when stopped, however
+    fast or slow the machine. ``release`` ends it too, so that a failing test leaves no thread behind."""
 
-    session = blocked_session(store, MCTSPlayer(5_000_000, seed=0))
-    MCTSPlayer(2, seed=0).act(session.game, session.game.initial_state())
-    return session, session.opponent
+    name = "pondering"
+
+    def __init__(self) -> None:
+        super().__init__(0)
+        self.started, self.release = threading.Event(), threading.Event()
+        self.interrupted = 0
+        self.flags_at_start: list[int] = []
+
+    def act(self, game, state) -> int:
+        self.flags_at_start.append(int(self.stop_flag[0]))
+        self.started.set()
+        while not self.stop_flag[0] and not self.release.wait(0.001):
+            pass
+        self.interrupted += int(self.stop_flag[0])
+        return int(game.legal_actions(state)[0])
+
+    def stopped_under_way(self, reply: threading.Thread, stop) -> None:
+        """Start ``reply`` (a thread that asks this opponent to move), call ``stop()`` once the search is under
+        way, and check that the search ended on that interrupt (the waits are hang guards, never a verdict)."""
+        reply.start()
+        try:
+            assert self.started.wait(60)
+            stop()
+            reply.join(60)
+            assert not reply.is_alive() and self.interrupted == 1
+        finally:
+            self.release.set()
+            reply.join()
 
 
 def test_deleting_a_game_drops_its_opponents_search_and_starts_no_more():
@@ -412,7 +437,10 @@ def test_a_client_gone_during_the_reply_drops_the_search():
 
     def move_once_the_client_is_gone() -> None:
         assert opponent.started.wait(10) and delivered.wait(10)
-        time.sleep(0.2)  # the app reads the disconnect in the same step
+        polls = 0  # until the app has read the disconnect and interrupted the search (30,000 polls: a hang guard)
+        while not opponent.stop_flag[0] and polls < 30_000:
+            time.sleep(0.001)
+            polls += 1
         opponent.go.set()
 
     threading.Thread(target=move_once_the_client_is_gone).start()
@@ -436,10 +464,15 @@ def test_many_slow_replies_never_starve_new_games():
         for thread in threads:
             thread.start()
         assert opponent.started.wait(10)
-        time.sleep(0.5)  # every reply asked for
-        began = time.monotonic()
+        polls = 0  # until every reply is asked for (30,000 polls: a hang guard)
+        while not all(s.thinking for s in sessions) and polls < 30_000:
+            time.sleep(0.001)
+            polls += 1
+        assert all(s.thinking for s in sessions)
         new_game(client, game="crisscross", options={"size": 4}, reply=False)
-        assert time.monotonic() - began < 3, "a new game waited for the opponents' searches"
+        # made while every search still waits (a new game that waited for them would come after their 30 s
+        # guard ran out and failed them)
+        assert not opponent.go.is_set() and answers == []
         assert client.get(f"/api/games/{sessions[-1].id}").json()["thinking"]  # queued replies count as thinking
         opponent.go.set()
         for thread in threads:
@@ -738,31 +771,25 @@ def test_crossenvs_serve_serves_the_page_on_localhost():
 
 
 def test_deleting_a_game_interrupts_its_opponents_search_mid_way():
-    """A DELETE stops MCTS inside its compiled search, not only after it: 5M simulations take tens of seconds."""
-    store = SessionStore()
-    session, _ = compiled_search_session(store)
-    thread = threading.Thread(target=session.reply)
-    thread.start()
-    time.sleep(0.5)  # the search is under way
-    stopped_at = time.monotonic()
-    store.remove(session.id)
-    thread.join(10)
-    assert not thread.is_alive() and time.monotonic() - stopped_at < 3
+    """A DELETE stops the search under way (its player's stop flag, which MCTS polls inside its compiled loop), not
+    only the searches after it: the opponent here searches until it is interrupted."""
+    store, opponent = SessionStore(), Pondering()
+    session = blocked_session(store, opponent)
+    opponent.stopped_under_way(threading.Thread(target=session.reply), lambda: store.remove(session.id))
     assert session.match.record == [] and not session.thinking
 
 
 def test_a_page_that_leaves_interrupts_the_search_but_keeps_the_game():
-    store = SessionStore()
-    session, opponent = compiled_search_session(store)
+    store, opponent = SessionStore(), Pondering()
+    session = blocked_session(store, opponent)
     gone = threading.Event()
     session.claim_reply()
-    thread = threading.Thread(target=session.claimed_reply, args=(gone.is_set,))
-    thread.start()
-    time.sleep(0.5)
-    gone.set()
-    session.interrupt_reply()  # what the server does when the client disconnects
-    thread.join(10)
-    assert not thread.is_alive() and session.match.record == [] and not session.closed
-    opponent.simulations = 50  # the next reply searches in full again: the flag was cleared for it
-    session.reply()
-    assert len(session.match.record) == 1
+
+    def client_gone() -> None:  # what the server does when the client disconnects
+        gone.set()
+        session.interrupt_reply()
+
+    opponent.stopped_under_way(threading.Thread(target=session.claimed_reply, args=(gone.is_set,)), client_gone)
+    assert session.match.record == [] and not session.closed
+    session.reply()  # released: the next search answers at once, started with the flag cleared
+    assert opponent.flags_at_start == [0, 0] and opponent.interrupted == 1 and len(session.match.record) == 1

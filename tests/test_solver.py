@@ -11,10 +11,15 @@ import crossenvs
 from crossenvs import InvalidArgumentError, make_game
 from crossenvs.eval.solver import SolverBudgetError, solve
 
+#: brute force's values by game setup (``repr(game)``) and position, kept from test to test: a position's value
+#: does not depend on how the solver is asked to search, and the tests that differ only in that (the deepening
+#: parametrizations) check the same positions, whose brute force is most of their time
+_VALUES: dict[str, dict[bytes, int]] = {}
+
 
 def brute_force(game, state, memo=None) -> int:
     """Plain minimax over ``Game.apply`` with a memo, no pruning: the value for the player to move."""
-    memo = {} if memo is None else memo
+    memo = _VALUES.setdefault(repr(game), {}) if memo is None else memo
     key = state.board.tobytes() + state.meta.tobytes()
     if key not in memo:
         mover, best = game.current_player(state), -2
@@ -36,7 +41,7 @@ def _action_value(game, state, action, mover, memo) -> int:
 def solved_as_brute_force_says(game, state, deepening: int) -> int:
     """Solve ``state``; its value and every action's value must be brute force's. Returns the value."""
     solution = solve(game, state, nodes=2_000_000, table_bits=16, deepening=deepening)
-    memo: dict = {}
+    memo = _VALUES.setdefault(repr(game), {})
     assert solution.value == brute_force(game, state, memo), game.to_text(state)
     mover = game.current_player(state)
     assert solution.action_values == {

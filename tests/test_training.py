@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
-from conftest import AZ_TINY, training_script
+from conftest import AZ_TINY, trainer_error, training_script
 
 import crossenvs
 from crossenvs import checkpoints as ck
@@ -248,14 +248,6 @@ def trainer_config(tmp_path: Path, trainer) -> str:
     path = tmp_path / "tiny_az.yaml"
     path.write_text(yaml.safe_dump(AZ_TINY))
     return str(path)
-
-
-def trainer_error(main, arguments: list[str], capsys) -> str:
-    """The one line a trainer prints for a refused command (exit code 2), run in this process."""
-    assert main(["--no-progress", "--device", "cpu", *arguments]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err, err
-    return err
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "crossenvs" / "configs").rglob("*.yaml")), ids=lambda p: p.stem)

@@ -167,7 +167,7 @@ class CrossVectorEnv(VectorEnv):
     metadata = {"render_modes": VECTOR_RENDER_MODES, "autoreset_mode": AutoresetMode.SAME_STEP, "render_fps": 2}
 
     def __new__(cls, *args: Any, device: str = "cpu", **kwargs: Any) -> Any:
-        """``device="cuda"`` gives the same games on a GPU: a :class:`~crossenvs.envs.device.DeviceVectorEnv`."""
+        """``device="cuda"`` gives the same games on a GPU: a :class:`DeviceVectorEnv`, a subclass."""
         if device not in DEVICES:
             raise InvalidOptionError(f"device must be one of {DEVICES}, got {device!r}")
         if device == "cuda" and cls is CrossVectorEnv:
