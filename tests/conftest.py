@@ -12,6 +12,12 @@ from types import ModuleType
 import numpy as np
 import pytest
 
+# Two xdist workers share the machine's cores, and torch gives each process a thread per core: their pools
+# waited on each other (the training-speed benchmark test took 105-123 s, against 11.8 s with one thread
+# each). Before torch is imported, so this process and every subprocess it starts take one.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 from crossenvs import make_game
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -61,7 +61,8 @@ def _train(args: argparse.Namespace) -> dict[str, Any]:
         run = Run(config, run_dir, device)
         env = run.make_env()
         model = new_model(config, env, device, tensorboard_log=str(run_dir / "tensorboard"))
-    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    if "OMP_NUM_THREADS" not in os.environ:  # torch on every core, unless the user chose its threads
+        torch.set_num_threads(max(1, os.cpu_count() or 1))
     remaining = max(0, config.total_steps - model.num_timesteps)
     steps_before, started = model.num_timesteps, time.monotonic()
     model.learn(
