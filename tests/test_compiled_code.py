@@ -27,7 +27,9 @@ from crossenvs.players.kernels import random_legal_action, random_legal_actions
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SETUPS = [("crisscross", {}), ("crisscross", {"size": 11}), ("charing_cross", {}), ("crosse", {}),
           ("crossings", {}), ("neo_crossings", {}), ("tictactoe", {})]  # fmt: skip
-KERNELS = {"step", "restart", "random_actions", "init_root", "backup_then_select", "expand_and_backup", "root_result"}
+#: each game's own kernels (checked per setup) and those compiled once for every game (checked once)
+PER_GAME = {"step", "restart", "init_root", "backup_then_select"}
+SHARED = {"random_actions", "expand_and_backup", "root_result"}
 
 
 def _game(name: str, options: dict) -> crossenvs.Game:
@@ -44,10 +46,26 @@ def _game(name: str, options: dict) -> crossenvs.Game:
 def test_every_setups_compiled_kernels_pass_every_check(name, options, capsys):
     from crossenvs.testing import check_compiled_code
 
-    checks = check_compiled_code(_game(name, options))
+    checks = check_compiled_code(_game(name, options), which="per game")
+    _passes_every_check(checks, PER_GAME, capsys)
+
+
+@pytest.mark.slow
+def test_the_kernels_every_game_shares_pass_every_check(capsys):
+    """Their code is the same whatever the game (their arguments' types are): one setup checks them."""
+    from crossenvs.az.device_search import search_kernel_sources
+    from crossenvs.envs.device import device_kernel_sources
+    from crossenvs.testing import check_compiled_code
+
+    game = _game("crisscross", {})
+    _passes_every_check(check_compiled_code(game, which="shared"), SHARED, capsys)
+    assert set(device_kernel_sources(game)) | set(search_kernel_sources(game)) == PER_GAME | SHARED  # none unchecked
+
+
+def _passes_every_check(checks: list, kernels: set[str], capsys) -> None:
     with capsys.disabled():  # the figures belong in the log, passed or not
         print("\n" + "\n".join(check.line() for check in checks))
-    assert {check.kernel for check in checks} == KERNELS
+    assert {check.kernel for check in checks} == kernels
     for check in checks:
         assert check.ok, check.line()
         assert check.spill_bytes == 0 and check.fma == 0

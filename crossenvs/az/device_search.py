@@ -26,7 +26,7 @@ import numpy as np
 from ..core import state as st
 from ..core.errors import IllegalActionError, InvalidOptionError
 from ..core.game import Game
-from ..kernels.batched import gather, kernel_ptx
+from ..kernels.batched import chosen_kernels, gather, kernel_ptx
 from ..kernels.cuda import DEFAULT_PTX_CC, DeviceArrays, check_device_memory, cuda_module
 from . import tree_math
 from .search import considered_table, search_kernels, tree_buffers
@@ -180,10 +180,11 @@ def device_buffers(game: Game, batch: int, simulations: int) -> dict[str, tuple[
 
 
 # ----------------------------------------------------------------------------- PTX without a GPU
-def search_kernel_sources(game: Game) -> dict[str, tuple[Any, tuple[Any, ...]]]:
+def search_kernel_sources(game: Game, which: str = "all") -> dict[str, tuple[Any, tuple[Any, ...]]]:
     """The search's device kernels for ``game`` as plain Python functions with their argument types, by role.
 
     The types are ``numba.typeof`` of the very :class:`~crossenvs.az.tree_math.Tree` a launch passes, of one tree.
+    ``which``: "all", "per game" or "shared", as for :func:`crossenvs.envs.device.device_kernel_sources`.
     """
     host = {name: np.zeros(shape, dtype) for name, (shape, dtype) in device_buffers(game, 1, 2).items()}
     host.update(
@@ -194,7 +195,8 @@ def search_kernel_sources(game: Game) -> dict[str, tuple[Any, tuple[Any, ...]]]:
         max_considered=np.int64(16),
     )
     tree = gather(tree_math.Tree, host)
-    return {role: (kernel.cuda_function(), kernel.signature(tree)) for role, kernel in search_kernels(game).items()}
+    kernels = chosen_kernels(search_kernels(game), which)
+    return {role: (kernel.cuda_function(), kernel.signature(tree)) for role, kernel in kernels.items()}
 
 
 def search_ptx(game: Game, cc: tuple[int, int] = DEFAULT_PTX_CC) -> dict[str, str]:

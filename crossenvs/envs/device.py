@@ -20,7 +20,7 @@ import numpy as np
 from ..core.checks import check_seed
 from ..core.errors import InvalidActionError, InvalidOptionError
 from ..core.game import Game
-from ..kernels.batched import BatchedKernel, gather, kernel_ptx, kernels_of
+from ..kernels.batched import BatchedKernel, chosen_kernels, gather, kernel_ptx, kernels_of
 from ..kernels.cuda import DEFAULT_PTX_CC, DeviceArrays, check_device_memory, cuda_module
 from ..kernels.specialize import specialize
 from . import batch_kernels as bk
@@ -205,14 +205,16 @@ class DeviceBatch:
 
 
 # ----------------------------------------------------------------------------- PTX without a GPU
-def device_kernel_sources(game: Game) -> dict[str, tuple[Any, tuple[Any, ...]]]:
+def device_kernel_sources(game: Game, which: str = "all") -> dict[str, tuple[Any, tuple[Any, ...]]]:
     """``game``'s device kernels as plain Python functions with their argument types: what to compile without a GPU.
 
     The types are ``numba.typeof`` of the very NamedTuples a launch passes, made of one game's host arrays.
+    ``which``: "all", "per game" (the game's own kernels) or "shared" (those compiled once for every game).
     """
     host = {name: np.zeros(shape, dtype) for name, (shape, dtype) in env_buffers(game, 1).items()}
     args = kernel_args(host)
-    return {name: (kernel.cuda_function(), kernel.signature(args[name])) for name, kernel in env_kernels(game).items()}
+    kernels = chosen_kernels(env_kernels(game), which)
+    return {name: (kernel.cuda_function(), kernel.signature(args[name])) for name, kernel in kernels.items()}
 
 
 def device_ptx(game: str | Game, cc: tuple[int, int] = DEFAULT_PTX_CC, **options: Any) -> dict[str, str]:

@@ -173,6 +173,11 @@ class BatchedKernel:
         self._lock = threading.Lock()
         self._cuda_kernel: Any = None
 
+    @property
+    def per_game(self) -> bool:
+        """Whether this kernel is a game's own (declared in a per-game copy of a template), not one for every game."""
+        return hasattr(self.module, "SPECIALISED_FOR")
+
     def size(self, args: NamedTuple) -> int:
         """How many indices a call runs: the first axis of the declared field."""
         return len(getattr(args, self.declaration.over))
@@ -264,6 +269,13 @@ def kernels_of(module: ModuleType | str) -> KernelSet:
 @functools.cache
 def _kernel_set(module: ModuleType) -> KernelSet:
     return KernelSet(module)
+
+
+def chosen_kernels(kernels: Mapping[str, BatchedKernel], which: str) -> dict[str, BatchedKernel]:
+    """``kernels`` of one kind: "all", "per game" (a game's own) or "shared" (compiled once for every game)."""
+    if which not in ("all", "per game", "shared"):
+        raise KernelDeclarationError(f"which must be 'all', 'per game' or 'shared', got {which!r}")
+    return {name: k for name, k in kernels.items() if which == "all" or k.per_game == (which == "per game")}
 
 
 def kernel_error(label: str, kernel: str, exc: BaseException) -> Exception:

@@ -8,9 +8,14 @@ from typing import Any
 from ..core.game import Game
 
 
-def check_compiled_code(game: Game, cc: tuple[int, int] | None = None, search: bool = True) -> list[Any]:
+def check_compiled_code(
+    game: Game, cc: tuple[int, int] | None = None, search: bool = True, which: str = "all"
+) -> list[Any]:
     """Every device kernel of ``game`` (the env's, and the search's unless ``search`` is False) built as for a
-    GPU of compute capability ``cc`` (default Hopper, 9.0) and checked (:mod:`crossenvs.kernels.compiled_checks`)."""
+    GPU of compute capability ``cc`` (default Hopper, 9.0) and checked (:mod:`crossenvs.kernels.compiled_checks`).
+
+    ``which``: "all", "per game" (the game's own kernels) or "shared" (the kernels compiled once for every game:
+    their code is the same whatever the game)."""
     from ..az.device_search import search_kernel_sources
     from ..envs.device import device_kernel_sources
     from ..kernels.compiled_checks import check_kernel
@@ -18,9 +23,9 @@ def check_compiled_code(game: Game, cc: tuple[int, int] | None = None, search: b
 
     cc = cc or DEFAULT_PTX_CC
     setup = game_label(game)
-    sources = dict(device_kernel_sources(game))
+    sources = dict(device_kernel_sources(game, which))
     if search:
-        sources.update(search_kernel_sources(game))
+        sources.update(search_kernel_sources(game, which))
     return [check_kernel(setup, function, signature, cc) for function, signature in sources.values()]
 
 
