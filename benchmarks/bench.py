@@ -240,8 +240,12 @@ def vector_name(game: str, size: int | None, batch: int) -> str:
     return f"crossenvs {game_label(game, size)} vector B={batch}"
 
 
+def chained(chain: int) -> str:
+    return f"{chain} step{'s' if chain > 1 else ''} a call"
+
+
 def pgx_name(env_id: str, batch: int, chain: int) -> str:
-    return f"pgx {env_id} B={batch} (CPU JAX, {chain} steps a call)"
+    return f"pgx {env_id} B={batch} (CPU JAX, {chained(chain)})"
 
 
 def peer(game: str, size: int | None) -> tuple[str, str]:
@@ -320,7 +324,7 @@ def ratio_specs(games: list[str], sizes: list[int], batches: list[int], chain: i
     for game in games if top else ():
         size = board_sizes(game, sizes)[0]
         target = VECTOR_TARGET if top == 1024 and game in VECTOR_TARGET_GAMES else None
-        name = f"{game_label(game, size)} vector B={top} / pgx othello B={top} ({chain} steps a call)"
+        name = f"{game_label(game, size)} vector B={top} / pgx othello B={top} ({chained(chain)})"
         specs.append(Ratio(name, vector_name(game, size, top), pgx_name("othello", top, chain), target))
     return specs
 
