@@ -3,8 +3,11 @@
 Every row plays uniformly random legal moves and counts steps (one decision each). A step does
 the same work everywhere: read the legal actions (or mask), pick one, apply it, and build the
 observation of the player to decide next. Single-game loops pick with the same
-``random.Random(0).randrange``; batched rows (our vector env, pgx on CPU JAX) step B games per
-call with auto-reset and count B steps a call.
+``random.Random(0).randrange``; batched rows (our vector env, pgx on CPU JAX) play a move in each
+of B games at once, with auto-reset, and count B steps for it. pgx is driven as its users drive it
+(``crossenvs.integrations.pgx_peer``, the same loop as ``benchmarks/gpu.py``'s): jitted, vmapped,
+random legal actions and auto-reset inside the jit, ``--chain`` steps chained with ``lax.scan``
+per call (default 16); the rows name the chain.
 
 Pairs are on equal boards: Crisscross NxN against OpenSpiel ``hex(board_size=N)``; Crossings,
 Neo-Crossings and Charing Cross (8x8) against ``breakthrough`` (8x8); Crosse (10x10) against
@@ -46,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 import crossenvs
+from crossenvs.integrations.pgx_peer import DEFAULT_CHAIN, pgx_random_play
 
 #: ``loop(deadline)`` plays until ``time.perf_counter()`` passes the deadline and returns its steps.
 Loop = Callable[[float], int]
@@ -200,42 +204,6 @@ def pettingzoo_connect_four() -> object:
     return connect_four_v3.env()
 
 
-def pgx_loop(env_id: str, batch: int) -> Loop:
-    """pgx on CPU JAX: B games per jitted step (random legal actions, auto-reset), compile excluded."""
-    import jax
-    import jax.numpy as jnp
-    import pgx
-
-    env = pgx.make(env_id)
-    init = jax.vmap(env.init)
-
-    @jax.jit
-    def step(state, key):
-        act_key, reset_key = jax.random.split(key)
-        logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
-        state = jax.vmap(env.step)(state, jax.random.categorical(act_key, logits, axis=-1))
-        fresh = init(jax.random.split(reset_key, batch))
-        done = state.terminated | state.truncated
-        return jax.tree_util.tree_map(
-            lambda new, old: jnp.where(done.reshape((-1,) + (1,) * (old.ndim - 1)), new, old), fresh, state
-        )
-
-    key = jax.random.PRNGKey(0)
-    state = jax.jit(init)(jax.random.split(key, batch))
-
-    def loop(deadline: float) -> int:
-        nonlocal state, key
-        steps = 0
-        while time.perf_counter() < deadline:
-            key, sub = jax.random.split(key)
-            state = step(state, sub)
-            steps += batch
-        jax.block_until_ready(state.observation)
-        return steps
-
-    return loop
-
-
 # ----------------------------------------------------------------------------- rows and ratios
 @dataclass
 class Row:
@@ -272,8 +240,12 @@ def vector_name(game: str, size: int | None, batch: int) -> str:
     return f"crossenvs {game_label(game, size)} vector B={batch}"
 
 
-def pgx_name(env_id: str, batch: int) -> str:
-    return f"pgx {env_id} B={batch} (CPU JAX)"
+def chained(chain: int) -> str:
+    return f"{chain} step{'s' if chain > 1 else ''} a call"
+
+
+def pgx_name(env_id: str, batch: int, chain: int) -> str:
+    return f"pgx {env_id} B={batch} (CPU JAX, {chained(chain)})"
 
 
 def peer(game: str, size: int | None) -> tuple[str, str]:
@@ -318,21 +290,24 @@ def our_rows(games: list[str], sizes: list[int], batches: list[int]) -> list[Row
     return rows
 
 
-def peer_rows(games: list[str], sizes: list[int], batches: list[int], pgx: bool) -> list[Row]:
-    """The OpenSpiel peers the games need, PettingZoo connect_four_v3, and pgx (othello, connect_four)."""
+def peer_rows(games: list[str], sizes: list[int], batches: list[int], chain: int | None) -> list[Row]:
+    """The OpenSpiel peers the games need, PettingZoo connect_four_v3, and pgx (othello, connect_four)
+    with ``chain`` steps per jitted call (None: no pgx rows)."""
     wanted = dict.fromkeys(peer(g, s) for g in games for s in board_sizes(g, sizes))
     rows = [Row(f"OpenSpiel {label}", lambda s=string: openspiel_loop(s)) for label, string in wanted]
     rows.append(Row(PETTINGZOO, lambda: aec_loop(pettingzoo_connect_four)))
     top = max(batches, default=None)
-    for env_id in ("othello", "connect_four") if pgx else ():
+    for env_id in ("othello", "connect_four") if chain else ():
         for batch in batches:
             under_load = env_id == "othello" and batch == top
-            rows.append(Row(pgx_name(env_id, batch), lambda e=env_id, b=batch: pgx_loop(e, b), under_load))
+            build = lambda e=env_id, b=batch: pgx_random_play(e, b, chain)  # noqa: E731
+            rows.append(Row(pgx_name(env_id, batch, chain), build, under_load))
     return rows
 
 
-def ratio_specs(games: list[str], sizes: list[int], batches: list[int]) -> list[Ratio]:
-    """Every ratio with its target: pairs per API, AEC per game, vector at the largest B."""
+def ratio_specs(games: list[str], sizes: list[int], batches: list[int], chain: int) -> list[Ratio]:
+    """Every ratio with its target: pairs per API, AEC per game, vector at the largest B (pgx: ``chain``
+    steps a call)."""
     specs = []
     for game in games:
         for size in board_sizes(game, sizes):
@@ -349,8 +324,8 @@ def ratio_specs(games: list[str], sizes: list[int], batches: list[int]) -> list[
     for game in games if top else ():
         size = board_sizes(game, sizes)[0]
         target = VECTOR_TARGET if top == 1024 and game in VECTOR_TARGET_GAMES else None
-        name = f"{game_label(game, size)} vector B={top} / pgx othello B={top}"
-        specs.append(Ratio(name, vector_name(game, size, top), pgx_name("othello", top), target))
+        name = f"{game_label(game, size)} vector B={top} / pgx othello B={top} ({chained(chain)})"
+        specs.append(Ratio(name, vector_name(game, size, top), pgx_name("othello", top, chain), target))
     return specs
 
 
@@ -531,6 +506,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--batch-sizes", type=int, nargs="*", default=[1, 64, 1024], help="vector env and pgx batch sizes"
     )
     parser.add_argument("--no-pgx", action="store_true", help="leave out the pgx rows (JAX compiles for a while)")
+    parser.add_argument(
+        "--chain",
+        type=int,
+        default=DEFAULT_CHAIN,
+        help=f"pgx steps per jitted call (lax.scan; default {DEFAULT_CHAIN})",
+    )
     parser.add_argument("--busy", action="store_true", help="also measure beside one busy process: loaded / idle")
     parser.add_argument(
         "--train-steps",
@@ -539,20 +520,24 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="with --busy: PPO steps timed idle and loaded, and AlphaZero self-play likewise (0: skip both)",
     )
     parser.add_argument("--json", help="write rates, ratios and targets to this file")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.chain < 1:
+        parser.error(f"argument --chain: a whole number above 0, not {args.chain}")
+    return args
 
 
 def main(argv: list[str] | None = None) -> dict:
     """Run the benchmark; returns what ``--json`` writes."""
     args = parse_args(argv)
     batches = sorted(set(args.batch_sizes))
-    rows = our_rows(args.games, args.sizes, batches) + peer_rows(args.games, args.sizes, batches, not args.no_pgx)
+    chain = None if args.no_pgx else args.chain
+    rows = our_rows(args.games, args.sizes, batches) + peer_rows(args.games, args.sizes, batches, chain)
     print(f"Random legal play: {len(rows)} rows, {args.rounds} rounds x {args.seconds:g} s (medians)", flush=True)
     loops = build_loops(rows, min(0.5, args.seconds))
     samples = measure_rounds(loops, args.seconds, args.rounds)
     rates = medians(samples)
     print_rates("Steps per second (a batched call is B steps):", rates, samples)
-    table = evaluate(ratio_specs(args.games, args.sizes, batches), rates, rates)
+    table = evaluate(ratio_specs(args.games, args.sizes, batches, args.chain), rates, rates)
     print_ratios("Ratios (medians of this run):", table)
     report = {"settings": vars(args), "rates": rates, "rounds": samples, "ratios": table}
     if args.busy:

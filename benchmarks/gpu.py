@@ -22,7 +22,8 @@ saying so.
 Ours: ``CrossVectorEnv(game, B, device="cuda")``, one ``random_actions()`` and one ``step()`` a
 round, both kernels on the device, the caller's loop in Python (as a training loop drives it).
 pgx: jitted and vmapped, random legal actions and auto-reset inside the jit, ``--chain`` steps
-chained with ``lax.scan`` per call (its best users' way). Rows are interleaved over ``--rounds``
+chained with ``lax.scan`` per call (its best users' way; ``crossenvs.integrations.pgx_peer``, the
+loop ``benchmarks/bench.py`` times on the CPU). Rows are interleaved over ``--rounds``
 and each figure is the median of its rounds. Where the time goes: the device time of our two
 kernels per round (CUDA events, launch overhead excluded) against the wall time of a round (the
 rest is Python and launching), and the bytes a step writes (observation, mask, per-game
@@ -124,43 +125,10 @@ def kernel_seconds(env, rounds: int = 20) -> float:
 
 
 def pgx_loop(env_id: str, batch: int, chain: int) -> tuple[Callable[[float], int], Row]:
-    """pgx: ``chain`` random legal steps with auto-reset per jitted call, vmapped over ``batch`` games."""
-    import jax
-    import jax.numpy as jnp
-    import pgx
+    """pgx on the card: ``crossenvs.integrations.pgx_peer``'s loop (bench.py's too), with its row."""
+    from crossenvs.integrations.pgx_peer import pgx_random_play
 
-    env = pgx.make(env_id)
-    init = jax.vmap(env.init)
-
-    def one_step(carry, _):
-        state, key = carry
-        key, act_key, reset_key = jax.random.split(key, 3)
-        logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
-        state = jax.vmap(env.step)(state, jax.random.categorical(act_key, logits, axis=-1))
-        fresh = init(jax.random.split(reset_key, batch))
-        done = state.terminated | state.truncated
-        state = jax.tree_util.tree_map(
-            lambda new, old: jnp.where(done.reshape((-1,) + (1,) * (old.ndim - 1)), new, old), fresh, state
-        )
-        return (state, key), None
-
-    @jax.jit
-    def steps(state, key):
-        return jax.lax.scan(one_step, (state, key), None, length=chain)[0]
-
-    carry = (jax.jit(init)(jax.random.split(jax.random.PRNGKey(0), batch)), jax.random.PRNGKey(1))
-    carry = jax.block_until_ready(steps(*carry))  # compile
-
-    def loop(deadline: float) -> int:
-        nonlocal carry
-        done = 0
-        while time.perf_counter() < deadline:
-            carry = steps(*carry)
-            done += batch * chain
-        jax.block_until_ready(carry)
-        return done
-
-    return loop, Row(PEERS[env_id], batch, [])
+    return pgx_random_play(env_id, batch, chain), Row(PEERS[env_id], batch, [])
 
 
 # ----------------------------------------------------------------------------- search rows

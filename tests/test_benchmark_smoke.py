@@ -36,7 +36,7 @@ def test_benchmark_runs_and_reports_ratios(tmp_path, capsys):
         assert len(figures["rounds"][name]) == 2 and figures["rates"][name] > 0
     assert "PettingZoo connect_four_v3 AEC env" in figures["rates"]
     assert figures["ratios"]["crisscross 6x6 AEC env / PettingZoo connect_four_v3"]["target"] == 4
-    vector = figures["ratios"]["crisscross 6x6 vector B=4 / pgx othello B=4"]
+    vector = figures["ratios"]["crisscross 6x6 vector B=4 / pgx othello B=4 (16 steps a call)"]
     assert vector == {"value": None, "target": None, "met": None}  # no pgx row in this run
     assert not any(name.startswith("pgx") for name in figures["rates"]) and "load_ratios" not in figures
 

@@ -85,6 +85,14 @@ def test_a_run_does_what_its_plan_says(gpu, capsys, monkeypatch):
     assert "card: a card" in capsys.readouterr().out
 
 
+def test_the_pgx_chain_defaults_to_the_baselines_own(gpu):
+    """gpu.py keeps crossenvs out of its imports until it runs, so its --chain default is written there: it is
+    the pgx baseline's (bench.py's is that constant itself)."""
+    from crossenvs.integrations.pgx_peer import DEFAULT_CHAIN
+
+    assert gpu.parse([]).chain == DEFAULT_CHAIN
+
+
 def test_bad_flags_are_refused_by_name(gpu, capsys):
     for argv, message in ((["--games", "chess"], "argument --games: invalid choice: 'chess'"),
                           (["--check-batch", "0"], "argument --check-batch: a whole number above 0, not '0'"),
