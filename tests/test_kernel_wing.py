@@ -38,6 +38,13 @@ def mark(a: Marks, i) -> None:
         a.rows[i, :] = 0
 
 
+@batched(over="flags", parallel=False)
+@njit(cache=True)
+def tally(a: Marks, i) -> None:
+    """A kernel too cheap for threads: its serial loop only."""
+    a.totals[i] += 1.0
+
+
 @njit(inline="always")
 def inlined(a: Marks, i) -> None:
     a.totals[i] = 1.0
@@ -58,6 +65,15 @@ def test_a_declared_kernels_loops_write_what_it_writes_serially_and_in_parallel(
     for marks in results:
         np.testing.assert_array_equal(marks.rows, expected_rows)
         np.testing.assert_array_equal(marks.totals, np.where(marks.flags, 1.5 * np.arange(300), 0.0))
+
+
+def test_a_kernel_declared_serial_has_one_loop_and_no_runner():
+    kernel = kernels_of(sys.modules[__name__]).tally
+    assert kernel.runner is None and kernel.parallel is kernel.serial
+    assert not hasattr(sys.modules[kernel.serial.py_func.__module__], "tally_parallel")  # never generated
+    marks = _marks(200)
+    kernel(marks)
+    np.testing.assert_array_equal(marks.totals, np.ones(200))
 
 
 def test_the_ptx_signature_is_the_type_of_the_namedtuple_a_launch_passes():

@@ -201,7 +201,7 @@ def expand_and_backup(t: Tree, b) -> None:
         node = up
 
 
-@batched(over="leaves", threads_per_block=64)
+@batched(over="leaves", threads_per_block=64, parallel=False)  # once a search: not worth numba's threads
 @njit(cache=True)
 def root_result(t: Tree, b) -> None:
     """Tree b's answer: the chosen action (most-visited considered actions, best score), the improved policy, the root value."""

@@ -62,17 +62,20 @@ class Declaration:
     name: str
     over: str
     threads_per_block: int
+    parallel: bool
 
 
 #: module name -> kernel name -> declaration, filled as modules are imported
 _DECLARED: dict[str, dict[str, Declaration]] = {}
 
 
-def batched(over: str, threads_per_block: int = 128) -> Any:
+def batched(over: str, threads_per_block: int = 128, parallel: bool = True) -> Any:
     """Declare ``one(args, i)`` a batched kernel: ``i`` runs over ``args.<over>.shape[0]``.
 
-    ``threads_per_block``: the CUDA launch's block size (one thread an index). The function must be a
-    module-level ``@njit`` function whose first argument is a NamedTuple of arrays and scalars.
+    ``threads_per_block``: the CUDA launch's block size (one thread an index). ``parallel=False``: a kernel
+    too cheap for numba's threads (run once a search) gets its serial CPU loop only, and one compile less.
+    The function must be a module-level ``@njit`` function whose first argument is a NamedTuple of arrays
+    and scalars.
     """
     if not isinstance(over, str) or not over.isidentifier():
         raise KernelDeclarationError(f"over must name a field of the kernel's NamedTuple, got {over!r}")
@@ -86,7 +89,7 @@ def batched(over: str, threads_per_block: int = 128) -> Any:
                 f"{function.__qualname__}: a batched kernel must not be inline: its parallel loop calls it (numba "
                 "drops stores through a NamedTuple inlined into a prange body); use @njit(cache=True)"
             )
-        declaration = Declaration(function.__name__, over, int(threads_per_block))
+        declaration = Declaration(function.__name__, over, int(threads_per_block), bool(parallel))
         _DECLARED.setdefault(function.__module__, {})[function.__name__] = declaration
         return one
 
@@ -103,16 +106,18 @@ from numba import njit, prange
 _LOOPS = """from {module} import {name} as _{name}_one
 
 
-@njit(cache=True, parallel=True)
-def {name}_parallel(args):
-    for i in prange(args.{over}.shape[0]):
-        _{name}_one(args, np.int64(i))  # int64 as range gives: one compile of {name} serves both loops
-
-
 @njit(cache=True)
 def {name}_serial(args):
     for i in range(args.{over}.shape[0]):
         _{name}_one(args, i)
+
+
+"""
+
+_PARALLEL_LOOP = """@njit(cache=True, parallel=True)
+def {name}_parallel(args):
+    for i in prange(args.{over}.shape[0]):
+        _{name}_one(args, np.int64(i))  # int64 as range gives: one compile of {name} serves both loops
 
 
 """
@@ -134,11 +139,13 @@ def {name}(args):
 """
 
 
-def _generated(module: ModuleType, kind: str, header: str, body: str) -> ModuleType:
+def _generated(module: ModuleType, kind: str, header: str, body: str, parallel_body: str = "") -> ModuleType:
     """The generated ``kind`` module of ``module``'s declarations, written once beside the numba cache."""
     declared = declarations(module)
     text = header.format(module=module.__name__)
-    text += "".join(body.format(module=module.__name__, name=d.name, over=d.over) for d in declared.values())
+    for d in declared.values():
+        text += body.format(module=module.__name__, name=d.name, over=d.over)
+        text += parallel_body.format(name=d.name, over=d.over) if d.parallel else ""
     source = getattr(module, "__file__", None) or module.__name__
     stem = f"{module.__name__.rpartition('.')[2]}__{kind}__{digest(text.encode(), str(source).encode())}"
     return generated_module(stem, text)
@@ -168,8 +175,10 @@ class BatchedKernel:
         self.name = declaration.name
         self.label = str(getattr(module, "SPECIALISED_FOR", module.__name__))  # the game, in messages
         #: the two CPU loops, each callable with the kernel's NamedTuple (the runner picks one per call)
-        self.parallel, self.serial = getattr(loops, f"{self.name}_parallel"), getattr(loops, f"{self.name}_serial")
-        self._runner = BatchRunner(self.parallel, self.serial)
+        self.serial = getattr(loops, f"{self.name}_serial")
+        #: a kernel declared ``parallel=False`` has the serial loop only: compiled once, never timed against itself
+        self.parallel = getattr(loops, f"{self.name}_parallel", self.serial)
+        self._runner = BatchRunner(self.parallel, self.serial) if declaration.parallel else None
         self._lock = threading.Lock()
         self._cuda_kernel: Any = None
 
@@ -184,10 +193,14 @@ class BatchedKernel:
 
     def __call__(self, args: NamedTuple) -> None:
         """Run on the CPU, serially or across numba's threads (:class:`~crossenvs.kernels.threads.BatchRunner`)."""
-        self._runner(self.size(args), args)
+        if self._runner is None:
+            self.serial(args)
+        else:
+            self._runner(self.size(args), args)
 
     @property
-    def runner(self) -> BatchRunner:
+    def runner(self) -> BatchRunner | None:
+        """What picks the serial or the parallel loop per call (None for a kernel declared ``parallel=False``)."""
         return self._runner
 
     # ---------------------------------------------------------------- CUDA
@@ -233,7 +246,7 @@ class KernelSet(Mapping[str, BatchedKernel]):
     """The batched kernels of one module, by name and as attributes (``kernels.play(args)``)."""
 
     def __init__(self, module: ModuleType) -> None:
-        loops = _generated(module, "loops", _LOOPS_HEADER, _LOOPS)
+        loops = _generated(module, "loops", _LOOPS_HEADER, _LOOPS, _PARALLEL_LOOP)
         self.module = module
         self._kernels = {name: BatchedKernel(module, d, loops) for name, d in declarations(module).items()}
 
