@@ -114,8 +114,15 @@ def test_a_missing_numba_internal_is_one_error_naming_the_versions_checked():
 
 
 #: the modules whose every function the search and the vector env compile once: the game-independent steps, and
-#: each game's copies of the templates and their generated loops (``crossenvs._specialized``)
-ONCE = ("crossenvs.az.tree_math", "crossenvs.envs.batch_kernels", "crossenvs._specialized.")
+#: each game's copies of the two templates and the generated loops (``crossenvs._specialized``; the solver's and
+#: MCTS's copies are not counted: other tests call their helpers with other types)
+ONCE = (
+    "crossenvs.az.tree_math",
+    "crossenvs.envs.batch_kernels",
+    "crossenvs._specialized.tree",
+    "crossenvs._specialized.game_batch",
+    "crossenvs._specialized.batch_kernels",
+)
 
 
 def _dispatchers() -> dict[str, CPUDispatcher]:
@@ -153,8 +160,11 @@ def test_the_search_and_the_vector_env_compile_each_function_once_for_two_games(
     assert any(name.startswith("crossenvs._specialized.tree__") for name in compiled)  # the counting sees the copies
     twice = {name: [str(s) for s in signatures] for name, signatures in compiled.items() if len(signatures) > 1}
     assert not twice, twice
-    for step in ("expand_and_backup", "root_result", "sigma_q", "root_action", "interior_action", "q_sign"):
+    for step in ("expand_and_backup", "sigma_q", "root_action", "interior_action", "q_sign"):
         assert len(compiled[f"crossenvs.az.tree_math.{step}"]) == 1, step  # one compile serves both games
+    (loops,) = {name.rpartition(".")[0] for name in compiled if ".tree_math__loops__" in name}  # one for every game
+    for loop in ("root_result_serial", "expand_and_backup_serial", "expand_and_backup_parallel"):
+        assert len(compiled[f"{loops}.{loop}"]) == 1, loop
 
 
 # ----------------------------------------------------------------------------- the cache, keyed per game

@@ -16,6 +16,7 @@ ends that game with -1 for the player who made it (as PettingZoo's standard wrap
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -40,6 +41,12 @@ from .buffers import RecyclingBuffers
 
 VECTOR_RENDER_MODES = ["rgb_array", "ansi"]  # "human" would print every game of the batch
 DEVICES = ("cpu", "cuda")  # where a vector env's games live (cuda: crossenvs.envs.device)
+
+
+@functools.cache
+def _random_pick() -> Any:
+    """The random pick's batched kernel (one for every game), found once: a lookup a call costs a microsecond."""
+    return kernels_of(bk).random_actions
 
 
 class _Batch:
@@ -72,11 +79,13 @@ class _Batch:
     def _bind_kernels(self) -> None:
         """The game's batched kernels (generated loops, :mod:`crossenvs.kernels.batched`): rebuilt, never pickled."""
         self.kernels = kernels_of(specialize("crossenvs.envs.game_batch", type(self.game)))
+        self._view = self.kernels.chain("observe", "mask")  # every observation, then every mask (game_batch.observe)
 
     def __getstate__(self) -> dict[str, Any]:
         """Positions and buffers travel (to a subprocess, a Ray worker); the compiled loops are found again there."""
         state = self.__dict__.copy()
         state.pop("kernels")
+        state.pop("_view")
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -118,8 +127,7 @@ class _Batch:
             masks = np.empty((len(ids), self.game.num_actions), dtype=np.int8)
         seats = np.asarray(seats, dtype=np.int64)
         view = bk.View(self.boards, self.metas, bk.as_ids(ids), seats, observations, masks)
-        self.kernels.observe(view)  # every observation, then every mask (see game_batch.observe)
-        self.kernels.mask(view)
+        self._view(view)
         return observations, masks
 
     def to_move(self, ids: np.ndarray | None = None) -> np.ndarray:
@@ -242,7 +250,7 @@ class CrossVectorEnv(VectorEnv):
         a game's picks do not depend on the others; the device env draws the same ones.
         """
         uniforms, picks = np.empty(self.num_envs), np.empty(self.num_envs, dtype=np.int64)
-        kernels_of(bk).random_actions(bk.RandomPick(self._masks, self._keys, self._draws, uniforms, picks))
+        _random_pick()(bk.RandomPick(self._masks, self._keys, self._draws, uniforms, picks))
         return picks
 
     def _seed_streams(self, seed: int | None) -> None:

@@ -1,6 +1,6 @@
 """The kernel wing: the compiler back end that builds the rules and the loops over them for the CPU and for CUDA.
 
-The rules are numba functions written once (:mod:`crossenvs.games`, :mod:`crossenvs.core`); this room
+The rules are numba functions written once (``crossenvs.games``, ``crossenvs.core``); this room
 is the plumbing that compiles them twice and runs them over batches. Nothing here knows a game.
 
 * :mod:`.cache`: where compiled code lives on disk, keyed so that edited sources never load stale code.

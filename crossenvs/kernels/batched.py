@@ -14,10 +14,12 @@ as an ``@njit`` function of the batch's arrays and one index, and declared with 
     def play(args: Play, i: int) -> None:
         ...
 
-A batched kernel is called by its loops, never inlined into them (``inline="always"`` is refused):
-numba 0.68 drops every store through a NamedTuple's array inside a ``prange`` body that a function
-was inlined into (the parallel loop then returned the buffers untouched; ``tests/test_kernel_wing.py``
-keeps the check). As a call, the kernel is compiled on its own and its stores stay.
+The parallel loop calls the kernel, never inlines it (so ``inline="always"`` is refused on a
+declaration): numba 0.68 drops every store through a NamedTuple's array inside a ``prange`` body that
+a function was inlined into (the parallel loop then returned the buffers untouched;
+``tests/test_kernel_wing.py`` keeps the check). As a call, the kernel is compiled on its own and its
+stores stay. The serial loop, where there is no ``prange``, inlines a twin of it: a call per index
+passes the whole NamedTuple, and on small batches that cost a third of a step.
 
 The arguments travel as one NamedTuple, which numba passes on both targets (numba-cuda flattens it
 into the kernel's parameters), so no argument list is ever written out again. :func:`kernels_of`
@@ -48,7 +50,7 @@ from typing import Any, NamedTuple
 
 from ..core.errors import CrossenvsError
 from .cache import digest, generated_module
-from .threads import BatchRunner
+from .threads import SERIAL_BELOW, BatchRunner
 
 
 class KernelDeclarationError(CrossenvsError, TypeError):
@@ -104,12 +106,20 @@ from numba import njit, prange
 """
 
 _LOOPS = """from {module} import {name} as _{name}_one
+from {kind_module} import {kind} as _{name}_args
+
+_{name}_inlined = njit(inline="always")(getattr(_{name}_one, "py_func", _{name}_one))
 
 
 @njit(cache=True)
 def {name}_serial(args):
     for i in range(args.{over}.shape[0]):
-        _{name}_one(args, i)
+        _{name}_inlined(args, i)  # inlined: no call, no copy of the arguments, per index
+
+
+@njit(cache=True)
+def {name}_fields({fields}):
+    {name}_serial(_{name}_args({fields}))  # small batches: numba types positional arrays in C, a tuple's in Python
 
 
 """
@@ -139,13 +149,42 @@ def {name}(args):
 """
 
 
+def argument_kind(module: ModuleType, name: str) -> type:
+    """The NamedTuple class a declared kernel takes: the annotation of its first parameter."""
+    import inspect
+    import typing
+
+    one = getattr(module, name)
+    function = getattr(one, "py_func", one)
+    first = next(iter(inspect.signature(function).parameters))
+    kind = typing.get_type_hints(function, globalns=vars(module)).get(first)
+    if not (isinstance(kind, type) and issubclass(kind, tuple) and hasattr(kind, "_fields")):
+        raise KernelDeclarationError(
+            f"{module.__name__}.{name}: annotate its first parameter with its NamedTuple class"
+        )
+    clash = set(kind._fields) & {"args", "i", "np", "njit", "prange"}
+    if clash:
+        raise KernelDeclarationError(
+            f"{kind.__name__}: the generated loops need the names {sorted(clash)}; rename them"
+        )
+    return kind
+
+
 def _generated(module: ModuleType, kind: str, header: str, body: str, parallel_body: str = "") -> ModuleType:
-    """The generated ``kind`` module of ``module``'s declarations, written once beside the numba cache."""
+    """The generated ``kind`` module of ``module``'s declarations, written once beside the numba cache.
+
+    The CPU loops take the NamedTuple's fields one by one and rebuild it inside: numba types positional
+    arrays in C, and a NamedTuple's fields in Python, a quarter of a microsecond each, per call.
+    """
     declared = declarations(module)
     text = header.format(module=module.__name__)
     for d in declared.values():
-        text += body.format(module=module.__name__, name=d.name, over=d.over)
-        text += parallel_body.format(name=d.name, over=d.over) if d.parallel else ""
+        args = argument_kind(module, d.name)
+        fields = ", ".join(args._fields)
+        names = {"module": module.__name__, "name": d.name, "over": d.over, "fields": fields}
+        names.update(kind_module=args.__module__, kind=args.__qualname__)
+        text += body.format(**names)
+        text += parallel_body.format(**names) if d.parallel else ""
     source = getattr(module, "__file__", None) or module.__name__
     stem = f"{module.__name__.rpartition('.')[2]}__{kind}__{digest(text.encode(), str(source).encode())}"
     return generated_module(stem, text)
@@ -174,10 +213,12 @@ class BatchedKernel:
         self.declaration = declaration
         self.name = declaration.name
         self.label = str(getattr(module, "SPECIALISED_FOR", module.__name__))  # the game, in messages
-        #: the two CPU loops, each callable with the kernel's NamedTuple (the runner picks one per call)
+        #: the two CPU loops, each taking the kernel's NamedTuple (the runner picks one per call)
         self.serial = getattr(loops, f"{self.name}_serial")
         #: a kernel declared ``parallel=False`` has the serial loop only: compiled once, never timed against itself
         self.parallel = getattr(loops, f"{self.name}_parallel", self.serial)
+        #: the serial loop taking the NamedTuple's fields in order: what a small batch calls
+        self.serial_fields = getattr(loops, f"{self.name}_fields")
         self._runner = BatchRunner(self.parallel, self.serial) if declaration.parallel else None
         self._lock = threading.Lock()
         self._cuda_kernel: Any = None
@@ -193,10 +234,11 @@ class BatchedKernel:
 
     def __call__(self, args: NamedTuple) -> None:
         """Run on the CPU, serially or across numba's threads (:class:`~crossenvs.kernels.threads.BatchRunner`)."""
-        if self._runner is None:
-            self.serial(args)
+        size = len(getattr(args, self.declaration.over))
+        if self._runner is None or size < SERIAL_BELOW:  # small batches on this thread, as the runner would
+            self.serial_fields(*args)
         else:
-            self._runner(self.size(args), args)
+            self._runner(size, args)
 
     @property
     def runner(self) -> BatchRunner | None:
@@ -242,11 +284,75 @@ class BatchedKernel:
         return (numba.typeof(args),)
 
 
+_CHAIN = """# {names} of {module}, one after the other: generated by crossenvs.kernels.batched, do not edit.
+from numba import njit
+
+from {loops} import {imports}
+from {kind_module} import {kind}
+
+
+@njit(cache=True)
+def chain_serial(args):
+{serial}
+
+@njit(cache=True)
+def chain_fields({fields}):
+    chain_serial({kind}({fields}))
+
+
+@njit(cache=True)
+def chain_parallel(args):
+{parallel}
+"""
+
+
+class KernelChain:
+    """Several batched kernels over the same arguments, each over the whole batch before the next, as one call.
+
+    Their loops are called from one generated function (one dispatch of the arguments, not one a kernel),
+    and one :class:`~crossenvs.kernels.threads.BatchRunner` decides serial or parallel for the chain: in
+    Python, a dispatch and a runner call each cost about a microsecond, as much as a small batch's work.
+    """
+
+    def __init__(self, kernels: list[BatchedKernel], loops: ModuleType) -> None:
+        names = [k.name for k in kernels]
+        if not all(k.declaration.parallel for k in kernels):
+            raise KernelDeclarationError(f"a chain runs parallel loops: {names} has a kernel declared parallel=False")
+        kinds = {argument_kind(k.module, k.name) for k in kernels}
+        if len(kinds) != 1:
+            raise KernelDeclarationError(f"a chain's kernels take one NamedTuple: {names} take {len(kinds)}")
+        kind = kinds.pop()
+        fields = ", ".join(kind._fields)
+        text = _CHAIN.format(
+            kind_module=kind.__module__,
+            kind=kind.__qualname__,
+            names=", ".join(names),
+            module=kernels[0].module.__name__,
+            loops=loops.__name__,
+            imports=", ".join(f"{name}_serial, {name}_parallel" for name in names),
+            fields=fields,
+            serial="\n".join(f"    {name}_serial(args)" for name in names),
+            parallel="\n".join(f"    {name}_parallel(args)" for name in names),
+        )
+        stem = f"{loops.__name__.rpartition('.')[2]}__chain__{digest(text.encode())}"
+        chain = generated_module(stem, text)
+        self.kernels, self._size = kernels, kernels[0].size
+        self.serial, self.parallel, self.serial_fields = chain.chain_serial, chain.chain_parallel, chain.chain_fields
+        self._runner = BatchRunner(self.parallel, self.serial)
+
+    def __call__(self, args: NamedTuple) -> None:
+        size = self._size(args)
+        if size < SERIAL_BELOW:  # small batches on this thread, as the runner would
+            self.serial_fields(*args)
+        else:
+            self._runner(size, args)
+
+
 class KernelSet(Mapping[str, BatchedKernel]):
     """The batched kernels of one module, by name and as attributes (``kernels.play(args)``)."""
 
     def __init__(self, module: ModuleType) -> None:
-        loops = _generated(module, "loops", _LOOPS_HEADER, _LOOPS, _PARALLEL_LOOP)
+        self.loops = loops = _generated(module, "loops", _LOOPS_HEADER, _LOOPS, _PARALLEL_LOOP)
         self.module = module
         self._kernels = {name: BatchedKernel(module, d, loops) for name, d in declarations(module).items()}
 
@@ -264,6 +370,10 @@ class KernelSet(Mapping[str, BatchedKernel]):
             return self.__dict__["_kernels"][name]
         except KeyError:
             raise AttributeError(name) from None
+
+    def chain(self, *names: str) -> KernelChain:
+        """The kernels ``names``, one after the other over the whole batch, as one call (:class:`KernelChain`)."""
+        return KernelChain([self[name] for name in names], self.loops)
 
 
 _SETS_LOCK = threading.Lock()

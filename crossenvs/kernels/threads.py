@@ -29,7 +29,7 @@ serial, and a :class:`BatchRunner` picks one per call:
 * PPO training runs numba on one thread (``crossenvs train ppo``, ``numba_on_one_thread``, says
   why): there torch's threads and numba's must not compete.
 * Torch's threads are chosen the same way (:class:`FasterOf`, a choice of their own), by
-  :func:`crossenvs.az.torch_threads.torch_thread_choice`, beside the network: the core does not name torch.
+  ``crossenvs.az.torch_threads.torch_thread_choice``, beside the network: the core does not name torch.
 * **Chunks, not shares**: a parallel loop hands out :data:`CHUNK` games at a time rather than
   one equal share per thread, so a thread slowed by a neighbour takes fewer games.
 """

@@ -5,6 +5,8 @@ Owned by the players layer (random play is a player); the env layer imports from
 
 from __future__ import annotations
 
+import functools
+import sys
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -19,7 +21,7 @@ def random_legal_actions(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarra
 
     Serially or across threads, whichever is faster now (:mod:`crossenvs.kernels.threads`).
     """
-    kernels_of(__name__).pick(Picks(masks, uniforms, out))
+    _picks().pick(Picks(masks, uniforms, out))
 
 
 @njit(cache=True, inline="always")
@@ -54,6 +56,11 @@ def random_legal_action(masks, uniforms, out, j) -> None:
                 out[j] = a
                 return
             target -= 1
+
+
+@functools.cache
+def _picks() -> Any:
+    return kernels_of(sys.modules[__name__])
 
 
 class Picks(NamedTuple):
