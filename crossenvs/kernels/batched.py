@@ -1,25 +1,11 @@
 """A batched kernel, declared once for both targets: ``one(args, i)`` over a NamedTuple of arrays.
 
 A kernel of ours does the same small job for every game (or tree) of a batch. It is written once,
-as an ``@njit`` function of the batch's arrays and one index, and declared with :func:`batched`::
-
-    class Play(NamedTuple):          # the kernel's arguments, named once
-        boards: np.ndarray           # (B, H, W) int8
-        metas: np.ndarray            # (B, META) int32
-        actions: np.ndarray          # (B,) int64
-        ...
-
-    @batched(over="boards")          # i runs over the first axis of args.boards
-    @njit(cache=True)
-    def play(args: Play, i: int) -> None:
-        ...
-
-The parallel loop calls the kernel, never inlines it (so ``inline="always"`` is refused on a
-declaration): numba 0.68 drops every store through a NamedTuple's array inside a ``prange`` body that
-a function was inlined into (the parallel loop then returned the buffers untouched;
-``tests/test_kernel_wing.py`` keeps the check). As a call, the kernel is compiled on its own and its
-stores stay. The serial loop, where there is no ``prange``, inlines a twin of it: a call per index
-passes the whole NamedTuple, and on small batches that cost a third of a step.
+as an ``@njit`` function of the batch's arrays and one index, and declared with :func:`batched`.
+The vector env's step, for one: ``envs/batch_kernels.py`` names its arrays once in the NamedTuple
+``Play`` (``boards``, ``metas``, ``actions``, then what the step writes), and ``envs/game_batch.py``
+declares ``play(a: Play, j)`` under ``@batched(over="boards")`` (``j`` runs over the first axis of
+``a.boards``) and ``@njit(cache=True)``.
 
 The arguments travel as one NamedTuple, which numba passes on both targets (numba-cuda flattens it
 into the kernel's parameters), so no argument list is ever written out again. :func:`kernels_of`

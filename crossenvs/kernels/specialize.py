@@ -105,7 +105,9 @@ _TEMPLATE_WORDS = {
 def _cold(stem: str) -> bool:
     """Whether numba has no cached machine code yet for the copy ``stem`` (its index files are missing)."""
     folder = os.environ.get("NUMBA_CACHE_DIR")
-    return bool(folder) and not any(Path(folder).rglob(f"{stem}.*.nbi"))
+    # the copy's own functions, or those of its generated loops (named after it): a process that ran only
+    # small batches compiled the loops alone, the kernels inlined into them
+    return bool(folder) and not any(Path(folder).rglob(f"{stem}*.nbi"))
 
 
 def _compile_notice(template: str, game_class: type) -> None:
