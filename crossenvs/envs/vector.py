@@ -16,7 +16,6 @@ ends that game with -1 for the player who made it (as PettingZoo's standard wrap
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,12 +40,6 @@ from .buffers import RecyclingBuffers
 
 VECTOR_RENDER_MODES = ["rgb_array", "ansi"]  # "human" would print every game of the batch
 DEVICES = ("cpu", "cuda")  # where a vector env's games live (cuda: crossenvs.envs.device)
-
-
-@functools.cache
-def _random_pick() -> Any:
-    """The random pick's batched kernel (one for every game), found once: a lookup a call costs a microsecond."""
-    return kernels_of(bk).random_actions
 
 
 class _Batch:
@@ -250,7 +243,7 @@ class CrossVectorEnv(VectorEnv):
         a game's picks do not depend on the others; the device env draws the same ones.
         """
         uniforms, picks = np.empty(self.num_envs), np.empty(self.num_envs, dtype=np.int64)
-        _random_pick()(bk.RandomPick(self._masks, self._keys, self._draws, uniforms, picks))
+        kernels_of(bk).random_actions(bk.RandomPick(self._masks, self._keys, self._draws, uniforms, picks))
         return picks
 
     def _seed_streams(self, seed: int | None) -> None:

@@ -27,7 +27,6 @@ backup, :mod:`crossenvs.az.tree_math`): those are compiled once for every game.
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -191,6 +190,15 @@ def gather(kind: type, arrays: Mapping[str, Any]) -> Any:
 
 
 # ----------------------------------------------------------------------------- one kernel, both targets
+def _run(runner: BatchRunner | None, serial_fields: Any, size: int, args: NamedTuple) -> None:
+    """A CPU call: a small batch (or a kernel without a runner) on this thread, through the fields entry point;
+    else the runner's choice of loop."""
+    if runner is None or size < SERIAL_BELOW:
+        serial_fields(*args)
+    else:
+        runner(size, args)
+
+
 class BatchedKernel:
     """One declared kernel: call it on the CPU, :meth:`launch` it on a GPU, :meth:`signature` for its PTX."""
 
@@ -220,11 +228,7 @@ class BatchedKernel:
 
     def __call__(self, args: NamedTuple) -> None:
         """Run on the CPU, serially or across numba's threads (:class:`~crossenvs.kernels.threads.BatchRunner`)."""
-        size = len(getattr(args, self.declaration.over))
-        if self._runner is None or size < SERIAL_BELOW:  # small batches on this thread, as the runner would
-            self.serial_fields(*args)
-        else:
-            self._runner(size, args)
+        _run(self._runner, self.serial_fields, len(getattr(args, self.declaration.over)), args)
 
     @property
     def runner(self) -> BatchRunner | None:
@@ -327,11 +331,7 @@ class KernelChain:
         self._runner = BatchRunner(self.parallel, self.serial)
 
     def __call__(self, args: NamedTuple) -> None:
-        size = self._size(args)
-        if size < SERIAL_BELOW:  # small batches on this thread, as the runner would
-            self.serial_fields(*args)
-        else:
-            self._runner(size, args)
+        _run(self._runner, self.serial_fields, self._size(args), args)
 
 
 class KernelSet(Mapping[str, BatchedKernel]):
@@ -363,21 +363,24 @@ class KernelSet(Mapping[str, BatchedKernel]):
 
 
 _SETS_LOCK = threading.Lock()
+#: module -> its kernels, made once
+_SETS: dict[ModuleType, KernelSet] = {}
 
 
 def kernels_of(module: ModuleType | str) -> KernelSet:
-    """The batched kernels ``module`` declares (a per-game copy, or an ordinary module by name), made once."""
+    """The batched kernels ``module`` declares (a per-game copy, or an ordinary module by name), made once.
+
+    A lookup without the lock once made (a call a step: the random pick), the lock only around making them.
+    """
     if isinstance(module, str):
         import importlib
 
         module = importlib.import_module(module)
-    with _SETS_LOCK:
-        return _kernel_set(module)
-
-
-@functools.cache
-def _kernel_set(module: ModuleType) -> KernelSet:
-    return KernelSet(module)
+    found = _SETS.get(module)
+    if found is None:
+        with _SETS_LOCK:
+            found = _SETS.get(module) or _SETS.setdefault(module, KernelSet(module))
+    return found
 
 
 def chosen_kernels(kernels: Mapping[str, BatchedKernel], which: str) -> dict[str, BatchedKernel]:

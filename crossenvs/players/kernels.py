@@ -5,7 +5,6 @@ Owned by the players layer (random play is a player); the env layer imports from
 
 from __future__ import annotations
 
-import functools
 import sys
 from typing import Any, NamedTuple
 
@@ -21,7 +20,7 @@ def random_legal_actions(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarra
 
     Serially or across threads, whichever is faster now (:mod:`crossenvs.kernels.threads`).
     """
-    _picks().pick(Picks(masks, uniforms, out))
+    kernels_of(sys.modules[__name__]).pick(Picks(masks, uniforms, out))
 
 
 @njit(cache=True, inline="always")
@@ -56,11 +55,6 @@ def random_legal_action(masks, uniforms, out, j) -> None:
                 out[j] = a
                 return
             target -= 1
-
-
-@functools.cache
-def _picks() -> Any:
-    return kernels_of(sys.modules[__name__])
 
 
 class Picks(NamedTuple):
