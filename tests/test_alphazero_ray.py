@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import torch
 
-pytest.importorskip("ray", reason='needs the rllib extra: pip install "crossenvs[rllib]"')
+pytest.importorskip("ray", reason='needs the rllib extra: pip install -e ".[rllib]"')
 
 from conftest import AZ_TINY, training_script
 

@@ -113,7 +113,7 @@ def test_alphazero_rate_runs_in_a_fresh_process():
 
 @pytest.mark.slow
 def test_the_ray_benchmark_runs_both_paths_and_its_parts(tmp_path):
-    pytest.importorskip("ray", reason='needs the rllib extra: pip install "crossenvs[rllib]"')
+    pytest.importorskip("ray", reason='needs the rllib extra: pip install -e ".[rllib]"')
     from conftest import AZ_TINY
 
     config = tmp_path / "tiny.yaml"

@@ -162,7 +162,7 @@ def test_shell_blocks_run(block: Block, workdir: Path):
 @pytest.mark.docs
 def test_site_builds_without_warnings(tmp_path: Path):
     """``sphinx-build -W -n``: a broken link, a missing reference or a docstring that does not render fails."""
-    pytest.importorskip("sphinx", reason='the docs extra: pip install "crossenvs[docs]"')
+    pytest.importorskip("sphinx", reason='the docs extra: pip install -e ".[docs]"')
     out = tmp_path / "html"
     result = subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "-n", "--keep-going", "-q", "-b", "html", str(DOCS), str(out)],

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from conftest import CROSSE_C4, position, training_script
 
-pytest.importorskip("ray.rllib", reason='needs the rllib extra: pip install "crossenvs[rllib]"')
+pytest.importorskip("ray.rllib", reason='needs the rllib extra: pip install -e ".[rllib]"')
 import ray
 import torch
 from ray.rllib.core.columns import Columns

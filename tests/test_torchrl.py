@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("torchrl", reason='needs the torchrl extra: pip install "crossenvs[torchrl]"')
+pytest.importorskip("torchrl", reason='needs the torchrl extra: pip install -e ".[torchrl]"')
 import torch
 import torchrl_selfplay  # examples/, on sys.path from conftest
 from tensordict import TensorDict

@@ -97,14 +97,18 @@ def test_a_refused_train_command_is_one_line(argv, said, capsys, tmp_path, monke
         (
             "alphazero",
             "yaml",
-            'crossenvs train alphazero needs pyyaml (the train extra): pip install "crossenvs[train]"',
+            'crossenvs train alphazero: PyYAML is not installed; it comes with the train extra: pip install -e ".[train]"',
         ),
         (
             "ppo",
             "sb3_contrib",
-            'crossenvs train ppo needs sb3-contrib (the train extra): pip install "crossenvs[train]"',
+            'crossenvs train ppo: sb3-contrib is not installed; it comes with the train extra: pip install -e ".[train]"',
         ),
-        ("rllib", "ray", 'crossenvs train rllib needs ray[rllib] (the rllib extra): pip install "crossenvs[rllib]"'),
+        (
+            "rllib",
+            "ray",
+            'crossenvs train rllib: ray[rllib] is not installed; it comes with the rllib extra: pip install -e ".[rllib]"',
+        ),
     ],
 )
 def test_a_missing_extra_is_one_line_naming_it(trainer, hidden, said, capsys, monkeypatch):
@@ -112,7 +116,7 @@ def test_a_missing_extra_is_one_line_naming_it(trainer, hidden, said, capsys, mo
     monkeypatch.setitem(sys.modules, hidden, None)  # as if it were not installed
     assert cli(["train", trainer, "--game", "crisscross"]) == 2
     err = capsys.readouterr().err
-    assert err == f"error: {said}\n"
+    assert err == f"error: {said} (in a crossenvs checkout)\n"
 
 
 def test_a_config_of_ones_own_trains_is_recorded_and_resumes(tmp_path, monkeypatch, capsys):

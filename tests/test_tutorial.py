@@ -13,10 +13,10 @@ NOTEBOOK = ROOT / "examples" / "tutorial.ipynb"
 
 @pytest.mark.slow
 def test_tutorial_notebook_runs(tmp_path, monkeypatch):
-    nbformat = pytest.importorskip("nbformat", reason='the dev extra: pip install "crossenvs[dev]"')
-    nbclient = pytest.importorskip("nbclient", reason='the dev extra: pip install "crossenvs[dev]"')
-    pytest.importorskip("ipykernel", reason='the dev extra: pip install "crossenvs[dev]"')
-    pytest.importorskip("sb3_contrib", reason='the train extra: pip install "crossenvs[train]"')
+    nbformat = pytest.importorskip("nbformat", reason='the dev extra: pip install -e ".[dev]"')
+    nbclient = pytest.importorskip("nbclient", reason='the dev extra: pip install -e ".[dev]"')
+    pytest.importorskip("ipykernel", reason='the dev extra: pip install -e ".[dev]"')
+    pytest.importorskip("sb3_contrib", reason='the train extra: pip install -e ".[train]"')
     monkeypatch.setenv("CROSSENVS_TUTORIAL_QUICK", "1")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     notebook = nbformat.read(NOTEBOOK, as_version=4)

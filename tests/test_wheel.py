@@ -67,7 +67,7 @@ def clean_env(**extra: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory) -> Path:
     """``python -m build`` (sdist, then the wheel from the sdist), with no warnings, passing ``twine check``."""
-    pytest.importorskip("build", reason='the dev extra: pip install "crossenvs[dev]"')
+    pytest.importorskip("build", reason='the dev extra: pip install -e ".[dev]"')
     out = tmp_path_factory.mktemp("dist")
     # A clean copy of the checkout: setuptools would merge a stale crossenvs.egg-info/SOURCES.txt
     # (docs/_build included) into the sdist, and the build writes nothing into the checkout.

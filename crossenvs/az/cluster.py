@@ -13,6 +13,7 @@ import socket
 import time
 
 from crossenvs.core.errors import CrossenvsError
+from crossenvs.core.extras import install_hint
 
 #: how long a head node's port has to answer
 CONNECT_SECONDS = 5.0
@@ -57,7 +58,7 @@ def connect(address: str | None, actors: int) -> Connection:
         import ray
     except ImportError:
         raise ClusterError(
-            "--actors runs self-play on Ray, which is not installed: pip install 'crossenvs[rllib]'"
+            f"--actors runs self-play on Ray, which is not installed; it comes with the rllib extra: {install_hint('rllib')}"
         ) from None
     for module in BY_VALUE:
         ray.cloudpickle.register_pickle_by_value(importlib.import_module(module))

@@ -16,7 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import torch
+
+from crossenvs.core.extras import needs_extra
+
+with needs_extra("agents", "AlphaZero (crossenvs.az)"):
+    import torch
 
 from crossenvs.az.config import Config
 from crossenvs.az.device_search import DeviceEvaluator, DeviceGumbelSearch

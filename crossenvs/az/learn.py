@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import functools
 
-import torch
+from crossenvs.core.extras import needs_extra
+
+with needs_extra("train", "crossenvs train alphazero"):
+    import torch
 
 from crossenvs.az.network import AlphaZeroNet, autocast
 from crossenvs.az.torch_threads import torch_thread_choice

@@ -11,8 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
-from torch import nn
+
+from ..core.extras import needs_extra
+
+with needs_extra("agents", "AlphaZero (crossenvs.az)"):
+    import torch
+    from torch import nn
 
 from ..core.errors import InvalidOptionError
 from .torch_threads import torch_thread_choice

@@ -5,7 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import torch
+
+from ..core.extras import needs_extra
+
+with needs_extra("agents", "AlphaZero players (az: and pretrained)"):
+    import torch
 
 from ..checkpoints.alphazero import load_alphazero
 from ..checkpoints.files import check_trained_on

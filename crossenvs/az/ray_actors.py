@@ -37,7 +37,11 @@ from typing import Any
 
 import numba
 import numpy as np
-import torch
+
+from crossenvs.core.extras import needs_extra
+
+with needs_extra("rllib", "AlphaZero on Ray (--actors)"):
+    import torch
 
 from crossenvs.az.cluster import ActorError, ClusterError, Connection, HeadWatch, first_line
 from crossenvs.az.config import Config

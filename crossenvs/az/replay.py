@@ -13,7 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
+
+from crossenvs.core.extras import needs_extra
+
+with needs_extra("agents", "AlphaZero (crossenvs.az)"):
+    import torch
 
 from crossenvs.core.errors import CheckpointError
 

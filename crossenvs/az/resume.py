@@ -13,7 +13,10 @@ import math
 from pathlib import Path
 from typing import Any
 
-import torch
+from crossenvs.core.extras import needs_extra
+
+with needs_extra("train", "crossenvs train alphazero"):
+    import torch
 
 from crossenvs import checkpoints as ck
 from crossenvs.az.network import AlphaZeroNet

@@ -20,7 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
+
+from crossenvs.core.extras import needs_extra
+
+with needs_extra("train", "crossenvs train alphazero"):
+    import torch
 
 from crossenvs import checkpoints as ck
 from crossenvs.az.config import Config, load_config

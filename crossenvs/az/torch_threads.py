@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import torch
+from ..core.extras import needs_extra
+
+with needs_extra("agents", "AlphaZero (crossenvs.az)"):
+    import torch
 
 from ..kernels import threads
 

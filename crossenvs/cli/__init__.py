@@ -17,6 +17,7 @@ by name. Adding a command is one module and one line in :data:`COMMANDS`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -102,4 +103,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, source: T
     except CrossenvsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader left (crossenvs list | head): stop quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at interpreter exit
+        return 1
     return code or 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import math
 from pathlib import Path
 from typing import TextIO
@@ -12,6 +11,7 @@ from .. import checkpoints as ck
 from ..core.checks import MAX_SEED
 from ..core.command_args import check_int_range, check_output_file
 from ..core.errors import UsageError
+from ..core.extras import check_installed
 from ..core.game import Game
 from ..core.registry import make_game
 from ..players import Player
@@ -45,8 +45,7 @@ def check(args: argparse.Namespace) -> None:
     check_int_range(args.games, "--games", 1, MAX_GAMES)
     check_int_range(args.mcts, "--mcts", 1)
     check_int_range(args.simulations, "--simulations", 0)
-    if importlib.util.find_spec("matplotlib") is None:
-        raise UsageError('rating-plot needs matplotlib (the eval extra): pip install "crossenvs[eval]"')
+    check_installed("crossenvs rating-plot", {"matplotlib": "eval"})
     check_output_file(args.out, "--out", PLOT_SUFFIXES)
     folder = Path(args.run_dir)
     if not folder.is_dir():

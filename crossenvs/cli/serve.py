@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 from pathlib import Path
 from typing import TextIO
 
 from ..core.command_args import check_int_range
 from ..core.errors import UsageError
+from ..core.extras import check_installed
 from .common import Command
 
 
@@ -47,9 +47,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 def check(args: argparse.Namespace) -> None:
     check_int_range(args.port, "--port", 1, 65535)
     check_int_range(args.max_simulations, "--max-simulations", 1)
-    missing = [name for name in ("starlette", "uvicorn") if importlib.util.find_spec(name) is None]
-    if missing:
-        raise UsageError(f'serve needs {" and ".join(missing)} (the web extra): pip install "crossenvs[web]"')
+    check_installed("crossenvs serve", {"starlette": "web", "uvicorn": "web"})
     for folder in args.checkpoints:
         if not Path(folder).is_dir():
             raise UsageError(f"--checkpoints {folder}: no such folder; give a folder that holds checkpoints")

@@ -12,10 +12,9 @@ needs are looked for before anything heavy is imported: a missing extra is one l
 from __future__ import annotations
 
 import argparse
-import importlib.util
 from typing import TextIO
 
-from ..core.errors import UsageError
+from ..core.extras import check_installed
 from ..integrations import rllib_run
 from ..trainer.command import add_trainer_arguments, check_trainer_args
 from .common import Command, HelpFormatter
@@ -37,13 +36,6 @@ TRAINERS = {
         "crossenvs train rllib --game crosse --iterations 1",
         {"torch": "train", "ray": "rllib"},
     ),
-}
-#: what ``pip install`` calls a module that is not named as it is imported
-PIP_NAMES = {
-    "yaml": "pyyaml",
-    "stable_baselines3": "stable-baselines3",
-    "sb3_contrib": "sb3-contrib",
-    "ray": "ray[rllib]",
 }
 
 
@@ -75,26 +67,10 @@ def arguments(parser: argparse.ArgumentParser) -> None:
             rllib_run.add_arguments(sub)
 
 
-def missing_extras(trainer: str) -> str | None:
-    """One line saying which packages ``trainer`` needs and which extra installs them, or None when all are there."""
-    missing: dict[str, list[str]] = {}
-    for module, extra in TRAINERS[trainer][2].items():
-        if importlib.util.find_spec(module) is None:
-            missing.setdefault(extra, []).append(PIP_NAMES.get(module, module))
-    if not missing:
-        return None
-    return "; ".join(
-        f'crossenvs train {trainer} needs {" and ".join(names)} (the {extra} extra): pip install "crossenvs[{extra}]"'
-        for extra, names in missing.items()
-    )
-
-
 def check(args: argparse.Namespace) -> None:
     """The trainer's extras first (nothing else can work without them), then the flags that do not go together
     (an RLlib run checks its own, before Ray starts)."""
-    needed = missing_extras(args.trainer)
-    if needed:
-        raise UsageError(needed)
+    check_installed(f"crossenvs train {args.trainer}", TRAINERS[args.trainer][2])
     if args.trainer != "rllib":
         check_trainer_args(args)
 

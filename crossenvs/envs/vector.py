@@ -31,6 +31,7 @@ from ..core import state as st
 from ..core.actions import action_ids, describe
 from ..core.checks import check_memory, check_seed
 from ..core.errors import CallOrderError, InvalidActionError, InvalidOptionError
+from ..core.extras import missing_extra
 from ..core.game import Cell, Game
 from ..kernels.batched import kernels_of
 from ..kernels.specialize import specialize
@@ -427,7 +428,7 @@ class CrossSB3VecEnv(_SB3VecEnv):
         **options: Any,
     ) -> None:
         if _SB3VecEnv is object:
-            raise ImportError('CrossSB3VecEnv needs stable-baselines3: pip install "crossenvs[train]"')
+            raise missing_extra("CrossSB3VecEnv", "stable_baselines3", "train")
         seed = check_seed(seed)
         self._batch = _Batch(game, num_envs, options)
         self.game = self._batch.game

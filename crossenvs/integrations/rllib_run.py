@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import importlib.util
 import json
 import logging
 import os
@@ -31,6 +30,7 @@ from ..checkpoints.rllib import read_rllib_metadata
 from ..core.checks import check_seed
 from ..core.command_args import check_folder_creatable, check_int_range
 from ..core.errors import CheckpointError, OutputPathError, UsageError
+from ..core.extras import check_installed
 from ..core.game import Game
 from ..core.options import parse_options
 from ..core.registry import list_games, make_game
@@ -121,8 +121,7 @@ def check_args(args: argparse.Namespace) -> tuple[Game, Start | None]:
     if args.iterations is None:
         args.iterations = 20
     game = make_game(args.game, **parse_options(args.option))
-    if importlib.util.find_spec("ray") is None:
-        raise UsageError('this trainer needs Ray RLlib (the rllib extra): pip install "crossenvs[rllib]"')
+    check_installed("crossenvs train rllib", {"ray": "rllib"})
     for key, low in INT_FLAGS:
         check_int_range(getattr(args, key), flag_of(key), low)
     if args.minibatch > args.batch:

@@ -44,10 +44,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import torch
-from tensordict import TensorDict, TensorDictBase
-from torchrl.data import Binary, Bounded, Categorical, Composite
-from torchrl.envs import EnvBase
+
+from ..core.extras import needs_extra
+
+with needs_extra("torchrl", "CrossTorchRLEnv"):
+    import torch
+    from tensordict import TensorDict, TensorDictBase
+    from torchrl.data import Binary, Bounded, Categorical, Composite
+    from torchrl.envs import EnvBase
 
 from ..core.checks import check_seed
 from ..core.errors import InvalidActionError, InvalidArgumentError, InvalidOptionError

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.extras import install_hint
 from .cuda import CudaUnavailableError, OfflineKernel
 
 #: a thread's registers: ptxas's ceiling is 255, and near it a kernel spills; the most today is 165 (the
@@ -105,7 +106,7 @@ def ptxas_path() -> Path:
         path = Path(folder, "bin", "ptxas")
         if path.is_file():
             return path
-    raise CudaUnavailableError('ptxas not found: it comes with the cuda extra, pip install "crossenvs[cuda]"')
+    raise CudaUnavailableError(f"ptxas not found: it comes with the cuda extra, {install_hint('cuda')}")
 
 
 def run_ptxas(ptx: str, arch: str) -> PtxasReport:
@@ -324,7 +325,7 @@ def _libdevice() -> Any:
     for folder in list(spec.submodule_search_locations or []) if spec else []:
         for path in Path(folder, "nvvm", "libdevice").glob("libdevice*.bc"):
             return llvm.parse_bitcode(path.read_bytes())
-    raise CudaUnavailableError('libdevice not found: it comes with the cuda extra, pip install "crossenvs[cuda]"')
+    raise CudaUnavailableError(f"libdevice not found: it comes with the cuda extra, {install_hint('cuda')}")
 
 
 def _ctype_of(numba_type: Any) -> Any:

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..core.checks import check_memory
 from ..core.errors import CrossenvsError, InvalidArgumentError
+from ..core.extras import install_hint
 from . import numba_internals
 from .portable import enable_cuda_target
 
@@ -34,7 +35,7 @@ def simulated() -> bool:
 
 
 #: what installs the GPU stack: numba-cuda with the CUDA toolkit's pip wheels, and torch (see the README)
-INSTALL_LINE = 'pip install torch "crossenvs[cuda]"'
+INSTALL_LINE = f"pip install torch==2.13.0 (PyPI's build, with CUDA), then {install_hint('cuda')}"
 
 
 def _import_numba_cuda() -> Any:
@@ -157,7 +158,7 @@ class OfflineKernel:
 def compile_ptx(function: Callable[..., Any], signature: tuple[Any, ...], cc: tuple[int, int] = DEFAULT_PTX_CC) -> str:
     """PTX for the CUDA kernel ``function`` (a plain Python function) with argument types ``signature``.
 
-    Needs numba-cuda and NVVM (``pip install "crossenvs[cuda]"``), not a GPU.
+    Needs numba-cuda and NVVM (the cuda extra: ``pip install -e ".[cuda]"`` in a checkout), not a GPU.
     """
     return OfflineKernel(function, signature, cc).ptx
 

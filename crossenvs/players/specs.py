@@ -15,11 +15,11 @@ import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from ..core.checks import whole_number
 from ..core.errors import InvalidOptionError
+from ..core.extras import import_extra
 from ..core.game import Game
 from .base import Player
 from .builtin import (
@@ -80,23 +80,6 @@ class PlayerKind:
             return getattr(importlib.import_module(module_name), function)
         module = import_extra(module_name, f"{self.prefix} players", self.extra)
         return getattr(module, function)
-
-
-#: the CPU build of torch, from torch's own index: a few hundred MB instead of PyPI's CUDA build's several GB
-CPU_TORCH = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
-
-
-def import_extra(module: str, what: str, extra: str) -> ModuleType:
-    """``module``, imported; when a dependency outside crossenvs is missing, one error naming the extra to install."""
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if (exc.name or "crossenvs").partition(".")[0] == "crossenvs":
-            raise  # a bug of ours, not a missing extra
-        install = f'pip install "crossenvs[{extra}]"'
-        if exc.name == "torch":  # PyPI's torch brings GBs of CUDA libraries: the CPU build first, as the README says
-            install = f"{CPU_TORCH} (CPU only; plain pip install torch for a GPU), then {install}"
-        raise InvalidOptionError(f"{what} need {exc.name}, which is not installed: {install}") from None
 
 
 _KINDS: dict[str, PlayerKind] = {}

@@ -6,7 +6,11 @@ import copy
 from typing import Any
 
 import numpy as np
-import torch
+
+from crossenvs.core.extras import needs_extra
+
+with needs_extra("train", "crossenvs train ppo"):
+    import torch
 
 from crossenvs.players import ModelPlayer, Player, Positions, RandomPlayer
 

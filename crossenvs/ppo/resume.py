@@ -13,7 +13,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sb3_contrib import MaskablePPO
+from crossenvs.core.extras import needs_extra
+
+with needs_extra("train", "crossenvs train ppo"):
+    from sb3_contrib import MaskablePPO
 
 from crossenvs import checkpoints as ck
 from crossenvs.core.errors import CheckpointError, CrossenvsError

@@ -15,8 +15,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback
+from crossenvs.core.extras import needs_extra
+
+with needs_extra("train", "crossenvs train ppo"):
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
 
 from crossenvs import checkpoints as ck
 from crossenvs.core.errors import CrossenvsError

@@ -29,7 +29,10 @@ import os
 import time
 from typing import Any
 
-import torch
+from crossenvs.core.extras import needs_extra
+
+with needs_extra("train", "crossenvs train ppo"):
+    import torch
 
 from crossenvs.checkpoints import resolve_device
 from crossenvs.ppo.config import load_config

@@ -12,7 +12,10 @@ import math
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
+from crossenvs.core.extras import needs_extra
+
+with needs_extra("train", "crossenvs train's configs"):
+    import yaml
 
 from crossenvs.core.checks import check_memory
 from crossenvs.core.errors import CrossenvsError

@@ -15,12 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from crossenvs.checkpoints import CHECKPOINTS
 from crossenvs.core import command_args as checks
 from crossenvs.core.command_args import check_folder_creatable
 from crossenvs.core.errors import CheckpointError, OutputPathError, UsageError
+from crossenvs.core.extras import import_extra
 
 
 def protocol_step(what: str) -> None:
@@ -80,6 +79,7 @@ def start_run_folder(run_dir: Path, flag: str, config: Any) -> None:
         raise UsageError(
             f"{flag} {run_dir} already holds a run; continue it with --resume {run_dir}, or choose a new folder"
         )
+    yaml = import_extra("yaml", "a training run's config.yaml", "train")  # here: the command line imports this module
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         write_atomically(run_dir / "config.yaml", yaml.safe_dump(dataclasses.asdict(config), sort_keys=False))

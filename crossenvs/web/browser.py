@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..core.errors import CrossenvsError
+from ..core.extras import install_hint
 
 #: where Chromium is looked for, in order, after ``$CROSSENVS_CHROMIUM``
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -119,7 +120,7 @@ def chromium_page(width: int = 1280, height: int = 900) -> Iterator[object]:
         from playwright.sync_api import sync_playwright
     except ImportError:
         raise BrowserMissingError(
-            'the browser tests need Playwright (the dev extra): pip install "crossenvs[dev]"'
+            f"the browser tests need Playwright, which comes with the dev extra: {install_hint('dev')}"
         ) from None
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, headless=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..core.errors import UsageError
+from ..core.extras import missing_extra
 from .opponents import DEFAULT_MAX_SIMULATIONS
 
 DEFAULT_HOST = "127.0.0.1"
@@ -80,7 +81,7 @@ def serve(
 
         from .app import LOOPBACK_HOSTS, create_app
     except ImportError as exc:
-        raise UsageError(f'crossenvs serve needs the web extra: pip install "crossenvs[web]" ({exc})') from None
+        raise missing_extra("crossenvs serve", exc.name or "starlette", "web") from None
     out = out or sys.stdout
     sock = bind(host, port)
     try:

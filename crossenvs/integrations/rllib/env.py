@@ -6,7 +6,11 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+from ...core.extras import needs_extra
+
+with needs_extra("rllib", "the RLlib integration"):
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from ...core.actions import action_id
 from ...core.errors import CallOrderError, InvalidActionError, InvalidOptionError

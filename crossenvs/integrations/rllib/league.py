@@ -8,11 +8,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import torch
-from ray.rllib.algorithms.algorithm import Algorithm
-from ray.rllib.algorithms.ppo import PPOConfig
-from ray.rllib.callbacks.callbacks import RLlibCallback
-from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ...core.extras import needs_extra
+
+with needs_extra("rllib", "the RLlib integration"):
+    import torch
+    from ray.rllib.algorithms.algorithm import Algorithm
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.callbacks.callbacks import RLlibCallback
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 
 from ...checkpoints.rllib import save_rllib
 from ...core.errors import CheckpointError

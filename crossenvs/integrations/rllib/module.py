@@ -5,13 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 import gymnasium as gym
-import torch
-from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module.apis import ValueFunctionAPI
-from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-from ray.rllib.core.rl_module.torch import TorchRLModule
-from ray.rllib.utils.torch_utils import FLOAT_MIN
-from torch import nn
+
+from ...core.extras import needs_extra
+
+with needs_extra("rllib", "the RLlib integration"):
+    import torch
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.apis import ValueFunctionAPI
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.core.rl_module.torch import TorchRLModule
+    from ray.rllib.utils.torch_utils import FLOAT_MIN
+    from torch import nn
 
 from ...core.game import Game
 from .env import MASK, OBS, observation_space

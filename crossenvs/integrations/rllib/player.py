@@ -7,9 +7,13 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-import torch
-from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module.rl_module import RLModule
+
+from ...core.extras import needs_extra
+
+with needs_extra("rllib", "the RLlib integration"):
+    import torch
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.rl_module import RLModule
 
 from ...checkpoints.files import check_trained_on
 from ...checkpoints.rllib import load_rllib_module, rllib_module_folder

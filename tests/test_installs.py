@@ -1,0 +1,141 @@
+"""The base install, seen from this checkout: with every package that no extra named is installed hidden.
+
+Was: ``crossenvs --help`` crashed with ``No module named 'yaml'`` for every user of the README's install line,
+while the suite passed, because the test environment has every extra. Here each check runs in a fresh
+process that can import only what the base requirements (and the extras a case names) pull in
+(``tests/without_extras.py``), so a stray import of an extra's package fails in the default tier. The
+wheel installed with its real dependencies is ``tests/test_wheel.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from without_extras import PRELUDE
+
+from crossenvs.cli import COMMANDS
+
+TESTS = Path(__file__).resolve().parent
+PACKAGE = TESTS.parent / "crossenvs"
+
+#: the modules that are an extra's feature and may refuse to import without it, with that extra
+EXTRA_MODULES = {
+    "crossenvs.az.": "agents",  # the AlphaZero network and trainer; crossenvs.az.search and .tree are numba only
+    "crossenvs.ppo.": "train",
+    "crossenvs.trainer.config": "train",
+    "crossenvs.checkpoints.board_cnn": "train",
+    "crossenvs.integrations.rllib": "rllib",
+    "crossenvs.integrations.torchrl": "torchrl",
+    "crossenvs.integrations.openspiel": "openspiel",
+    "crossenvs.web.app": "web",
+}
+#: modules of ``crossenvs.az`` that the base install runs (the CPU search and its tree)
+BASE_AZ = {"crossenvs.az", "crossenvs.az.search", "crossenvs.az.tree", "crossenvs.az.tree_math"}
+
+
+def in_base_process(code: str, extras: str = "") -> subprocess.CompletedProcess:
+    """``code`` in a fresh process that sees the base install and ``extras`` only."""
+    return subprocess.run(
+        [sys.executable, "-c", PRELUDE + code, extras, str(TESTS)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=TESTS.parent,
+    )
+
+
+def public_modules() -> list[str]:
+    names = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        if not any(part.startswith("_") for part in parts[1:]):
+            names.append(".".join(parts))
+    return names
+
+
+IMPORT_ALL = """
+import importlib, json
+report = {}
+for name in json.loads(sys.argv[3]):
+    try:
+        importlib.import_module(name)
+    except BaseException as exc:
+        report[name] = [type(exc).__name__, str(exc)]
+print(json.dumps(report))
+"""
+
+
+def test_without_extras_every_module_imports_or_names_its_extra():
+    modules = public_modules()
+    assert "crossenvs.cli.train" in modules and "crossenvs.trainer.folders" in modules
+    done = subprocess.run(
+        [sys.executable, "-c", PRELUDE + IMPORT_ALL, "", str(TESTS), json.dumps(modules)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=TESTS.parent,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    refused = json.loads(done.stdout.splitlines()[-1])
+    for name, (kind, message) in refused.items():
+        extra = next((extra for prefix, extra in EXTRA_MODULES.items() if name.startswith(prefix.rstrip("."))), None)
+        assert extra and name not in BASE_AZ, f"{name} does not import in the base install: {kind}: {message}"
+        assert kind == "MissingExtraError", f"{name}: {kind}: {message}"
+        assert 'pip install -e ".[' in message and "\n" not in message, message
+    # the extras' own modules do refuse (so the blocker works), and everything else imported
+    assert "crossenvs.az.network" in refused and "crossenvs.web.app" in refused
+    assert not {"crossenvs", "crossenvs.cli", "crossenvs.cli.train", "crossenvs.trainer.folders"} & set(refused)
+
+
+RUN_COMMANDS = """
+import contextlib, io, json
+from crossenvs.cli import main
+report = []
+for argv in json.loads(sys.argv[3]):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            code = main(argv, source=io.StringIO("quit\\n"))
+        except SystemExit as exc:
+            code = exc.code
+    report.append([argv, code, err.getvalue()])
+print(json.dumps(report))
+"""
+
+#: commands that need an extra, with the extra their one line must name
+NEEDS = [
+    (["play", "crisscross", "--option", "size=6", "--opponent", "pretrained"], "agents"),
+    (["train", "alphazero", "--game", "crisscross", "--max-minutes", "0.1"], "train"),
+    (["train", "ppo", "--game", "crisscross"], "train"),
+    (["train", "rllib", "--game", "crisscross"], "train,rllib"),
+    (["serve"], "web"),
+    (["rate", "az:final.pt", "--game", "crisscross"], "agents"),
+]
+
+
+def test_without_extras_every_command_starts_or_names_its_extra():
+    argvs = [["--help"], ["list"], *([command.name, "--help"] for command in COMMANDS)]
+    argvs += [argv for argv, _ in NEEDS]
+    done = in_base_process(RUN_COMMANDS.replace("sys.argv[3]", repr(json.dumps(argvs))))
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = {tuple(argv): (code, err) for argv, code, err in json.loads(done.stdout.splitlines()[-1])}
+    for argv in argvs[: 2 + len(COMMANDS)]:
+        code, err = results[tuple(argv)]
+        assert code in (0, None), f"crossenvs {' '.join(argv)} exit {code}: {err[-2000:]}"
+    for argv, extra in NEEDS:
+        code, err = results[tuple(argv)]
+        lines = err.strip().splitlines()
+        assert code == 2 and len(lines) == 1, f"crossenvs {' '.join(argv)} exit {code}:\n{err[-2000:]}"
+        assert f'pip install -e ".[{extra}]"' in lines[0] and "Traceback" not in err, lines[0]
+
+
+@pytest.mark.parametrize("extra", ["agents", "eval", "web"])
+def test_with_one_extra_the_package_and_command_line_import(extra: str):
+    done = in_base_process("import crossenvs, crossenvs.cli; print(len(crossenvs.cli.COMMANDS))", extra)
+    assert done.returncode == 0 and int(done.stdout) == len(COMMANDS), done.stderr[-3000:]
