@@ -1,6 +1,6 @@
 """Masked PPO by self-play on TorchRL's own pieces, in one readable file (CleanRL's style).
 
-    pip install "crossenvs[torchrl]"
+    pip install -e ".[torchrl]"        # in a checkout of crossenvs, after torch==2.13.0
     python examples/torchrl_selfplay.py --game crisscross --option size=6
 
 A batch of games is one TorchRL env (:class:`crossenvs.integrations.torchrl.CrossTorchRLEnv`); a

@@ -139,3 +139,29 @@ def test_without_extras_every_command_starts_or_names_its_extra():
 def test_with_one_extra_the_package_and_command_line_import(extra: str):
     done = in_base_process("import crossenvs, crossenvs.cli; print(len(crossenvs.cli.COMMANDS))", extra)
     assert done.returncode == 0 and int(done.stdout) == len(COMMANDS), done.stderr[-3000:]
+
+
+NO_NUMBA_CUDA_GPU_ASKED = """
+from crossenvs.envs.vector import CrossVectorEnv
+from crossenvs.kernels import cuda
+for gpu in (cuda.gpu_absent(), None):  # this machine as it is, then as if a card answered
+    cuda.gpu_absent = lambda gpu=gpu: gpu
+    try:
+        CrossVectorEnv("crisscross", 4, device="cuda")
+    except cuda.CudaUnavailableError as exc:
+        print(exc)
+"""
+
+
+def test_without_the_cuda_extra_a_gpu_request_names_the_card_first_then_each_missing_package():
+    """Was: no numba-cuda meant 'install torch and crossenvs[cuda]' (500 MB) before 'there is no GPU here'."""
+    from crossenvs.kernels.cuda import gpu_absent
+
+    if gpu_absent() is None:
+        pytest.skip("a GPU answers here: the first line would be the second")
+    done = in_base_process(NO_NUMBA_CUDA_GPU_ASKED)
+    assert done.returncode == 0, done.stderr[-3000:]
+    no_card, no_stack = done.stdout.strip().splitlines()
+    assert "needs an NVIDIA GPU with its driver: no NVIDIA driver" in no_card and "pip install" not in no_card
+    assert "needs numba-cuda and torch, which are not installed" in no_stack, no_stack
+    assert 'pip install -e ".[cuda]"' in no_stack and no_stack.index("torch==2.13.0") < no_stack.index(".[cuda]")

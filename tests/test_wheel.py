@@ -1,17 +1,18 @@
-"""The package as a user gets it: build the sdist and wheel, install the wheel into a fresh virtual
-environment without this checkout on the path, and run from it.
+"""The package as a user gets it: build the sdist and wheel, install the wheel with its real dependencies into
+fresh virtual environments, one for each install line the README and the docs give, and run from them.
 
-The fresh environment gets no packages from an index (the test runs offline): a ``.pth`` file
-lists the running environment's site-packages, so numpy, numba, gymnasium, torch, Starlette and
-the rest are importable there. Python adds such a line to ``sys.path`` without processing the
-``.pth`` files inside it, so this checkout's editable install stays invisible; the test checks
-that ``crossenvs`` is imported from the fresh environment.
+Was: the wheel was installed with ``--no-deps`` beside a ``.pth`` file lending it the test environment's
+packages, so ``crossenvs --help`` crashed on a missing PyYAML for every user while this file passed. Now pip
+resolves every dependency itself (from the index, or the machine's wheel folders and pip's cache), exactly
+as a user's ``pip install`` does; torch comes first at the pinned version, as the pages say.
 
 There, from a folder outside the checkout, every command and snippet that README.md and
 docs/getting-started.md show runs and exits 0 (``crossenvs serve`` until its page answers,
 ``crossenvs play`` until it reads ``quit``), with ``rate`` and ``eval --ladder`` on the shipped
 ladders and ``check`` on a game file the test writes; then each runs again and must print no
-compile notice: numba compiled everything a command needs the first time.
+compile notice: numba compiled everything a command needs the first time. The base install and every
+other documented install line get a fresh environment each, where ``crossenvs --help`` and
+``crossenvs list`` work and what needs a missing extra says so in one line.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import sysconfig
 import time
 import urllib.request
 import zipfile
@@ -30,8 +30,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
+from without_extras import PRELUDE
 
 from crossenvs.cli import EXAMPLES
+from crossenvs.kernels.cuda import gpu_absent
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
@@ -168,11 +170,36 @@ class Installed(NamedTuple):
         return subprocess.run(argv, cwd=self.work, env=self.env, capture_output=True, text=True, timeout=900, **kwargs)
 
 
-@pytest.fixture(scope="module")
-def installed(dist: Path, tmp_path_factory) -> Installed:
-    """The wheel installed into one fresh virtual environment, which the tests below share."""
+#: the install lines of the pages: ``pip install -e .`` and ``pip install -e ".[a,b]"`` (torch first where one needs it)
+INSTALL_PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "examples").glob("*.py")))
+INSTALL_LINES = sorted(
+    {
+        match.group(1) or ""
+        for page in INSTALL_PAGES
+        for match in re.finditer(r'pip install -e (?:"\.\[([a-z,]+)\]"|\.(?=\s|$|`))', page.read_text(), re.M)
+    }
+)
+#: the extras that bring torch, which goes in first from the pinned version (a loose pin pulls CUDA wheels)
+TORCH_EXTRAS = {"agents", "train", "torchrl", "cuda"}
+#: the README's install line: the environment that runs every command and snippet it shows
+README_EXTRAS = "agents,eval,web"
+
+
+def pip_install(python: Path, *requirements: str) -> None:
+    """pip resolving every dependency itself into the environment of ``python``; no .pyc compiled (seconds saved)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-compile", *requirements],
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
+
+
+def fresh_install(dist: Path, root: Path, extras: str) -> Installed:
+    """A new virtual environment holding the wheel with ``extras`` and everything it requires, nothing more."""
     (wheel,) = dist.glob(f"crossenvs-{VERSION}-py3-none-any.whl")
-    root = tmp_path_factory.mktemp("installed")
     venv = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
@@ -184,22 +211,20 @@ def installed(dist: Path, tmp_path_factory) -> Installed:
             check=True,
         ).stdout.strip()
     )
-    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
-    (purelib / "deps_from_the_test_environment.pth").write_text("\n".join(sorted(ours)) + "\n")
+    torch = ["torch==2.13.0"] if TORCH_EXTRAS & set(extras.split(",")) else []
+    pip_install(python, *torch, f"{wheel}[{extras}]" if extras else str(wheel))
     (purelib / "compile_watch.py").write_text(COMPILE_WATCH)
     (purelib / "compile_watch.pth").write_text("import compile_watch\n")
-    install = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", str(wheel)],
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert install.returncode == 0, install.stdout + install.stderr
     work = root / "work"
     work.mkdir()
     env = clean_env(CROSSENVS_CACHE_DIR=str(root / "numba-cache"), CROSSENVS_COMPILE_NOTICE="1", MPLBACKEND="Agg")
     return Installed(venv, work, env)
+
+
+@pytest.fixture(scope="module")
+def installed(dist: Path, tmp_path_factory) -> Installed:
+    """The wheel installed as the README's install line says, into one fresh environment the tests below share."""
+    return fresh_install(dist, tmp_path_factory.mktemp("installed"), README_EXTRAS)
 
 
 #: imported at the start of every process of the fresh environment: names on stderr each function that
@@ -326,53 +351,9 @@ def served(installed: Installed, command: tuple[str, ...]) -> str:
         server.wait(timeout=30)
 
 
-def extra_modules() -> tuple[dict[str, set[str]], set[str]]:
-    """Each extra of pyproject.toml as the top-level modules its distributions install here, and the core's."""
-    from importlib import metadata
-
-    import tomllib
-
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-
-    def normal(name: str) -> str:
-        return re.sub(r"[-_.]+", "-", name).lower()
-
-    modules: dict[str, set[str]] = {}
-    for module, distributions in metadata.packages_distributions().items():
-        for distribution in distributions:
-            modules.setdefault(normal(distribution), set()).add(module)
-
-    def of(requirements: list[str]) -> set[str]:
-        names = [normal(re.match(r"[A-Za-z0-9_.-]+", requirement).group(0)) for requirement in requirements]
-        return set().union(*(modules.get(name, set()) for name in names))
-
-    core = of(project["dependencies"])
-    return {extra: of(needs) - core for extra, needs in project["optional-dependencies"].items()}, core
-
-
-WITH_ONLY = """
-import sys
-
-blocked = set(sys.argv[1].split(","))
-
-
-class NotInstalled:
-    \"\"\"The packages of the extras the page does not name, as if they were not installed.\"\"\"
-
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in blocked:
-            raise ModuleNotFoundError(f"No module named {name!r} (its extra is not installed)", name=name)
-
-
-sys.meta_path.insert(0, NotInstalled())
-try:
-    import ray  # noqa: F401
-except ModuleNotFoundError:
-    pass
-else:
-    raise SystemExit("the blocker let ray through")
+EVALUATION_PAGE = """
 namespace = {"__name__": "__docs__"}
-for index, block in enumerate(sys.argv[2:]):
+for index, block in enumerate(sys.argv[3:]):
     exec(compile(block, f"python block {index} of docs/evaluation.md", "exec"), namespace)
 print("evaluation page OK")
 """
@@ -380,24 +361,25 @@ print("evaluation page OK")
 
 def test_installed_wheel_runs_the_evaluation_page_with_only_the_extras_it_names(installed: Installed):
     """Was: the page's TestClient snippet needed httpx2, which no extra it names brings. Every python block of
-    the page runs with the packages of every other extra made impossible to import."""
+    the page runs where only the base install and the extras its install line names can be imported
+    (tests/without_extras.py hides the rest, read from the installed wheel's metadata)."""
     page = (ROOT / "docs" / "evaluation.md").read_text()
-    named = set(re.search(r'pip install "crossenvs\[([a-z,]+)\]"', page).group(1).split(","))
-    extras, _ = extra_modules()
-    allowed = set().union(*(extras[extra] for extra in named))
-    blocked = set().union(*extras.values()) - allowed
-    assert "ray" in blocked  # the script checks its blocker on it
+    named = re.search(r'pip install -e "\.\[([a-z,]+)\]"', page).group(1)
     blocks = re.findall(r"```python\n(.*?)```", page, re.S)
     assert len(blocks) >= 4
     python = str(installed.venv / "bin" / "python")
-    done = installed.run([python, "-c", WITH_ONLY, ",".join(sorted(blocked)), *blocks])
-    assert done.returncode == 0, f"with only {sorted(named)}:\n" + done.stdout[-3000:] + done.stderr[-5000:]
+    done = installed.run([python, "-c", PRELUDE + EVALUATION_PAGE, named, str(ROOT / "tests"), *blocks])
+    assert done.returncode == 0, f"with only {named}:\n" + done.stdout[-3000:] + done.stderr[-5000:]
     assert "evaluation page OK" in done.stdout
 
 
-def test_installed_wheel_trains_from_outside_the_checkout(installed: Installed):
-    """Was: the trainers were scripts in the checkout and their configs were not in the wheel. The pages' own
-    training command (the game's shipped config), cut to seconds: a short cap, two evaluation games."""
+def test_installed_wheel_trains_from_outside_the_checkout(installed: Installed, dist: Path):
+    """Was: the trainers were scripts in the checkout and their configs were not in the wheel. The README's
+    second install line (the train extra), then the pages' own training command (the game's shipped config),
+    cut to seconds: a short cap, two evaluation games."""
+    (wheel,) = dist.glob(f"crossenvs-{VERSION}-py3-none-any.whl")
+    assert 'pip install -e ".[train]"' in (ROOT / "README.md").read_text()
+    pip_install(installed.venv / "bin" / "python", f"{wheel}[train]")
     shown = [command for command in SHOWN if command[:3] == ("crossenvs", "train", "alphazero")]
     assert shown[0][3:5] == ("--game", "crisscross"), shown
     command = list(shown[0])
@@ -441,3 +423,71 @@ def test_installed_wheel_runs_every_command_the_pages_show_and_compiles_once(ins
     assert [line for line in notices if line.startswith("numba compiles")], "the compile watch saw nothing"
     said = [line for line in notices if line.startswith("crossenvs: compiling")]
     assert said and not [line for line in said if "crossenvs." in line], said  # words, not module names
+
+
+#: what each extra's install line lets a user import or run, beyond ``crossenvs --help`` and ``crossenvs list``
+#: (python, or a command with the exit status and the words it must print)
+LINE_CHECKS: dict[str, list[tuple[list[str], int, str]]] = {
+    "": [
+        (["python", "-c", "from crossenvs import crisscross_v0; import crossenvs.envs.vector, gymnasium"], 0, ""),
+        (["crossenvs", "play", "crisscross", "--opponent", "pretrained"], 2, 'pip install -e ".[agents]"'),
+        (["crossenvs", "train", "alphazero", "--game", "crisscross"], 2, 'pip install -e ".[train]"'),
+        (["crossenvs", "serve"], 2, 'pip install -e ".[web]"'),
+        (["crossenvs", "doctor"], 1, "no NVIDIA driver"),  # the card first: no extra installs one
+    ],
+    "openspiel": [
+        (
+            ["python", "-c", "import crossenvs.integrations.openspiel, pyspiel; pyspiel.load_game('crossenvs_crosse')"],
+            0,
+            "",
+        ),
+    ],
+    "torchrl": [
+        (
+            [
+                "python",
+                "-c",
+                "from crossenvs.integrations.torchrl import CrossTorchRLEnv; CrossTorchRLEnv('crisscross', 2)",
+            ],
+            0,
+            "",
+        ),
+    ],
+    "cuda": [
+        (["crossenvs", "doctor"], 1, "no NVIDIA driver"),
+    ],
+}
+
+
+def run_in(installed: Installed, argv: list[str]) -> subprocess.CompletedProcess:
+    program = installed.venv / "bin" / argv[0]
+    return installed.run([str(program), *argv[1:]], stdin=subprocess.DEVNULL)
+
+
+def test_the_pages_install_lines_are_the_ones_tested():
+    """Every ``pip install -e`` line of the README, the docs and the examples has an environment below."""
+    assert "" in INSTALL_LINES and README_EXTRAS in INSTALL_LINES and "train" in INSTALL_LINES
+    untested = set(INSTALL_LINES) - {"", README_EXTRAS, "train", *LINE_CHECKS}
+    assert not untested, f"install lines without a test: {sorted(untested)}"
+    stale = [page.name for page in INSTALL_PAGES if 'pip install "crossenvs[' in page.read_text()]
+    assert not stale, f'pip install "crossenvs[x]" finds nothing (not on PyPI): {stale}'
+
+
+@pytest.mark.parametrize("extras", sorted(LINE_CHECKS), ids=lambda extras: extras or "base")
+def test_each_install_line_starts_and_names_what_it_lacks(dist: Path, tmp_path: Path, extras: str):
+    """A fresh environment per documented line: ``crossenvs --help`` and ``list`` work, the line's own feature
+    works, and what needs another extra says which, in one line."""
+    if extras not in INSTALL_LINES:
+        pytest.fail(f'no page gives pip install -e ".[{extras}]" any more: drop its checks')
+    here = fresh_install(dist, tmp_path, extras)
+    for argv, code, said in [(["crossenvs", "--help"], 0, "usage: crossenvs"), (["crossenvs", "list"], 0, "Crosse-v0")]:
+        run = run_in(here, argv)
+        assert run.returncode == code and said in run.stdout, f"{argv}: {run.stdout[-2000:]}{run.stderr[-3000:]}"
+    for argv, code, said in LINE_CHECKS[extras]:
+        if argv[1:] == ["doctor"] and gpu_absent() is None:
+            continue  # a machine with a card: doctor runs for real (tests/test_doctor.py)
+        run = run_in(here, argv)
+        shown = " ".join(argv)
+        assert run.returncode == code, f"{shown} -> {run.returncode}:\n{run.stdout[-2000:]}{run.stderr[-3000:]}"
+        assert said in run.stdout + run.stderr, f"{shown}: {said!r} not said:\n{run.stdout[-2000:]}{run.stderr[-3000:]}"
+        assert "Traceback" not in run.stderr, run.stderr[-3000:]

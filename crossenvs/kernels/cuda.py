@@ -9,7 +9,10 @@ kernels run on the CPU, slowly, calling the CPU build of the rules.
 
 from __future__ import annotations
 
+import ctypes
+import importlib.util
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -58,14 +61,39 @@ def _import_numba_cuda() -> Any:
     return cuda
 
 
-def _require_torch() -> None:
-    """The device env and search hand out torch CUDA tensors: torch must be importable."""
-    try:
-        import torch  # noqa: F401
-    except ImportError as exc:
+def _require_python_stack() -> None:
+    """numba-cuda and torch (the device env and search hand out torch CUDA tensors), every missing one named."""
+    missing = [name for name in ("numba_cuda", "torch") if importlib.util.find_spec(name) is None]
+    if missing:
+        names = " and ".join(name.replace("_", "-") for name in missing)
         raise CudaUnavailableError(
-            f"the GPU path needs torch, which is not installed ({exc}); {INSTALL_LINE}"
-        ) from None
+            f"the GPU path needs {names}, which {'is' if len(missing) == 1 else 'are'} not installed: {INSTALL_LINE}"
+        )
+
+
+def gpu_absent() -> str | None:
+    """Why no NVIDIA GPU can run here, asked of the driver library itself; None when a device answers.
+
+    Checked before any Python package: no extra installs a card, so a user without one hears that first,
+    not a request to install 500 MB of CUDA wheels.
+    """
+    names = ("nvcuda.dll",) if sys.platform == "win32" else ("libcuda.so.1", "libcuda.so", "libcuda.dylib")
+    for name in names:
+        try:
+            driver = ctypes.CDLL(name)
+            break
+        except OSError:
+            continue
+    else:
+        return "no NVIDIA driver was found here (its library, libcuda, does not load)"
+    status = driver.cuInit(0)
+    if status != 0:
+        return f"the NVIDIA driver did not start (cuInit returned CUDA error {status})"
+    count = ctypes.c_int(0)
+    status = driver.cuDeviceGetCount(ctypes.byref(count))
+    if status != 0 or count.value == 0:
+        return "the NVIDIA driver sees no GPU"
+    return None
 
 
 def toolkit_version() -> tuple[int, int] | None:
@@ -110,14 +138,21 @@ def check_driver(cuda: Any) -> None:
 def cuda_module() -> Any:
     """``numba.cuda`` ready for the rules, after checking that a GPU can run them (or the simulator stands in).
 
-    What the GPU path needs, checked in order before any work: numba-cuda, torch, a driver and a
-    device, and a driver new enough for the PTX our toolkit writes. Raises one
+    What the GPU path needs, checked in order before any work: a driver and a device (asked of the
+    driver library, before anything is installed), numba-cuda and torch, and a driver new enough for the
+    PTX our toolkit writes. Raises one
     :class:`CudaUnavailableError` saying what is missing and what would do instead.
     """
-    cuda = _import_numba_cuda()
     if simulated():
-        return cuda
-    _require_torch()
+        return _import_numba_cuda()
+    absent = gpu_absent()
+    if absent:
+        raise CudaUnavailableError(
+            f"device='cuda' needs an NVIDIA GPU with its driver: {absent}; use device='cpu' (the same games on the "
+            "CPU), or NUMBA_ENABLE_CUDASIM=1 to simulate one slowly"
+        )
+    _require_python_stack()
+    cuda = _import_numba_cuda()
     try:
         available = cuda.is_available()
     except Exception as exc:  # a broken driver install raises rather than answering
