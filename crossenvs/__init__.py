@@ -37,6 +37,7 @@ from .core import (
 )
 from .core.facts import GameFacts
 from .core.version import __version__ as __version__
+from .core.waits import watch_compiles
 from .envs import registration as _env_registration  # noqa: F401 - gymnasium ids and entry modules
 from .players import PATH_KIND, register_player_kind
 
@@ -80,3 +81,6 @@ register_player_kind(PATH_KIND, "crossenvs.checkpoints.sb3:sb3_player", "a check
 # a .zip read by unpickling it (runs any code it holds): only when the user names this prefix (docs/security.md)
 register_player_kind("pickle", "crossenvs.checkpoints.sb3:pickled_sb3_player", "pickle:<trusted checkpoint .zip>",
                      extra="train", reads_file=True)  # fmt: skip
+
+# A compile of the rules that runs past two seconds (a PettingZoo env's first step) says so (docs/engine.md).
+watch_compiles()

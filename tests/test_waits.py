@@ -14,7 +14,6 @@ import os
 import re
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
@@ -80,16 +79,6 @@ class Terminal(io.StringIO):
         return True
 
 
-class Events:
-    """numba's event module as :meth:`CompileProgress._run` uses it: unregistering its listener."""
-
-    def __init__(self) -> None:
-        self.unregistered = []
-
-    def unregister(self, kind: str, listener) -> None:
-        self.unregistered.append(kind)
-
-
 def screen(written: str) -> str:
     """What a terminal shows at the end: each carriage return goes back to the start of the line."""
     shown = ""
@@ -98,32 +87,83 @@ def screen(written: str) -> str:
     return shown
 
 
-def test_a_terminal_gets_a_bar_while_numba_compiles_and_a_clean_line_after():
-    terminal, events = Terminal(), Events()
-    progress = waits.CompileProgress(terminal, 10, 20, tick=0.01, quiet=0.05, patience=5)
-    thread = threading.Thread(target=progress._run, args=(events, None))
-    thread.start()
-    progress.on_start(None)  # numba starts compiling (a callee inside, as it does)
-    progress.on_start(None)
-    deadline = time.monotonic() + 30
-    while "[" not in terminal.getvalue() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    progress.on_end(None)
-    progress.on_end(None)
-    thread.join(timeout=30)
-    assert not thread.is_alive() and events.unregistered == ["numba:compile"]
-    frames = re.findall(r"\r +\d+ s \[#* *\] of about 10-20 s", terminal.getvalue())
-    assert frames, terminal.getvalue()
-    assert screen(terminal.getvalue()).strip() == ""  # wiped: what the program prints next starts clean
-
-
-def test_no_bar_when_nothing_compiles_and_none_off_a_terminal(capsys, monkeypatch):
-    terminal, events = Terminal(), Events()
-    progress = waits.CompileProgress(terminal, 10, 20, tick=0.01, quiet=0.05, patience=0.05)
-    progress._run(events, None)  # no compile started within its patience
-    assert terminal.getvalue() == "" and events.unregistered == ["numba:compile"]
+@pytest.fixture
+def heard(monkeypatch):
+    """Waits speak here (the suite may silence them) onto stderr, as where no logging is set up."""
     monkeypatch.delenv("CROSSENVS_COMPILE_NOTICE", raising=False)
     monkeypatch.setattr(waits.LOGGER, "hasHandlers", lambda: False)  # pytest's own log capture set aside
-    monkeypatch.setattr(waits, "CompileProgress", None)  # would fail if a bar were started
-    waits.say("crossenvs: compiling something, first use only", (10, 20))  # stderr is pytest's pipe
-    assert capsys.readouterr().err == "crossenvs: compiling something, first use only\n"
+
+
+def until(condition, seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def test_a_short_wait_is_silent_and_a_long_one_speaks_then_again_every_so_often_in_a_pipe(heard, capsys):
+    with waits.Wait("playing crosse: a, b", total=10, unit="games", after=0.2, every=0.1):
+        pass  # over before it would speak
+    assert capsys.readouterr().err == ""
+    with waits.Wait("playing crosse: a, b", total=10, unit="games", after=0.05, every=0.1) as wait:
+        wait.advance(3)
+        time.sleep(0.5)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "crossenvs: playing crosse: a, b (10 games)", lines
+    assert len(lines) >= 3 and all(re.fullmatch(r"crossenvs: playing crosse: a, b: still going, 3/10 games, \d+ s", line)
+                                   for line in lines[1:]), lines  # fmt: skip
+
+
+def test_a_terminal_gets_one_labelled_bar_at_a_time_and_a_clean_line_after(heard, monkeypatch):
+    terminal = Terminal()
+    monkeypatch.setattr(waits.sys, "stderr", terminal)
+    outer = waits.Wait("compiling the rules of crosse", estimate=(10, 20), after=0.0, tick=0.01).start()
+    inner = waits.Wait("playing crosse: a, b", total=4, unit="games", after=0.0, tick=0.01).start()  # says nothing
+    until(lambda: terminal.getvalue().count("\r") > 4)
+    inner.stop()
+    outer.stop()
+    written = terminal.getvalue()
+    assert written.startswith("crossenvs: compiling the rules of crosse (about 10-20 s)\n"), written
+    assert re.search(r"\r  \[#* *\] \d+ s of about 10-20 s", written), written
+    assert "playing" not in written  # one wait speaks at a time
+    assert screen(written.split("\n", 1)[1]).strip() == ""  # wiped: what the program prints next starts clean
+
+
+def test_a_compile_of_a_games_rules_past_the_threshold_opens_a_wait_named_in_words(heard, monkeypatch, capsys):
+    monkeypatch.setattr(waits, "SPEAK_AFTER", 0.05)
+    watch = waits.CompileWatch(quiet=0.05, tick=0.01)
+    watch.on_start("crossenvs.games.crosse.rules")  # numba starts compiling Crosse's kernels (callees inside)
+    watch.on_start("crossenvs.games.crosse.tables")
+    until(lambda: watch.wait is not None)
+    watch.on_end()
+    watch.on_end()
+    until(lambda: watch.thread is None)
+    low, high = waits.RULES_SECONDS["crosse"]
+    said = capsys.readouterr().err
+    assert (
+        said == f"crossenvs: compiling the rules of crosse, first use only (numba caches them) (about {low}-{high} s)\n"
+    )
+    assert watch.wait is None and not waits._SPEAKING
+
+
+def test_a_compile_shorter_than_the_threshold_or_not_ours_says_nothing(heard, monkeypatch, capsys):
+    watch = waits.CompileWatch(quiet=0.05, tick=0.01)
+    watch.on_start("crossenvs.games.crisscross.rules")
+    watch.on_end()
+    until(lambda: watch.thread is None)  # quiet again: the next compile is a run of its own
+    monkeypatch.setattr(waits, "SPEAK_AFTER", 0.05)
+    watch.on_start("users_module")  # a user's own numba function
+    time.sleep(0.3)
+    watch.on_end()
+    until(lambda: watch.thread is None)
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.slow
+def test_a_pettingzoo_envs_first_step_on_a_cold_cache_says_it_compiles_into_a_pipe(tmp_path):
+    """Was: 10 s of silence (Crossings) before the first step, in a terminal or a pipe."""
+    env = {k: v for k, v in os.environ.items() if k != "CROSSENVS_COMPILE_NOTICE"}
+    env["CROSSENVS_CACHE_DIR"] = str(tmp_path)
+    code = "from crossenvs import crossings_v0\nenv = crossings_v0.env()\nenv.reset(seed=0)\nenv.step(int(env.last()[0]['action_mask'].argmax()))"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.startswith("crossenvs: compiling the rules of crossings, first use only"), run.stderr

@@ -1,8 +1,9 @@
 """Long waits said out loud, wherever the person is looking: a terminal, a notebook, a pipe or a log.
 
 A first-use compile (numba compiling a game's kernels into the cache) takes from seconds to over a
-minute; without a word, that looks like a hang. Each such wait is one line through :mod:`logging`, on
-the ``crossenvs`` logger at INFO:
+minute, and an arena of a thousand games as long; without a word, that looks like a hang. Every wait
+that lasts over :data:`SPEAK_AFTER` seconds is a :class:`Wait`: one line when it starts, through
+:mod:`logging` on the ``crossenvs`` logger at INFO:
 
 * where the program has set up logging (``logging.basicConfig``, a framework's handlers), the line is
   a log record like any other, shown or filtered as the program's logging decides;
@@ -12,10 +13,15 @@ the ``crossenvs`` logger at INFO:
 Silence it with ``logging.getLogger("crossenvs").setLevel(logging.WARNING)``, or with the
 environment variable ``CROSSENVS_COMPILE_NOTICE=0`` (for a whole shell or CI job).
 
-On a terminal a compile's wait gets a progress bar too (:class:`CompileProgress`): redrawn in place
-under the notice while numba compiles, the seconds so far against the estimate, and wiped when done.
-A pipe, a notebook or a log gets the notice line only: a bar redrawn with carriage returns would
-fill a log with its frames.
+Then, on a terminal, a labelled bar redrawn in place under it (the seconds so far against the estimate,
+or the games played of all), wiped when the wait ends; in a pipe, a notebook or a log (where a bar's
+carriage returns would fill the page with frames), one more line every :data:`PIPE_EVERY` seconds.
+One wait speaks at a time: a wait inside another (the compile inside an arena) stays silent.
+
+Numba's compiles are followed (:class:`CompileWatch`): a template compile announces itself when its
+cache is cold (:func:`compile_wait`), and any other compile of ours that runs past
+:data:`SPEAK_AFTER` seconds with no wait speaking (a game's own rules, at a PettingZoo env's first
+step) opens a wait named after what compiles.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 #: the package's logger; its INFO lines announce waits
@@ -35,11 +42,11 @@ LOGGER = logging.getLogger("crossenvs")
 #: fresh process on a cold cache (a new ``CROSSENVS_CACHE_DIR``) less the same process on the warm one,
 #: on the project's 2-core AMD EPYC shared with other work (load about 4.5), 2026-11-27. Low end: the
 #: smallest game measured (Crisscross), high end: Crosse, the largest. An idle or faster machine is quicker.
-#: vector env 11 s (Crisscross 4x4) - 17 s (Crosse); MCTS 34 s (Crisscross 6x6) - 62 s (Crosse);
+#: vector env 11 s (Crisscross 4x4) - 17 s (Crosse), and 12-34 s from an empty cache (2026-11-28, issue 54); MCTS 34 s (Crisscross 6x6) - 62 s (Crosse);
 #: AlphaZero's search 59 s (Crisscross 6x6) - 67 s (Crosse: the pretrained agent's first move took 81 s in
 #: all, 14 s warm); the solver 37 s (Crisscross 4x4); the stepper 6 s (Crisscross 6x6) - 37 s (Crosse).
 COMPILE_SECONDS = {
-    "crossenvs.envs.game_batch": (10, 20),
+    "crossenvs.envs.game_batch": (12, 35),
     "crossenvs.players.mcts": (30, 65),
     "crossenvs.az.tree": (55, 70),
     "crossenvs.core.fused": (5, 40),
@@ -47,6 +54,20 @@ COMPILE_SECONDS = {
 }
 #: the range announced for a template not measured above
 DEFAULT_SECONDS = (5, 60)
+#: a game's own rules (its numba kernels: what a PettingZoo or gymnasium env's first step compiles), import to
+#: first step from an empty cache on the 2-core VM, 2026-11-28: Crisscross 2.5 s, Crossings 10.3, Neo-Crossings
+#: 13.0, Charing Cross 4.6, Crosse 10.0
+RULES_SECONDS = {
+    "crisscross": (2, 6),
+    "crossings": (8, 15),
+    "neo_crossings": (10, 18),
+    "charing_cross": (3, 8),
+    "crosse": (8, 15),
+}
+#: a wait that lasts longer than this is said; one that ends sooner stays silent
+SPEAK_AFTER = 2.0
+#: off a terminal, a wait still going is said again this often
+PIPE_EVERY = 30.0
 
 
 def _level() -> int:
@@ -60,18 +81,29 @@ def _level() -> int:
     return logging.INFO
 
 
-def say(text: str, seconds: tuple[int, int] | None = None) -> None:
-    """One line about a wait: a log record where logging is set up, else a line on stderr (see the module);
-    with ``seconds`` (the wait's estimate) a terminal also gets a progress bar while numba compiles."""
-    if os.environ.get("CROSSENVS_COMPILE_NOTICE") == "0" or _level() > logging.INFO:
+_SILENCED = False
+
+
+def silence() -> None:
+    """No wait speaks in this process (a worker of a pool whose parent speaks for it)."""
+    global _SILENCED
+    _SILENCED = True
+
+
+def quiet() -> bool:
+    """Whether waits are silenced: ``CROSSENVS_COMPILE_NOTICE=0``, the logger's level, or :func:`silence`."""
+    return _SILENCED or os.environ.get("CROSSENVS_COMPILE_NOTICE") == "0" or _level() > logging.INFO
+
+
+def say(text: str) -> None:
+    """One line: a log record where logging is set up, else a line on stderr (see the module)."""
+    if quiet():
         return
     if LOGGER.hasHandlers():
         LOGGER.info(text)
         return
     sys.stderr.write(text + "\n")
     sys.stderr.flush()
-    if seconds is not None and _is_terminal(sys.stderr):
-        CompileProgress(sys.stderr, *seconds).start()
 
 
 def _is_terminal(stream: TextIO) -> bool:
@@ -79,98 +111,130 @@ def _is_terminal(stream: TextIO) -> bool:
     return bool(isatty and isatty())
 
 
-class CompileProgress:
-    """A progress bar on a terminal while numba compiles: ``  23 s [#########          ] of about 55-70 s``.
+_SPEAKING: list[Wait] = []  # the waits open now, outermost first: only the first speaks
+_SPEAKING_LOCK = threading.Lock()
 
-    It follows numba's compile events (``numba:compile``): it draws while a compile runs and for a moment
-    after (one template is several functions, compiled one after another), and wipes itself once
-    compiling has stopped for ``quiet`` seconds, or when the process exits. It draws nothing when no compile starts within
-    ``patience`` seconds of the notice (the first call may come later, or the cache had it after all),
-    and gives up, silently, after ``3 * high`` seconds. A daemon thread: it never holds the process up.
+
+class Wait:
+    """One long wait: silent for ``after`` seconds, then said once and followed until it ends.
+
+    ``estimate`` (low, high seconds) or ``total`` (of ``unit``, counted with :meth:`advance`) sizes the bar.
+    Use it as a context manager, or :meth:`start` and :meth:`stop` when another thread ends it.
     """
 
     WIDTH = 20
 
     def __init__(
-        self, stream: TextIO, low: int, high: int, tick: float = 0.5, quiet: float = 0.5, patience: float = 10.0
+        self,
+        label: str,
+        *,
+        estimate: tuple[int, int] | None = None,
+        total: int | None = None,
+        unit: str = "",
+        after: float = SPEAK_AFTER,
+        tick: float = 0.5,
+        every: float = PIPE_EVERY,
+        stream: TextIO | None = None,
+        busy: Callable[[], bool] | None = None,
     ) -> None:
-        self.stream, self.low, self.high = stream, low, high
-        self.tick, self.quiet, self.patience = tick, quiet, patience
-        self.depth = 0  # compiles running (numba compiles callees inside their callers)
-        self.last_end: float | None = None
-        self.seen = False
+        self.busy = busy  # the bar is drawn only while this says so (a compile wait: while numba compiles)
+        self.label, self.estimate, self.total, self.unit = label, estimate, total, unit
+        self.after, self.tick, self.every = after, tick, every
+        self.stream = stream
+        self.done = 0
+        self.began = 0.0
         self.drawn = False  # a bar is on the line now
+        self.announced = False  # its headline was said already (a compile notice)
+        self.ended = threading.Event()
         self.lock = threading.Lock()
 
-    def on_start(self, event) -> None:
-        with self.lock:
-            self.depth += 1
-            self.seen = True
+    def __enter__(self) -> Wait:
+        return self.start()
 
-    def on_end(self, event) -> None:
-        with self.lock:
-            self.depth -= 1
-            self.last_end = time.monotonic()
-        if self.depth == 0:
-            self.clear()  # now, in the compiling thread: what the program prints next starts on a clean line
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
-    def start(self) -> None:
-        """Listen to numba's compiles and draw from a daemon thread."""
-        from numba.core import event  # numba only once something compiles: not on import crossenvs
+    def advance(self, count: int = 1) -> None:
+        """``count`` more of the ``total`` done."""
+        self.done += count
 
-        progress = self
+    def start(self) -> Wait:
+        self.began = time.monotonic()
+        with _SPEAKING_LOCK:
+            _SPEAKING.append(self)
+        threading.Thread(target=self._follow, name="crossenvs-wait", daemon=True).start()
+        return self
 
-        class Listener(event.Listener):
-            def on_start(self, started) -> None:
-                progress.on_start(started)
+    def stop(self) -> None:
+        self.ended.set()
+        self.clear()
+        with _SPEAKING_LOCK:
+            if self in _SPEAKING:
+                _SPEAKING.remove(self)
 
-            def on_end(self, ended) -> None:
-                progress.on_end(ended)
+    def _speaks(self) -> bool:
+        with _SPEAKING_LOCK:
+            return bool(_SPEAKING) and _SPEAKING[0] is self and not quiet()
 
-        listener = Listener()
-        event.register("numba:compile", listener)
-        threading.Thread(
-            target=self._run, args=(event, listener), name="crossenvs-compile-progress", daemon=True
-        ).start()
+    def headline(self) -> str:
+        """The line said once the wait has lasted ``after`` seconds."""
+        if self.estimate:
+            return f"crossenvs: {self.label} (about {self.estimate[0]}-{self.estimate[1]} s)"
+        if self.total:
+            return f"crossenvs: {self.label} ({self.total} {self.unit})"
+        return f"crossenvs: {self.label}"
 
-    def line(self, elapsed: float) -> str:
-        """The bar at ``elapsed`` seconds: full at the estimate's high end."""
-        filled = min(self.WIDTH, int(self.WIDTH * elapsed / self.high))
-        return f"\r  {elapsed:3.0f} s [{'#' * filled}{' ' * (self.WIDTH - filled)}] of about {self.low}-{self.high} s"
+    def progress(self, elapsed: float) -> str:
+        """Where the wait stands: ``340/1000 games, 12 s`` or ``12 s of about 10-20 s``."""
+        if self.total:
+            return f"{min(self.done, self.total)}/{self.total} {self.unit}, {elapsed:.0f} s"
+        if self.estimate:
+            return f"{elapsed:.0f} s of about {self.estimate[0]}-{self.estimate[1]} s"
+        return f"{elapsed:.0f} s"
 
-    def _busy(self, now: float) -> bool:
-        with self.lock:
-            return self.depth > 0 or (self.last_end is not None and now - self.last_end < self.quiet)
+    def bar(self, elapsed: float) -> str:
+        """The terminal's line: full at the total, or at the estimate's high end."""
+        if self.total:
+            share = self.done / self.total
+        elif self.estimate:
+            share = elapsed / self.estimate[1]
+        else:
+            share = 0.0
+        filled = min(self.WIDTH, int(self.WIDTH * share))
+        return f"\r  [{'#' * filled}{' ' * (self.WIDTH - filled)}] {self.progress(elapsed)}"
 
-    def _run(self, event, listener) -> None:
-        started = time.monotonic()
+    def _follow(self) -> None:
+        if self.ended.wait(self.after) or not self._speaks():
+            return
+        stream = self.stream or sys.stderr
+        terminal = _is_terminal(stream) and not LOGGER.hasHandlers()
+        if not self.announced:
+            say(self.headline())
         atexit.register(self.clear)  # a process that ends while the bar is up leaves a clean line
         try:
             while True:
-                time.sleep(self.tick)
-                now = time.monotonic()
-                if not self.seen:
-                    if now - started > self.patience:
-                        return
-                    continue
-                if not self._busy(now) or now - started > 3 * self.high:
+                if self.ended.wait(self.tick if terminal else self.every):
                     return
-                with self.lock:
-                    if self.depth > 0:  # between two compiles the line stays clear
-                        self.stream.write(self.line(now - started))
-                        self.stream.flush()
+                elapsed = time.monotonic() - self.began
+                if not self._speaks():
+                    continue
+                if terminal and (self.busy is None or self.busy()):
+                    with self.lock:
+                        stream.write(self.bar(elapsed))
+                        stream.flush()
                         self.drawn = True
+                elif not terminal:
+                    say(f"crossenvs: {self.label}: still going, {self.progress(elapsed)}")
         finally:
-            self.clear()
-            event.unregister("numba:compile", listener)
             atexit.unregister(self.clear)
 
     def clear(self) -> None:
-        """Wipe the bar, leaving the cursor where the line began: the notice above stays the wait's one line."""
+        """Wipe the bar, leaving the cursor where the line began: the headline above stays the wait's one line."""
         with self.lock:
             if self.drawn:
-                self.stream.write("\r" + " " * len(self.line(0)) + "\r")
-                self.stream.flush()
+                stream = self.stream or sys.stderr
+                stream.write("\r" + " " * (len(self.bar(time.monotonic() - self.began)) + 8) + "\r")
+                stream.flush()
                 self.drawn = False
 
 
@@ -183,3 +247,130 @@ def compile_notice(template: str, what: str, game: str) -> str:
     """The line that announces the first-use compile of ``template`` (``what``: it in words) for ``game``."""
     low, high = compile_seconds(template)
     return f"crossenvs: compiling {what} for {game}, first use only (numba caches it; about {low}-{high} s)"
+
+
+def compile_wait(template: str, what: str, game: str) -> None:
+    """Announce a cold template's compile now, and follow it until numba's compiles go quiet."""
+    if quiet():
+        return
+    say(compile_notice(template, what, game))
+    low, high = compile_seconds(template)
+    watch = CompileWatch.get()
+    watch.expect(Wait(f"compiling {what} for {game}", estimate=(low, high), after=0.0, busy=watch.compiling), said=True)
+
+
+def _compiled_words(module: str) -> tuple[str, tuple[int, int] | None]:
+    """What a compile of a function of ``module`` is, in words, and its measured range where there is one."""
+    parts = module.split(".")
+    if len(parts) >= 3 and parts[:2] == ["crossenvs", "games"]:
+        return f"the rules of {parts[2]}", RULES_SECONDS.get(parts[2])
+    return "crossenvs' kernels", None
+
+
+class CompileWatch:
+    """numba's compiles followed from a daemon thread: a compile of ours running past :data:`SPEAK_AFTER` seconds
+    with no wait speaking opens a :class:`Wait`, and the wait closes once compiling has been quiet for ``quiet``
+    seconds (one function is many compiles, callees inside their callers). ``patience``: a wait expected
+    (:meth:`expect`) closes unseen if no compile starts within it (the cache had it after all)."""
+
+    _instance: CompileWatch | None = None
+    _made = threading.Lock()
+
+    def __init__(self, quiet: float = 0.5, patience: float = 10.0, tick: float = 0.1) -> None:
+        self.quiet, self.patience, self.tick = quiet, patience, tick
+        self.lock = threading.Lock()
+        self.depth = 0
+        self.since: float | None = None  # when the current run of compiles began
+        self.last_end: float | None = None
+        self.first_module = ""
+        self.wait: Wait | None = None
+        self.waiting_since = 0.0
+        self.seen = False
+        self.thread: threading.Thread | None = None
+
+    @classmethod
+    def get(cls) -> CompileWatch:
+        """The process's watch, registered with numba on first use (numba only once something compiles)."""
+        with cls._made:
+            if cls._instance is None:
+                from numba.core import event
+
+                watch = cls()
+                watch.register(event)
+                cls._instance = watch
+            return cls._instance
+
+    def register(self, event) -> None:
+        watch = self
+
+        class Listener(event.Listener):
+            def on_start(self, started) -> None:
+                function = getattr(started.data.get("dispatcher"), "py_func", None)
+                watch.on_start(getattr(function, "__module__", "") or "")
+
+            def on_end(self, ended) -> None:
+                watch.on_end()
+
+        event.register("numba:compile", Listener())
+
+    def on_start(self, module: str) -> None:
+        with self.lock:
+            self.depth += 1
+            self.seen = True
+            if self.since is None:
+                self.since, self.first_module = time.monotonic(), module
+            self._ensure_thread()
+
+    def on_end(self) -> None:
+        with self.lock:
+            self.depth = max(0, self.depth - 1)
+            self.last_end = time.monotonic()
+        if self.depth == 0 and self.wait is not None:
+            self.wait.clear()  # now, in the compiling thread: what the program prints next starts on a clean line
+
+    def compiling(self) -> bool:
+        return self.depth > 0
+
+    def expect(self, wait: Wait, said: bool = False) -> None:
+        """Open ``wait`` for a compile about to start (its headline already said when ``said``)."""
+        with self.lock:
+            if self.wait is None:
+                self.wait, self.waiting_since, self.seen = wait, time.monotonic(), self.depth > 0
+                wait.announced = said
+                wait.start()
+            self._ensure_thread()
+
+    def _ensure_thread(self) -> None:
+        if self.thread is None or not self.thread.is_alive():
+            self.thread = threading.Thread(target=self._run, name="crossenvs-compile-watch", daemon=True)
+            self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(self.tick)
+            now = time.monotonic()
+            with self.lock:
+                compiling = self.depth > 0 or (self.last_end is not None and now - self.last_end < self.quiet)
+                if self.wait is not None:
+                    unseen = not self.seen and now - self.waiting_since > self.patience
+                    if unseen or (self.seen and not compiling):
+                        self.wait.stop()
+                        self.wait = None
+                elif compiling and self.since is not None and now - self.since > SPEAK_AFTER and not _SPEAKING:
+                    if self.first_module.startswith("crossenvs"):
+                        what, estimate = _compiled_words(self.first_module)
+                        label = f"compiling {what}, first use only (numba caches them)"
+                        self.wait = Wait(label, estimate=estimate, after=0.0, busy=self.compiling)
+                        self.waiting_since, self.seen = now, True
+                        self.wait.start().began = self.since  # its seconds count from the first compile
+                if not compiling:
+                    self.since = None
+                if self.wait is None and not compiling:
+                    self.thread = None
+                    return
+
+
+def watch_compiles() -> None:
+    """Follow numba's compiles from now on (called once the engine is imported; cheap when nothing compiles)."""
+    if not quiet():
+        CompileWatch.get()

@@ -21,6 +21,7 @@ import numpy as np
 from ..core.checks import check_count, check_seed
 from ..core.errors import InvalidOptionError
 from ..core.game import Game
+from ..core.waits import Wait
 from ..players import Player, Positions
 from .ratings import GameRecord, Rating, bradley_terry, interval_text, ratings
 
@@ -81,7 +82,9 @@ def play_game(
     return GameRecord(first.name, second.name, score, state.ply, seed)
 
 
-def play_batched(game: Game, a: Player, b: Player, games: int, seed: int, opening_plies: int = 0) -> list[GameRecord]:
+def play_batched(
+    game: Game, a: Player, b: Player, games: int, seed: int, opening_plies: int = 0, wait: Wait | None = None
+) -> list[GameRecord]:
     """``games`` games of two players at once in the vector env, seats alternating.
 
     Game k has ``a`` first when k is even, as in the one-at-a-time path; every game is played
@@ -106,7 +109,7 @@ def play_batched(game: Game, a: Player, b: Player, games: int, seed: int, openin
             actions = np.array([opening_choice(draws[k // 2, decisions], info["action_mask"][k]) for k in range(games)])
             observations, _, terminations, _, info = env.step(actions)
             decisions += 1
-            _score(terminations, info, score_first, plies)
+            _score(terminations, info, score_first, plies, wait)
             continue
         open_games = np.isnan(score_first)  # restarted games are not asked of the players
         for player, rows in ((a, np.flatnonzero(acting_a & open_games)), (b, np.flatnonzero(~acting_a & open_games))):
@@ -116,18 +119,22 @@ def play_batched(game: Game, a: Player, b: Player, games: int, seed: int, openin
                 )
                 actions[rows] = player.act_batch(positions)
         observations, _, terminations, _, info = env.step(actions)
-        _score(terminations, info, score_first, plies)
+        _score(terminations, info, score_first, plies, wait)
     return [
         GameRecord(*((a.name, b.name) if a_first[k] else (b.name, a.name)), float(score_first[k]), int(plies[k]), seed)
         for k in range(games)
     ]
 
 
-def _score(terminations: np.ndarray, info: dict, score_first: np.ndarray, plies: np.ndarray) -> None:
+def _score(
+    terminations: np.ndarray, info: dict, score_first: np.ndarray, plies: np.ndarray, wait: Wait | None = None
+) -> None:
     """Record the games that ended in this step (once: a restarted game's later ends are ignored)."""
     newly = terminations & np.isnan(score_first)
     score_first[newly] = (info["seat_rewards"][newly, 0] + 1.0) / 2.0
     plies[newly] = info["final_ply"][newly]
+    if wait is not None:
+        wait.advance(int(newly.sum()))
 
 
 def round_robin(
@@ -151,16 +158,20 @@ def round_robin(
     opening_plies = check_count(opening_plies, "opening_plies (random decisions opening each game)", 0, 1000)
     seed = check_seed(seed, "round_robin seed") or 0
     records = []
-    for pair_index, (a, b) in enumerate(itertools.combinations(players, 2)):
-        # below 2**62, so that the players' seeds (pair seed + game index + 1) stay below 2**63
-        pair_seed = (seed * 1_000_003 + pair_index * 10_007) % 2**62
-        if a.vectorized or b.vectorized:
-            records += play_batched(game, a, b, games_per_pair, pair_seed, opening_plies)
-            continue
-        draws = opening_draws(pair_seed, games_per_pair, opening_plies)
-        for game_index in range(games_per_pair):
-            first, second = (a, b) if game_index % 2 == 0 else (b, a)
-            records.append(play_game(game, first, second, pair_seed + game_index, opening=draws[game_index // 2]))
+    pairs = list(itertools.combinations(players, 2))
+    # said when it lasts over two seconds (crossenvs.core.waits): a bar of games played, or a line every 30 s
+    with Wait(f"playing {game.name}: {', '.join(names)}", total=len(pairs) * games_per_pair, unit="games") as wait:
+        for pair_index, (a, b) in enumerate(pairs):
+            # below 2**62, so that the players' seeds (pair seed + game index + 1) stay below 2**63
+            pair_seed = (seed * 1_000_003 + pair_index * 10_007) % 2**62
+            if a.vectorized or b.vectorized:
+                records += play_batched(game, a, b, games_per_pair, pair_seed, opening_plies, wait)
+                continue
+            draws = opening_draws(pair_seed, games_per_pair, opening_plies)
+            for game_index in range(games_per_pair):
+                first, second = (a, b) if game_index % 2 == 0 else (b, a)
+                records.append(play_game(game, first, second, pair_seed + game_index, opening=draws[game_index // 2]))
+                wait.advance()
     return records
 
 

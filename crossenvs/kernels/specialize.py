@@ -36,7 +36,7 @@ from types import ModuleType
 from typing import Any
 
 from ..core.errors import CrossenvsError
-from ..core.waits import compile_notice, compile_seconds, say
+from ..core.waits import compile_wait
 from .cache import digest, game_entry, game_hash, generated_module
 
 #: the line of a template module that a per-game copy replaces
@@ -114,8 +114,7 @@ def _compile_notice(template: str, game_class: type) -> None:
     """One line before a first-use compile, so a wait of many seconds is not a silent one: through
     :func:`crossenvs.core.waits.say`, so terminals, notebooks, pipes and logs all show it (and a terminal
     a progress bar); silenced by ``CROSSENVS_COMPILE_NOTICE=0`` or the ``crossenvs`` logger's level."""
-    what = _TEMPLATE_WORDS.get(template, template)
-    say(compile_notice(template, what, getattr(game_class, "name", game_class.__name__)), compile_seconds(template))
+    compile_wait(template, _TEMPLATE_WORDS.get(template, template), getattr(game_class, "name", game_class.__name__))
 
 
 _LOCK = threading.Lock()

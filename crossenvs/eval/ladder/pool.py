@@ -15,6 +15,7 @@ from multiprocessing import get_context
 
 from ...core.game import Game
 from ...core.registry import make_game
+from ...core.waits import Wait, silence
 from ...players import make_player
 from ..arena import round_robin
 from ..ratings import GameRecord
@@ -56,10 +57,13 @@ def play_pairs(
         for k, (i, j) in enumerate(pairs)
     ]
     records: list[GameRecord] = []
-    for result, job in zip(_results(jobs, workers), jobs):  # results first: the pool closes when they end
-        records += result
-        if progress:
-            progress(f"{job[2]} vs {job[3]}: {games_per_pair} games")
+    label = f"playing {game.name}: {len(jobs)} pairs of players, {games_per_pair} games each, {workers} processes"
+    with Wait(label, total=len(jobs), unit="pairs") as wait:  # the workers are silenced: this speaks for them
+        for result, job in zip(_results(jobs, workers), jobs):  # results first: the pool closes when they end
+            records += result
+            wait.advance()
+            if progress:
+                progress(f"{job[2]} vs {job[3]}: {games_per_pair} games")
     return records
 
 
@@ -68,7 +72,7 @@ def _results(jobs: list[tuple], workers: int) -> Iterator[list[GameRecord]]:
     if workers <= 1:
         yield from (_play_pair(*job) for job in jobs)
         return
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=silence) as pool:
         yield from pool.map(_play_pair, *zip(*jobs))
 
 
