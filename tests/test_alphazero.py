@@ -205,6 +205,11 @@ def test_a_tiny_run_trains_checkpoints_resumes_and_plays(tmp_path):
     first = run_alphazero("--config", str(tmp_path / "tiny.yaml"), "--run-dir", str(run))
     assert first.returncode == 0, first.stderr
     assert "positions/s" in first.stdout and "vs random" in first.stdout
+    shown = [line.split()[1:] for line in first.stdout.splitlines() if line.startswith("  crossenvs ")]
+    assert [words[0] for words in shown] == ["rate", "eval", "play"], first.stdout  # what to do with the agent next
+    for words in shown:
+        (spec,) = [word for word in words if word.startswith("az:")]
+        assert Path(spec[3:]) == run / "checkpoints" / "final.pt", spec
     summary = json.loads((run / "summary.json").read_text())
     assert summary["games"] == 4 and summary["updates"] > 0 and summary["positions"] > 0
     assert (run / "checkpoints" / "final.pt").is_file() and list((run / "tensorboard").iterdir())

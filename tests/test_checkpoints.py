@@ -14,9 +14,10 @@ import zipfile
 import pytest
 import torch
 
-from crossenvs import CheckpointError, InvalidOptionError, make_game
+from crossenvs import CheckpointError, make_game
 from crossenvs import checkpoints as ck
 from crossenvs.az.network import AlphaZeroNet
+from crossenvs.core.extras import MissingExtraError
 from crossenvs.players import make_player, register_player_kind
 from crossenvs.players import specs as player_specs
 
@@ -120,7 +121,7 @@ def test_the_trainers_file_names():
 def test_a_kind_whose_extra_is_missing_names_the_extra():
     register_player_kind("absent", "crossenvs_absent_dependency_xyz:from_spec", extra="agents")
     try:
-        with pytest.raises(InvalidOptionError, match=r'pip install "crossenvs\[agents\]"'):
+        with pytest.raises(MissingExtraError, match=r'pip install -e "\.\[agents\]"'):
             make_player("absent")
     finally:
         del player_specs._KINDS["absent"]
@@ -184,3 +185,21 @@ def test_new_maskableppo_files_name_the_cnn_where_it_lives():
 def test_reading_the_package_imports_no_torch_or_stable_baselines3():
     code = "import sys, crossenvs.checkpoints; sys.exit(bool({'torch', 'stable_baselines3'} & set(sys.modules)))"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_a_damaged_checkpoint_is_said_to_be_damaged_not_what_the_unpickler_tripped_on(tmp_path):
+    """Was: '(IndexError: pop from empty list)', words about the unpickler's stack, not the file."""
+    import zipfile
+
+    from crossenvs import agents
+
+    source = agents.path("crisscross", size=6)
+    damaged = tmp_path / "damaged.pt"
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(damaged, "w") as copy:
+        for item in original.infolist():
+            data = original.read(item)
+            copy.writestr(item, b"\x80\x02." if item.filename.endswith("data.pkl") else data)  # STOP, stack empty
+    with pytest.raises(CheckpointError) as refused:
+        make_player(f"az:{damaged}", game=make_game("crisscross", size=6))
+    message = str(refused.value)
+    assert "its data is damaged or cut short" in message and "pop from empty list" not in message, message

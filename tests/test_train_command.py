@@ -153,3 +153,17 @@ def test_the_checkout_scripts_are_the_command(capsys):
     with pytest.raises(SystemExit):
         training_script("alphazero").main(["--help"])
     assert "usage: crossenvs train alphazero" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("setting", "said"),
+    [
+        ("simulatons=16", "error: --set simulatons=...: unknown key(s) simulatons; known keys: game,"),
+        ("simulations=abc", "error: the command line (--set simulations=...): 'simulations' must be a whole number"),
+    ],
+)
+def test_a_bad_set_is_blamed_on_the_command_line_not_the_shipped_config(setting, said, capsys):
+    """Was: both errors named crossenvs/configs/alphazero/crisscross6.yaml, which the user never touched."""
+    assert cli(["train", "alphazero", "--game", "crisscross", "--option", "size=6", "--set", setting]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(said) and "crisscross6.yaml" not in err, err

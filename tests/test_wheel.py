@@ -392,6 +392,8 @@ def test_installed_wheel_trains_from_outside_the_checkout(installed: Installed, 
     (summary,) = installed.work.glob("runs/az-crisscross-*/summary.json")
     assert '"games": 2' in summary.read_text() and "precision" in summary.read_text()
     assert "auto: " in run.stdout  # the precision chosen, and why
+    assert "checkpoint runs/az-crisscross-" in run.stdout  # as the README shows it: relative to where one stands
+    assert "  crossenvs rate az:runs/az-crisscross-" in run.stdout and "  crossenvs play crisscross" in run.stdout
 
 
 def test_installed_wheel_runs_every_command_the_pages_show_and_compiles_once(installed: Installed):

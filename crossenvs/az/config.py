@@ -166,7 +166,8 @@ def replay_row_bytes(game) -> int:
 def load_config(path: Path | str, overrides: dict[str, Any] | None = None, local_actors: int = 0) -> Config:
     """Read and check a YAML config; ``overrides`` (the command line's) replace its keys where not None."""
     raw = read_yaml_config(path)
-    raw.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    config = config_from_dict(Config, raw, str(path))
+    given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    raw.update(given)
+    config = config_from_dict(Config, raw, str(path), from_command_line=given)
     config.check(str(path), local_actors)
     return config

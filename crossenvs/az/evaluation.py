@@ -54,9 +54,30 @@ def final_evaluation(
         f"{speed} on {device} ({precision or 'evaluation only'}); vs {opponent.name} "
         f"{evaluation['score']:.1%} score ({evaluation['win_rate']:.1%} wins) over {evaluation['games']} games, both "
         f"seats, searching {config.eval_simulations} simulations; {ladder.get('ladder_text', 'no ladder rating')}; "
-        f"checkpoint {final}"
+        f"checkpoint {shown_path(final)}"
     )
+    print("\n".join(next_commands(config.game, config.options, final)))
     return summary
+
+
+def shown_path(path: Path) -> str:
+    """``path`` as a user would type it here: relative to the working folder when inside it, else absolute."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(Path(path).resolve())
+
+
+def next_commands(game: str, options: dict[str, Any], checkpoint: Path) -> list[str]:
+    """What to do with a finished run's agent: rate it on the ladder, match it, play it (its ``az:`` spec)."""
+    spec = f"az:{shown_path(checkpoint)}"
+    flags = "".join(f" --option {key}={value}" for key, value in options.items())
+    return [
+        "next:",
+        f"  crossenvs rate {spec} --game {game}{flags}                       # its rating on the ladder",
+        f"  crossenvs eval {game}{flags} --players {spec} mcts:200 --games 20   # a match against MCTS",
+        f"  crossenvs play {game}{flags} --opponent {spec}                   # play it in the terminal",
+    ]
 
 
 def ladder_rating(game, agent: AlphaZeroPlayer, config: Config) -> dict[str, Any]:

@@ -129,7 +129,14 @@ def torch_for(what: str) -> Any:
     return import_extra("torch", what, "agents")
 
 
+#: errors that a damaged file raises from inside the unpickler: their words ("pop from empty list") describe the
+#: unpickler's stack, not the file, so the file's state is said instead
+DAMAGED_INSIDE = (IndexError, KeyError, EOFError, ValueError, TypeError, AttributeError, MemoryError, OverflowError)
+
+
 def short_error(exc: Exception) -> str:
     """An exception in one line (torch appends a paragraph of advice to its errors)."""
+    if isinstance(exc, DAMAGED_INSIDE):
+        return f"its data is damaged or cut short: reading it stopped with {type(exc).__name__}"
     text = str(exc).split(". ")[0].splitlines()[0] if str(exc) else ""
     return f"{type(exc).__name__}: {text}"

@@ -49,8 +49,9 @@ class Config:
 def load_config(path: Path | str, overrides: dict[str, Any] | None = None) -> Config:
     """Read and check a YAML config: unknown keys and wrong types stop the run, naming the key."""
     raw = read_yaml_config(path)
-    raw.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    config = config_from_dict(Config, raw, str(path))
+    given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    raw.update(given)
+    config = config_from_dict(Config, raw, str(path), from_command_line=given)
     _check_ranges(config, str(path))
     return config
 

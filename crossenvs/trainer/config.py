@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -85,12 +86,19 @@ _CONFIG_TYPES: dict[str, tuple[type, str]] = {
 """A config field's annotation -> its Python type and how an error message names it."""
 
 
-def config_from_dict(cls: type[ConfigType], raw: dict[str, Any], where: str = "config") -> ConfigType:
-    """An instance of dataclass ``cls`` from ``raw``; unknown keys, a missing game and wrong types are refused."""
+def config_from_dict(
+    cls: type[ConfigType], raw: dict[str, Any], where: str = "config", from_command_line: Collection[str] = ()
+) -> ConfigType:
+    """An instance of dataclass ``cls`` from ``raw``; unknown keys, a missing game and wrong types are refused.
+
+    A key in ``from_command_line`` came from ``--set`` or a flag, so its error names that, not the file ``where``.
+    """
     fields = {field.name: field for field in dataclasses.fields(cls)}
     unknown = sorted(set(raw) - set(fields))
     if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(fields)}")
+        typed = [key for key in unknown if key in from_command_line]
+        source = f"--set {', '.join(f'{key}=...' for key in typed)}" if typed else where
+        raise ConfigError(f"{source}: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(fields)}")
     if "game" not in raw:
         raise ConfigError(f"{where}: the key 'game' is required ({', '.join(list_games())})")
     values = {}
@@ -99,7 +107,8 @@ def config_from_dict(cls: type[ConfigType], raw: dict[str, Any], where: str = "c
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if not isinstance(value, expected) or isinstance(value, bool):
-            raise ConfigError(f"{where}: '{name}' must be {described}, got {value!r}")
+            source = f"the command line (--set {name}=...)" if name in from_command_line else where
+            raise ConfigError(f"{source}: '{name}' must be {described}, got {value!r}")
         values[name] = value
     if values["game"] not in list_games():
         raise ConfigError(f"{where}: 'game' {values['game']!r} is not one of {', '.join(list_games())}")

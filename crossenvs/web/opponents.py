@@ -19,6 +19,7 @@ from pathlib import Path
 from ..agents import FOLDER as AGENTS_FOLDER
 from ..checkpoints.sb3 import PICKLE_PREFIX
 from ..core.errors import CheckpointError, InvalidOptionError, UsageError
+from ..core.extras import MissingExtraError
 from ..core.game import Game
 from ..players import CHECKPOINT_SUFFIXES, PATH_KIND, Player, UnknownPlayerError, make_player, player_specs
 from .errors import BadRequestError, ForbiddenCheckpointError
@@ -108,7 +109,7 @@ def make_opponent(spec: str, game: Game, folders: CheckpointFolders, seed: int |
         raise BadRequestError(
             f"unknown opponent {text!r}{refused}: use {player_specs(kinds)} from the allowed folders"
         ) from None
-    except (InvalidOptionError, CheckpointError) as exc:
+    except (InvalidOptionError, CheckpointError, MissingExtraError) as exc:
         raise BadRequestError(f"opponent {text!r}: {exc}") from None
     simulations = getattr(player, "simulations", 0)
     if simulations > max_simulations:
