@@ -120,8 +120,9 @@ def _sweep_note(table: list) -> str:
     if not any(r.one_sided for r in table):
         return ""
     return (
-        "(>= / <=: the player won or lost every game against the players rated, so its rating has only one "
-        "bound: where those results have a 5% chance; it is left out of the fit and moves no other rating)\n"
+        "(won all / lost all: the player won or lost every game against the players rated, so its rating has no "
+        "point, only one bound (>= / <=): where those results have a 5% chance, which after few games may lie "
+        "beyond the players it beat; it is left out of the fit and moves no other rating)\n"
     )
 
 

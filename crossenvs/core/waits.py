@@ -250,13 +250,20 @@ def compile_notice(template: str, what: str, game: str) -> str:
 
 
 def compile_wait(template: str, what: str, game: str) -> None:
-    """Announce a cold template's compile now, and follow it until numba's compiles go quiet."""
-    if quiet():
+    """Announce a cold template's compile now, and follow it until numba's compiles go quiet; nothing where
+    numba compiles nothing (``NUMBA_DISABLE_JIT=1``, as under the CUDA simulator: the kernels run as Python)."""
+    if quiet() or _jit_disabled():
         return
     say(compile_notice(template, what, game))
     low, high = compile_seconds(template)
     watch = CompileWatch.get()
     watch.expect(Wait(f"compiling {what} for {game}", estimate=(low, high), after=0.0, busy=watch.compiling), said=True)
+
+
+def _jit_disabled() -> bool:
+    from numba.core import config
+
+    return bool(config.DISABLE_JIT)
 
 
 def _compiled_words(module: str) -> tuple[str, tuple[int, int] | None]:

@@ -8,6 +8,7 @@ game; the ones here (resets, per-game random streams, the random pick) are compi
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -117,6 +118,11 @@ def reset_batch(boards, metas, ids, initial_board, initial_meta) -> None:
     """Games ``ids`` back to the initial position (a few bytes each: threads would cost more)."""
     for j in range(ids.shape[0]):
         reset_game(boards, metas, ids[j], initial_board, initial_meta)
+
+
+# SplitMix64 wraps modulo 2**64 by design. Compiled, it does so silently; under the CUDA simulator these functions
+# run as Python on numpy scalars, which warn at every wrap: warnings about intended arithmetic, so not shown.
+warnings.filterwarnings("ignore", "overflow encountered in scalar (multiply|add)", RuntimeWarning, __name__)
 
 
 @njit(cache=True, inline="always")

@@ -334,10 +334,13 @@ def interval_text(rating: Rating) -> str:
 
 
 def rating_text(rating: Rating) -> str:
-    """The rating column: ``1500``, the bound ``>= 1817`` of a player rated by a bound only, or ``-`` unrated."""
+    """The rating column: ``1500``; ``won all`` / ``lost all`` for a player rated by a one-sided bound only (its
+    rating has no point: the bound, in the interval column, may lie below a player it beat), or ``-`` unrated."""
     if math.isnan(rating.rating):
         return "-"
-    return bounds_text(rating.low, rating.high) if rating.one_sided else f"{rating.rating:.0f}"
+    if rating.one_sided:
+        return "won all" if math.isinf(rating.high) else "lost all"
+    return f"{rating.rating:.0f}"
 
 
 # ---------------------------------------------------------------------------------------------
