@@ -10,6 +10,7 @@ wheel installed with its real dependencies is ``tests/test_wheel.py``.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +27,6 @@ PACKAGE = TESTS.parent / "crossenvs"
 EXTRA_MODULES = {
     "crossenvs.az.": "agents",  # the AlphaZero network and trainer; crossenvs.az.search and .tree are numba only
     "crossenvs.ppo.": "train",
-    "crossenvs.trainer.config": "train",
     "crossenvs.checkpoints.board_cnn": "train",
     "crossenvs.integrations.rllib": "rllib",
     "crossenvs.integrations.torchrl": "torchrl",
@@ -165,3 +165,13 @@ def test_without_the_cuda_extra_a_gpu_request_names_the_card_first_then_each_mis
     assert "needs an NVIDIA GPU with its driver: no NVIDIA driver" in no_card and "pip install" not in no_card
     assert "needs numba-cuda and torch, which are not installed" in no_stack, no_stack
     assert 'pip install -e ".[cuda]"' in no_stack and no_stack.index("torch==2.13.0") < no_stack.index(".[cuda]")
+
+
+def test_the_gpu_pages_imports_need_torch_and_the_cuda_extra_only():
+    """Was: docs/gpu.md's search example imported crossenvs.az.device_selfplay, whose config reader needed PyYAML
+    (the train extra), for a reader who installed what the page says: torch and the cuda extra."""
+    page = (TESTS.parent / "docs" / "gpu.md").read_text()
+    imports = sorted(set(re.findall(r"^from crossenvs[\w.]* import [\w, ]+$", page, re.M)))
+    assert any("device_selfplay" in line for line in imports), imports
+    done = in_base_process("\n".join(imports) + "\nprint('imported')", "agents,cuda")  # agents: torch alone
+    assert done.returncode == 0 and "imported" in done.stdout, done.stderr[-3000:]

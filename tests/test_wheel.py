@@ -457,6 +457,15 @@ LINE_CHECKS: dict[str, list[tuple[list[str], int, str]]] = {
     ],
     "cuda": [
         (["crossenvs", "doctor"], 1, "no NVIDIA driver"),
+        (
+            [
+                "python",
+                "-c",
+                "from crossenvs.az.device_selfplay import torch_device; import crossenvs.az.device_search",
+            ],
+            0,
+            "",
+        ),
     ],
 }
 

@@ -8,18 +8,15 @@ any run folder exists.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any, TypeVar
 
-from crossenvs.core.extras import needs_extra
-
-with needs_extra("train", "crossenvs train's configs"):
-    import yaml
-
 from crossenvs.core.checks import check_memory
 from crossenvs.core.errors import CrossenvsError
+from crossenvs.core.extras import import_extra
 from crossenvs.core.registry import list_games
 
 ConfigType = TypeVar("ConfigType")
@@ -33,33 +30,41 @@ class _DuplicateKey(Exception):
     """A key written twice in one YAML mapping: the key and the lines of both."""
 
 
-class UniqueKeyLoader(yaml.SafeLoader):
-    """YAML's safe loader, refusing a key written twice in one mapping (PyYAML keeps the last one
-    silently, so a setting changed near the top of a config could be undone further down)."""
+@functools.cache
+def unique_key_loader() -> type:
+    """YAML's safe loader, refusing a key written twice in one mapping (PyYAML keeps the last one silently, so a
+    setting changed near the top of a config could be undone further down). Made on first use: PyYAML comes with
+    the train extra, and this module is imported by what needs no YAML (the device search, the command line)."""
+    yaml = import_extra("yaml", "reading a trainer's config", "train")
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        lines: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
-                continue  # merge keys (<<) may repeat; other odd keys are the base loader's to judge
-            key, line = self.construct_object(key_node), key_node.start_mark.line + 1
-            if key in lines:
-                raise _DuplicateKey(key, lines[key], line)
-            lines[key] = line
-        return super().construct_mapping(node, deep=deep)
+    class UniqueKeyLoader(yaml.SafeLoader):
+        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+            lines: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                    continue  # merge keys (<<) may repeat; other odd keys are the base loader's to judge
+                key, line = self.construct_object(key_node), key_node.start_mark.line + 1
+                if key in lines:
+                    raise _DuplicateKey(key, lines[key], line)
+                lines[key] = line
+            return super().construct_mapping(node, deep=deep)
+
+    return UniqueKeyLoader
 
 
 def read_yaml_config(path: Path | str) -> dict[str, Any]:
     """The mapping in a YAML file; a clear error when it is missing, not UTF-8, malformed, repeats a key
     or is not a mapping."""
     path = Path(path)
+    loader = unique_key_loader()
+    yaml = import_extra("yaml", "reading a trainer's config", "train")
     if path.is_dir():
         raise ConfigError(f"config {path} is a folder, not a YAML file")
     if not path.is_file():
         raise ConfigError(f"config file {path} does not exist")
     try:
         data = path.read_bytes()
-        raw = yaml.load(data.decode("utf-8"), Loader=UniqueKeyLoader) or {}
+        raw = yaml.load(data.decode("utf-8"), Loader=loader) or {}
     except OSError as exc:
         raise ConfigError(f"config file {path} cannot be read: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
