@@ -32,6 +32,7 @@ from crossenvs.eval.ladder import (
     read_ladder,
     shipped_ladder,
 )
+from crossenvs.eval.ladder.adaptive import rung_sd
 from crossenvs.eval.ratings import GameRecord
 from crossenvs.players import make_player
 
@@ -307,9 +308,11 @@ def test_an_arena_fits_with_the_ladders_rungs_held_and_a_sweep_moves_nobody():
     # the sweeper say nothing, the sweeper having no finite rating)
     against = [(o, w / 10) for o, w in (("random", 9), ("mcts500", 6), ("agent", 2))]
     rungs = {"random": "random", "mcts500": "mcts:500", "agent": "pretrained:64"}
+    by_spec = {rung.spec: rung for rung in ladder.rungs}
     alone = fit_rating(
         [ladder.rating_of(rungs[o]) for o, score in against for _ in range(10)],
         [float(k < score * 10) for _, score in against for k in range(10)],
+        [rung_sd(by_spec[rungs[o]]) for o, score in against for _ in range(10)],  # the rungs' uncertainty, as rate
     )
     mine = table["mine"]
     assert (mine.rating, mine.low, mine.high) == pytest.approx((alone.rating, alone.low, alone.high), abs=0.01)

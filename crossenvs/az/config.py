@@ -14,6 +14,7 @@ from typing import Any
 from crossenvs.az.network import PRECISION_CHOICES
 from crossenvs.core.checks import check_seed
 from crossenvs.core.registry import make_game
+from crossenvs.eval.ladder.adaptive import MAX_GAMES
 from crossenvs.players import make_player
 from crossenvs.trainer.config import (
     ConfigError,
@@ -47,7 +48,7 @@ class Config:
     eval_games: int = 100
     eval_simulations: int = 64
     eval_opponent: str = "mcts:1000"
-    eval_ladder_games: int = 60
+    eval_ladder_games: int = MAX_GAMES  # crossenvs rate's default: one procedure, one rating
     precision: str = "auto"
     seed: int = 0
     # only with --actors (crossenvs.az.ray_actors)

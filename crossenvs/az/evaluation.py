@@ -90,7 +90,7 @@ def ladder_rating(game, agent: AlphaZeroPlayer, config: Config) -> dict[str, Any
         check_agent(ladder, game)
     except LadderError as exc:
         return {"ladder_text": f"no ladder rating ({exc})"}
-    result = rate(game, agent, ladder, max_games=config.eval_ladder_games, batch=10, seed=config.seed)
+    result = rate(game, agent, ladder, max_games=config.eval_ladder_games, seed=config.seed)  # rate's procedure
     fit = result.fit
     return {
         "ladder_rating": round(fit.rating, 1),

@@ -9,6 +9,7 @@ from typing import Any, TextIO
 from ..core.command_args import check_int_range
 from ..core.errors import UsageError
 from ..core.registry import list_games
+from ..eval.ladder import adaptive
 from ..players import player_specs
 from .common import MAX_GAMES, Command, game_of
 
@@ -20,9 +21,13 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "--option", action="append", default=[], metavar="KEY=VALUE", help="a game option (repeatable; see below)"
     )
     parser.add_argument("--ladder", metavar="FILE", help="a ladder file (default: the one shipped for the game)")
-    parser.add_argument("--width", type=float, default=100.0, help="stop once the 95%% interval is this narrow (Elo)")
-    parser.add_argument("--max-games", type=int, default=200, help="stop after this many games at most")
-    parser.add_argument("--batch", type=int, default=10, help="games against one rung before the estimate is refit")
+    parser.add_argument(
+        "--width", type=float, default=adaptive.WIDTH, help="stop once the 95%% interval is this narrow (Elo)"
+    )
+    parser.add_argument("--max-games", type=int, default=adaptive.MAX_GAMES, help="stop after this many games at most")
+    parser.add_argument(
+        "--batch", type=int, default=adaptive.BATCH, help="games against one rung before the estimate is refit"
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the games")
 
 

@@ -350,13 +350,15 @@ def rating_text(rating: Rating) -> str:
 @dataclass(frozen=True)
 class LadderFit:
     """A rating on a ladder's scale with its 95% interval (``low`` -inf / ``high`` inf: unbounded side; then
-    ``rating`` is the bound, not an estimate)."""
+    ``rating`` is the bound, not an estimate). ``dispersion``: how much more the player's results against the
+    different rungs scatter than one rating explains (1: no more; the interval was widened by its root)."""
 
     rating: float
     low: float
     high: float
     games: int
     score: float
+    dispersion: float = 1.0
 
     def interval_text(self) -> str:
         return bounds_text(self.low, self.high)
@@ -372,12 +374,20 @@ class LadderFit:
         return self.high - self.low
 
 
-def fit_rating(opponents: Sequence[float], scores: Sequence[float]) -> LadderFit:
+#: the normal quantile of a two-sided 95% interval
+Z95 = 1.959964
+
+
+def fit_rating(
+    opponents: Sequence[float], scores: Sequence[float], rung_sd: Sequence[float] | None = None
+) -> LadderFit:
     """The maximum-likelihood rating of a player whose games against fixed-rated opponents scored ``scores``.
 
-    :func:`ratings` with one free player: the interval is the likelihood-ratio one, and a player who
-    won (or lost) every game gets the exact one-sided bound instead (the rating at which that sweep
-    has a 5% chance; ``rating`` is that bound).
+    :func:`ratings` with one free player gives the rating and its likelihood-ratio interval (a player who
+    won, or lost, every game gets the exact one-sided bound instead: the rating at which that sweep has a
+    5% chance; ``rating`` is that bound). That interval assumes the rungs' ratings exact and the player a
+    Bradley-Terry one; neither holds, so it is widened by both (:func:`widen`): ``rung_sd``, each game's
+    opponent's standard error (a ladder's rung intervals), and the overdispersion of the results rung by rung.
     """
     opponents = np.asarray(opponents, dtype=np.float64)
     scores = np.asarray(scores, dtype=np.float64)
@@ -387,4 +397,38 @@ def fit_rating(opponents: Sequence[float], scores: Sequence[float]) -> LadderFit
     records = [GameRecord("player", rungs[float(o)], float(s), 0, 0) for o, s in zip(opponents, scores)]
     table = ratings(records, ["player", *rungs.values()], fixed={name: value for value, name in rungs.items()})
     fit = next(rating for rating in table if rating.name == "player")
-    return LadderFit(fit.rating, fit.low, fit.high, fit.games, fit.score)
+    sd = np.zeros_like(opponents) if rung_sd is None else np.asarray(rung_sd, dtype=np.float64)
+    return widen(LadderFit(fit.rating, fit.low, fit.high, fit.games, fit.score), opponents, scores, sd)
+
+
+def widen(fit: LadderFit, opponents: np.ndarray, scores: np.ndarray, sd: np.ndarray) -> LadderFit:
+    """``fit``'s interval widened for what the likelihood leaves out.
+
+    * The rungs' own uncertainty: the rating moves with each rung's rating in proportion to that rung's
+      share of the Fisher information, so their variances add, weighted by the squared shares.
+    * Overdispersion (a player that fits the ladder badly: networks and MCTS players need not be
+      transitive): Pearson's chi-square of the scores rung by rung over its degrees of freedom, when above
+      1, scales the likelihood interval's half-widths by its root (quasi-likelihood).
+    """
+    if math.isnan(fit.rating):
+        return fit
+    expected = 1.0 / (1.0 + np.exp(-(fit.rating - opponents) / ELO))
+    variance = expected * (1.0 - expected)
+    values = np.unique(opponents)
+    info = np.array([variance[opponents == value].sum() for value in values])
+    shares = info / info.sum() if info.sum() > 0 else np.full(len(values), 1.0 / len(values))
+    rung_sd = np.array([sd[opponents == value].max() for value in values])
+    rung_var = float((shares**2 * rung_sd**2).sum())
+    dispersion = 1.0
+    if len(values) >= 2 and math.isfinite(fit.low) and math.isfinite(fit.high):
+        residual = [
+            (scores[opponents == v].sum() - expected[opponents == v].sum()) ** 2 / max(i, 1e-9)
+            for v, i in zip(values, info)
+        ]
+        dispersion = max(1.0, float(sum(residual)) / (len(values) - 1))
+    low = fit.rating - math.sqrt(dispersion * (fit.rating - fit.low) ** 2 + Z95**2 * rung_var)
+    high = fit.rating + math.sqrt(dispersion * (fit.high - fit.rating) ** 2 + Z95**2 * rung_var)
+    if math.isinf(fit.high) != math.isinf(fit.low):  # a sweep: its rating is its bound, which moves with the rungs
+        low, high = (low, math.inf) if math.isinf(fit.high) else (-math.inf, high)
+        return LadderFit(low if math.isinf(high) else high, low, high, fit.games, fit.score, dispersion)
+    return LadderFit(fit.rating, low, high, fit.games, fit.score, dispersion)

@@ -24,7 +24,7 @@ with its rungs held at their ladder ratings). The statistics are
 from __future__ import annotations
 
 from ..ratings import LadderFit, fit_rating  # the fit of a player against a ladder's rungs
-from .adaptive import LadderRating, next_rung, rate
+from .adaptive import BATCH, MAX_GAMES, WIDTH, LadderRating, next_rung, rate, rate_with
 from .build import (
     MCTS_RUNGS,
     PRETRAINED_RUNGS,
@@ -54,11 +54,14 @@ from .scale import ladder_rungs_among, ratings_on_ladder, shipped_ladder
 
 __all__ = [
     "ANCHOR",
+    "BATCH",
     "LADDER_DIR",
+    "MAX_GAMES",
     "MAX_LADDER_BYTES",
     "MCTS_RUNGS",
     "OPENING_PLIES",
     "PRETRAINED_RUNGS",
+    "WIDTH",
     "Ladder",
     "LadderError",
     "LadderFit",
@@ -80,6 +83,7 @@ __all__ = [
     "next_rung",
     "play_pairs",
     "rate",
+    "rate_with",
     "ratings_on_ladder",
     "read_ladder",
     "shipped_ladder",

@@ -11,11 +11,16 @@ one-sided bound that moves nobody. A player is a rung whatever the spelling of i
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+import numpy as np
 
 from ...core.game import Game
 from ...players import UnknownPlayerError, canonical_spec
-from ..ratings import GameRecord, Rating, ratings
+from ..ratings import GameRecord, LadderFit, Rating, ratings, widen
+from .adaptive import rung_sd
 from .files import Ladder, LadderError, load_ladder
 
 
@@ -54,4 +59,32 @@ def ratings_on_ladder(ladder: Ladder, records: Sequence[GameRecord], specs: Mapp
             f"none of the players is a rung of the {ladder.game} ladder; add one of "
             f"{', '.join(rung.spec for rung in ladder.rungs)}"
         )
-    return ratings(records, list(specs), fixed=fixed)
+    sd = {
+        name: rung_sd(rung)
+        for name, spec in specs.items()
+        for rung in ladder.rungs
+        if _spelled(rung.spec) == _spelled(spec)
+    }
+    return [_widened_as_rate_would(rating, records, fixed, sd) for rating in ratings(records, list(specs), fixed=fixed)]
+
+
+def _widened_as_rate_would(rating: Rating, records: Sequence[GameRecord], fixed: Mapping[str, float],
+                           sd: Mapping[str, float]) -> Rating:  # fmt: skip
+    """A free player's interval widened as ``crossenvs rate`` widens its own (the rungs' uncertainty, the misfit of
+    its results rung by rung), from its games against the rungs: the two commands give one interval for one player
+    from the same games."""
+    if rating.fixed or math.isnan(rating.rating):
+        return rating
+    games = [(r.second, r.score_first) if r.first == rating.name else (r.first, 1.0 - r.score_first)
+             for r in records if rating.name in (r.first, r.second)]  # fmt: skip
+    against = [(name, score) for name, score in games if name in fixed]
+    if not against:
+        return rating
+    fit = LadderFit(rating.rating, rating.low, rating.high, rating.games, rating.score)
+    widened = widen(
+        fit,
+        np.array([fixed[name] for name, _ in against]),
+        np.array([score for _, score in against]),
+        np.array([sd.get(name, 0.0) for name, _ in against]),
+    )
+    return replace(rating, rating=widened.rating, low=widened.low, high=widened.high)
