@@ -53,7 +53,7 @@ lint: $(STAMP)
 
 # The main job: Gumbel AlphaZero on Crisscross 6x6 (7 minutes of self-play and learning on a 2-core CPU, CUDA
 # when present), then the final agent (64 simulations) against MCTS-5000 over 100 games, both seats, and its
-# rating on the Crisscross 6x6 fixed-anchor ladder (60 games at most). The shipped config crisscross6
+# rating on the Crisscross 6x6 fixed-anchor ladder (as crossenvs rate rates: 100 games at most). The shipped config crisscross6
 # (crossenvs/configs/alphazero/crisscross6.yaml); the same command runs from pip install with the train extra.
 train: $(STAMP)
 	$(BIN)/crossenvs train alphazero --game crisscross --option size=6 --device auto
