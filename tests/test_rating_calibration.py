@@ -66,3 +66,36 @@ def test_one_procedure_one_set_of_defaults():
         assert inspect.signature(function).parameters["width"].default == WIDTH
     args = build_parser().parse_args(["rate", "pretrained", "--game", "crisscross"])
     assert (args.max_games, args.width) == (MAX_GAMES, WIDTH)
+
+
+def _games(results: dict[tuple[str, str], tuple[int, int]]) -> list:
+    """Records of (a, b) -> (a's wins, games), seats alternating."""
+    from crossenvs.eval.ratings import GameRecord
+
+    records = []
+    for (a, b), (wins, games) in results.items():
+        for k in range(games):
+            won = k < wins
+            first, second, score = (a, b, float(won)) if k % 2 == 0 else (b, a, float(not won))
+            records.append(GameRecord(first, second, score, 10, k))
+    return records
+
+
+def test_a_ladder_build_records_how_well_its_rungs_agree_and_names_a_rung_that_does_not():
+    """Leave one rung out: each rung rated from its own games, as rate rates a player, lands in its interval;
+    a rung whose games against two neighbours disagree is named, and so are the departing pairs."""
+    from crossenvs.eval.ladder import anchored_ratings
+    from crossenvs.eval.ladder.checks import consistency, outside
+
+    names = ["random", "mcts:8", "mcts:32", "pretrained:0"]
+    agreeing = {("random", "mcts:8"): (120, 400), ("random", "mcts:32"): (40, 400), ("mcts:8", "mcts:32"): (100, 400),
+                ("mcts:8", "pretrained:0"): (40, 400), ("mcts:32", "pretrained:0"): (120, 400)}  # fmt: skip
+    records = _games(agreeing)
+    report = consistency(records, anchored_ratings(records, names))
+    assert not outside(report) and report["dispersion"] < 2.5, report
+    assert set(report["leave_one_out"]) == set(names) - {"random"}
+    # pretrained:0 scores like a much stronger rung against mcts:8 than against mcts:32: intransitive
+    clashing = {**agreeing, ("mcts:8", "pretrained:0"): (4, 400), ("mcts:32", "pretrained:0"): (200, 400)}
+    records = _games(clashing)
+    report = consistency(records, anchored_ratings(records, names))
+    assert report["dispersion"] > 5 and any("pretrained:0" in line for line in report["departing_pairs"]), report

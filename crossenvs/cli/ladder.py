@@ -36,6 +36,7 @@ def check(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
     """Rate a ladder's rungs against each other (random pinned at 0) and write the ladder file."""
     from ..eval.ladder import build_ladder, default_rungs, default_workers, made_stamp
+    from ..eval.ladder.checks import outside
 
     game = game_of(args)
     specs = args.rungs or default_rungs(game)
@@ -52,6 +53,15 @@ def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
         out.write(
             f"{rung.spec:<16} {rung.rating:7.0f}   95%: {rung.low:6.0f} .. {rung.high:<6.0f} {rung.games:6} games\n"
         )
+    report = ladder.extra["consistency"]
+    out.write(f"fit: chi-square {report['chi_square']} on {report['degrees_of_freedom']} degrees of freedom "
+              f"(dispersion {report['dispersion']}; 1: the rungs agree as well as chance allows)\n")  # fmt: skip
+    for line in report["departing_pairs"]:
+        out.write(f"  departs from the fit: {line}\n")
+    for spec in outside(report):
+        alone = report["leave_one_out"][spec]
+        out.write(f"  {spec}: rated alone against the others {alone['rating']:.0f}, outside its interval: rebuild with "
+                  "more games per pair, or drop it\n")  # fmt: skip
     Path(args.out).write_text(ladder.to_json())
     out.write(f"wrote {args.out}\n")
 

@@ -15,6 +15,7 @@ from ...core.errors import CrossenvsError, InvalidOptionError
 from ...core.game import Game
 from ...players import make_player
 from ..ratings import GameRecord, bradley_terry, interval_text, ratings
+from .checks import consistency
 from .files import ANCHOR, OPENING_PLIES, Ladder, LadderError, Rung, agent_digest
 from .pool import default_workers, play_pairs
 
@@ -107,6 +108,7 @@ def build_ladder(
     }
     if any(spec.startswith("pretrained") for spec in specs):
         extra["agent_sha256"] = agent_digest(game)
+    extra["consistency"] = consistency(records, rungs)  # how well the rungs agree: the file says, not hides
     return Ladder(game.name, dict(game.options), tuple(rungs), command, made, games_per_pair, extra)
 
 
