@@ -167,3 +167,19 @@ def test_a_pettingzoo_envs_first_step_on_a_cold_cache_says_it_compiles_into_a_pi
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert run.returncode == 0, run.stderr
     assert run.stderr.startswith("crossenvs: compiling the rules of crossings, first use only"), run.stderr
+
+
+def test_a_game_of_ones_own_compiling_its_rules_is_named_by_its_registered_name(heard, monkeypatch, capsys):
+    from crossenvs.core import registry
+
+    monkeypatch.setattr(waits, "SPEAK_AFTER", 0.05)
+    spec = registry.GameSpec.__new__(registry.GameSpec)
+    object.__setattr__(spec, "name", "tictactoe")
+    object.__setattr__(spec, "target", "my_games.tictactoe:TicTacToe")
+    monkeypatch.setitem(registry._GAMES, "tictactoe", spec)
+    watch = waits.CompileWatch(quiet=0.05, tick=0.01)
+    watch.on_start("my_games.tictactoe")
+    until(lambda: watch.wait is not None)
+    watch.on_end()
+    until(lambda: watch.thread is None)
+    assert capsys.readouterr().err.startswith("crossenvs: compiling the rules of tictactoe, first use only")

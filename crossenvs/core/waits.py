@@ -266,12 +266,22 @@ def _jit_disabled() -> bool:
     return bool(config.DISABLE_JIT)
 
 
-def _compiled_words(module: str) -> tuple[str, tuple[int, int] | None]:
-    """What a compile of a function of ``module`` is, in words, and its measured range where there is one."""
+def _compiled_words(module: str) -> tuple[str, tuple[int, int] | None] | None:
+    """What a compile of a function of ``module`` is, in words, and its measured range where there is one; None
+    for a module that is neither ours nor a registered game's (a user's own numba code is theirs to announce)."""
     parts = module.split(".")
     if len(parts) >= 3 and parts[:2] == ["crossenvs", "games"]:
         return f"the rules of {parts[2]}", RULES_SECONDS.get(parts[2])
-    return "crossenvs' kernels", None
+    if parts[0] == "crossenvs":
+        return "crossenvs' kernels", None
+    from .registry import _GAMES  # the same layer; a game of one's own is registered there
+
+    for spec in list(_GAMES.values()):
+        target = spec.target
+        home = target.partition(":")[0] if isinstance(target, str) else getattr(target, "__module__", "")
+        if home and home == module:
+            return f"the rules of {spec.name}", None
+    return None
 
 
 class CompileWatch:
@@ -332,8 +342,9 @@ class CompileWatch:
         with self.lock:
             self.depth = max(0, self.depth - 1)
             self.last_end = time.monotonic()
-        if self.depth == 0 and self.wait is not None:
-            self.wait.clear()  # now, in the compiling thread: what the program prints next starts on a clean line
+        wait = self.wait  # read once: the watch's thread may close it meanwhile
+        if self.depth == 0 and wait is not None:
+            wait.clear()  # now, in the compiling thread: what the program prints next starts on a clean line
 
     def compiling(self) -> bool:
         return self.depth > 0
@@ -364,8 +375,9 @@ class CompileWatch:
                         self.wait.stop()
                         self.wait = None
                 elif compiling and self.since is not None and now - self.since > SPEAK_AFTER and not _SPEAKING:
-                    if self.first_module.startswith("crossenvs"):
-                        what, estimate = _compiled_words(self.first_module)
+                    words = _compiled_words(self.first_module)
+                    if words is not None:
+                        what, estimate = words
                         label = f"compiling {what}, first use only (numba caches them)"
                         self.wait = Wait(label, estimate=estimate, after=0.0, busy=self.compiling)
                         self.waiting_since, self.seen = now, True
