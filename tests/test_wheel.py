@@ -437,6 +437,14 @@ LINE_CHECKS: dict[str, list[tuple[list[str], int, str]]] = {
         (["crossenvs", "serve"], 2, 'pip install -e ".[web]"'),
         (["crossenvs", "doctor"], 1, "no NVIDIA driver"),  # the card first: no extra installs one
     ],
+    "agents": [  # the line every missing-torch error gives
+        (
+            ["python", "-c", "import crossenvs.agents; crossenvs.agents.load('crisscross', size=6); print('loaded')"],
+            0,
+            "loaded",
+        ),
+        (["crossenvs", "serve"], 2, 'pip install -e ".[web]"'),
+    ],
     "openspiel": [
         (
             ["python", "-c", "import crossenvs.integrations.openspiel, pyspiel; pyspiel.load_game('crossenvs_crosse')"],
