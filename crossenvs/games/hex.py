@@ -52,8 +52,8 @@ Rewards and end
 Position text
 -------------
 Cells ``.`` empty, ``B`` black, ``W`` white; headers ``to_move`` (``black``/``white``, required)
-and ``ply``. The result is derived from the board. With the swap rule a position at ply 1 must be
-the one a game reaches: one Black stone, White to move.
+and ``ply``. The result is derived from the board. With the swap rule, ``swap`` is open at ply 1
+with White to move whatever the board holds (see :func:`_swap`).
 
 Version history
 ---------------
@@ -148,14 +148,19 @@ def joins_edges(board: np.ndarray, row: int, col: int) -> bool:
 
 @njit(cache=True)
 def _swap(board: np.ndarray) -> None:
-    """Black's one stone, at (row, col), becomes White's at (col, row)."""
+    """Every stone changes colour and moves to its cell mirrored across the long diagonal, (row, col) -> (col, row).
+
+    In play the board then holds one stone, Black's first, which becomes White's on the mirrored
+    cell: the swap of OpenSpiel and pgx. On any board read from text the same map is a bijection
+    that keeps every chain (and turns a joined one into the other side's), so the swap is legal
+    wherever the rule says it is, whatever the stones.
+    """
     n = board.shape[0]
     for r in range(n):
-        for c in range(n):
-            if board[r, c] == BLACK:
-                board[r, c] = EMPTY
-                board[c, r] = WHITE
-                return
+        for c in range(r, n):
+            upper, lower = board[r, c], board[c, r]
+            board[r, c] = 0 if lower == EMPTY else 3 - lower
+            board[c, r] = 0 if upper == EMPTY else 3 - upper
 
 
 @njit(cache=True)
@@ -334,8 +339,6 @@ class Hex(Game):
                 f"{ply} is too large: the {empty} empty cells could take the game past ply {st.MAX_PLY}, "
                 f"the most a position may have played (give at most {st.MAX_PLY - empty})",
             )
-        if self.swap and ply == 1:
-            self._check_swap_position(state, parsed)
         # Both sides can never be joined at once (two crossing chains share a cell), and a full
         # board always holds a winner: any stone's chain decides.
         for seat, code in enumerate((BLACK, WHITE)):
@@ -343,17 +346,6 @@ class Hex(Game):
             if any(joins_edges(state.board, int(r), int(c)) for r, c in zip(rows, cols)):
                 state.meta[st.STATUS] = st.STATUS_WIN_0 + seat
                 return
-
-    @staticmethod
-    def _check_swap_position(state: State, parsed: ParsedPosition) -> None:
-        """At ply 1 the swap is open: the position must be the one play reaches, one Black stone and White to move."""
-        blacks, whites = int((state.board == BLACK).sum()), int((state.board == WHITE).sum())
-        if blacks != 1 or whites != 0 or int(state.meta[st.TO_MOVE]) != 1:
-            raise parsed.error(
-                "ply",
-                f"1 with the swap rule is White's first turn: the board must hold one black stone and no white "
-                f"one, White to move (it holds {blacks} black, {whites} white); give another ply",
-            )
 
     def end_cause(self, state: State) -> str:
         """docs/hex.md: the mover joined his two edges."""
