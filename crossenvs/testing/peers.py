@@ -1,7 +1,7 @@
 """Cross-checks against other engines: the same random games on ours and on a peer's Hex or Connect Four.
 
 OpenSpiel, pgx and PettingZoo were written by no one here, so on the games they share with us
-(:mod:`crossenvs.games.hex`, :mod:`crossenvs.games.connect_four`) they are independent oracles.
+(``crossenvs.games.hex``, ``crossenvs.games.connect_four``) they are independent oracles.
 :func:`cross_check` draws random games on our engine, writes down the peer's id of every move
 (:func:`peer_action`, the mapping docs/hex.md and docs/connect_four.md spell out), replays the
 ids on the peer, and compares at every position the legal set, the terminal flag and the winner.
