@@ -71,7 +71,7 @@ from ..core.errors import IllegalActionError
 from ..core.facts import GameFacts
 from ..core.frames import IDENTITY, TRANSPOSE, frame_to_board
 from ..core.game import Game
-from ..core.geometry import Cell, parse_square, square_name
+from ..core.geometry import parse_square, square_name
 from ..core.observation import fill_piece_planes
 from ..core.options import flag, integer
 from ..core.state import State
@@ -321,14 +321,6 @@ class Hex(Game):
             raise IllegalActionError(f"hex: {exc}") from None
         frame_row, frame_col = frame_to_board(row, col, self._frame(state), self.size, self.size)
         return square_index(frame_row, frame_col, self.size)
-
-    def action_cells(self, state: State, action: int) -> list[Cell]:
-        """A stone's cell; the swap marks the cell the new White stone takes."""
-        if int(action) == self.swap_action and int(action) < self.num_actions:
-            self.check_state(state)
-            rows, cols = np.nonzero(state.board == BLACK)
-            return [(int(cols[0]), int(rows[0]))] if rows.size == 1 else []
-        return super().action_cells(state, action)
 
     # ----------------------------------------------------------------- text and rendering
     def _finish_loaded_state(self, state: State, parsed: ParsedPosition) -> None:
