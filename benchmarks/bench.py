@@ -9,7 +9,14 @@ of B games at once, with auto-reset, and count B steps for it. pgx is driven as 
 random legal actions and auto-reset inside the jit, ``--chain`` steps chained with ``lax.scan``
 per call (default 16); the rows name the chain.
 
-Pairs are on equal boards: Crisscross NxN against OpenSpiel ``hex(board_size=N)``; Crossings,
+The headline pairs are on the same game (``SAME_GAMES``): our Hex 11x11 against OpenSpiel's
+``hex(board_size=11)`` (single game) and pgx's ``hex`` (11x11 with the swap, so ours with
+``swap=True``; vector env at B = 1, 64, 1,024 and 16,384, ``--pair-batch-sizes``), our Connect
+Four against OpenSpiel's ``connect_four``, PettingZoo's ``connect_four_v3`` (AEC env) and pgx's
+``connect_four``. OpenSpiel's bare loop (legal actions and ``apply_action``, no observation) is
+printed beside them as the ceiling of its C++ engine seen from Python.
+
+The cross-game pairs stay as context, on equal boards: Crisscross NxN against OpenSpiel ``hex(board_size=N)``; Crossings,
 Neo-Crossings and Charing Cross (8x8) against ``breakthrough`` (8x8); Crosse (10x10) against
 ``checkers(rows=10,columns=10)``. OpenSpiel is driven as an RL env on pyspiel drives it: legal
 actions, an int8 mask built from them, ``apply_action``, and ``make_observation(game).set_from``.
@@ -24,6 +31,7 @@ reports loaded / idle from those.
     python benchmarks/bench.py --seconds 1 --rounds 1    # quicker
     python benchmarks/bench.py --busy --json out.json    # and write the figures
     python benchmarks/bench.py --games crossings --batch-sizes 1024 --no-pgx
+    python benchmarks/bench.py --games hex connect_four   # the same-game pairs only
 
 Rows of peers that are not installed are reported as skipped (``pip install -e ".[bench]"``).
 Numba and JAX compilation are excluded: each loop runs once briefly before the rounds.
@@ -35,6 +43,7 @@ import argparse
 import contextlib
 import json
 import os
+import platform
 import random
 import signal
 import statistics
@@ -65,6 +74,26 @@ AEC_TARGET = 4.0  # AEC env / PettingZoo connect_four_v3
 VECTOR_TARGET = 2.0  # vector env B=1024 / pgx othello B=1024
 VECTOR_TARGET_GAMES = ("neo_crossings", "crossings", "crosse")
 LOAD_TARGET = 0.45  # loaded / idle, one busy process beside the measurement
+#: targets of the same-game pairs (issue 57): single game / OpenSpiel, AEC / PettingZoo, vector / pgx at 1,024
+SAME_PAIR_TARGET, SAME_AEC_TARGET, SAME_VECTOR_TARGET, SAME_VECTOR_GAMES = 2.0, 4.0, 2.0, 1024
+
+
+@dataclass(frozen=True)
+class SameGame:
+    """A reference game and the peers that play it: the pairs whose ratios compare the same game."""
+
+    label: str  # e.g. "hex 11x11", in every row name
+    options: dict  # ours against OpenSpiel (and PettingZoo)
+    openspiel: str  # OpenSpiel's game string
+    pgx: str  # pgx's env id
+    pgx_options: dict  # ours against pgx: pgx's rules (its hex always offers the swap)
+    pettingzoo: bool  # PettingZoo classic has it (connect_four_v3)
+
+
+SAME_GAMES = {
+    "hex": SameGame("hex 11x11", {"size": 11}, "hex(board_size=11)", "hex", {"size": 11, "swap": True}, False),
+    "connect_four": SameGame("connect_four 7x6", {}, "connect_four", "connect_four", {}, True),
+}
 
 
 def legal_ids(mask: np.ndarray) -> np.ndarray:
@@ -191,6 +220,29 @@ def openspiel_loop(game_string: str) -> Loop:
                 if state.is_terminal():
                     break
                 observation.set_from(state, state.current_player())
+        return steps
+
+    return loop
+
+
+def openspiel_bare_loop(game_string: str) -> Loop:
+    """OpenSpiel's engine with nothing around it: legal ids and ``apply_action``, no mask, no observation.
+
+    Not how an RL env uses it (it needs the observation): the ceiling its C++ engine reaches from Python.
+    """
+    import pyspiel
+
+    game = pyspiel.load_game(game_string)
+    randrange = random.Random(0).randrange
+
+    def loop(deadline: float) -> int:
+        steps = 0
+        while time.perf_counter() < deadline:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                legal = state.legal_actions()
+                state.apply_action(legal[randrange(len(legal))])
+                steps += 1
         return steps
 
     return loop
@@ -326,6 +378,64 @@ def ratio_specs(games: list[str], sizes: list[int], batches: list[int], chain: i
         target = VECTOR_TARGET if top == 1024 and game in VECTOR_TARGET_GAMES else None
         name = f"{game_label(game, size)} vector B={top} / pgx othello B={top} ({chained(chain)})"
         specs.append(Ratio(name, vector_name(game, size, top), pgx_name("othello", top, chain), target))
+    return specs
+
+
+def same_game_rows(games: list[str], batches: list[int], chain: int | None) -> list[Row]:
+    """Per reference game: our engine (every API), the AEC env where PettingZoo has the game, the vector
+    env at each B; OpenSpiel (as an RL env drives it, and bare), PettingZoo, pgx at each B."""
+    rows = []
+    for game in games:
+        pair = SAME_GAMES[game]
+        for api, build in ENGINE_APIS.items():
+            make = lambda b=build, g=game, o=pair.options: b(crossenvs.make_game(g, **o))  # noqa: E731
+            rows.append(Row(f"crossenvs {pair.label} engine ({api})", make))
+        rows.append(Row(f"OpenSpiel {pair.label}", lambda s=pair.openspiel: openspiel_loop(s)))
+        rows.append(
+            Row(f"OpenSpiel {pair.label} bare (no observation)", lambda s=pair.openspiel: openspiel_bare_loop(s))
+        )
+        if pair.pettingzoo:
+            env = getattr(crossenvs, f"{game}_v0").env
+            rows.append(Row(f"crossenvs {pair.label} AEC env", lambda e=env, o=pair.options: aec_loop(lambda: e(**o))))
+            rows.append(Row(PETTINGZOO, lambda: aec_loop(pettingzoo_connect_four)))
+        for batch in batches:
+            make = lambda g=game, b=batch, o=pair.pgx_options: vector_loop(g, b, **o)  # noqa: E731
+            rows.append(Row(same_vector_name(pair, batch), make))
+            if chain:
+                build = lambda e=pair.pgx, b=batch: pgx_random_play(e, b, chain)  # noqa: E731
+                rows.append(Row(pgx_name(pair.pgx, batch, chain), build))
+    return rows
+
+
+def same_vector_name(pair: SameGame, batch: int) -> str:
+    rules = " swap" if pair.pgx_options.get("swap") else ""
+    return f"crossenvs {pair.label}{rules} vector B={batch}"
+
+
+def same_game_specs(games: list[str], batches: list[int], chain: int) -> list[Ratio]:
+    """The same-game ratios with their targets, and ours over OpenSpiel's bare loop (no target: the ceiling)."""
+    specs = []
+    for game in games:
+        pair = SAME_GAMES[game]
+        theirs = f"OpenSpiel {pair.label}"
+        for api in ENGINE_APIS:
+            target = SAME_PAIR_TARGET if api == FAST_PATH else None
+            specs.append(
+                Ratio(
+                    f"{pair.label} engine ({api}) / {theirs}", f"crossenvs {pair.label} engine ({api})", theirs, target
+                )
+            )
+        bare = f"{theirs} bare (no observation)"
+        ours = f"crossenvs {pair.label} engine ({FAST_PATH})"
+        specs.append(Ratio(f"{pair.label} engine ({FAST_PATH}) / {bare}", ours, bare))
+        if pair.pettingzoo:
+            name = f"{pair.label} AEC env / PettingZoo connect_four_v3"
+            specs.append(Ratio(name, f"crossenvs {pair.label} AEC env", PETTINGZOO, SAME_AEC_TARGET))
+        for batch in batches:
+            target = SAME_VECTOR_TARGET if batch == SAME_VECTOR_GAMES else None
+            peer_row = pgx_name(pair.pgx, batch, chain)
+            name = f"{same_vector_name(pair, batch).removeprefix('crossenvs ')} / {peer_row}"
+            specs.append(Ratio(name, same_vector_name(pair, batch), peer_row, target))
     return specs
 
 
@@ -493,6 +603,16 @@ def print_verdict(tables: list[dict[str, dict]]) -> None:
     )
 
 
+def machine() -> str:
+    """The machine in a few words: CPU model and cores (what a rate depends on)."""
+    model = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError):
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+        names = [line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")]
+        model = names[0] if names else model
+    return f"{model}, {os.cpu_count()} cores, {platform.system()}"
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     games = crossenvs.list_games()
@@ -504,6 +624,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--batch-sizes", type=int, nargs="*", default=[1, 64, 1024], help="vector env and pgx batch sizes"
+    )
+    parser.add_argument(
+        "--pair-batch-sizes",
+        type=int,
+        nargs="*",
+        default=[1, 64, 1024, 16384],
+        help="vector env and pgx batch sizes of the same-game pairs (Hex, Connect Four)",
     )
     parser.add_argument("--no-pgx", action="store_true", help="leave out the pgx rows (JAX compiles for a while)")
     parser.add_argument(
@@ -529,24 +656,35 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> dict:
     """Run the benchmark; returns what ``--json`` writes."""
     args = parse_args(argv)
-    batches = sorted(set(args.batch_sizes))
+    batches, pair_batches = sorted(set(args.batch_sizes)), sorted(set(args.pair_batch_sizes))
     chain = None if args.no_pgx else args.chain
-    rows = our_rows(args.games, args.sizes, batches) + peer_rows(args.games, args.sizes, batches, chain)
+    same = [game for game in args.games if game in SAME_GAMES]
+    cross = [game for game in args.games if game not in SAME_GAMES]
+    rows = same_game_rows(same, pair_batches, chain)
+    if cross:
+        rows += our_rows(cross, args.sizes, batches) + peer_rows(cross, args.sizes, batches, chain)
+    rows = list({row.name: row for row in rows}.values())  # a peer two pairs share is one row
+    print(f"# {time.strftime('%Y-%m-%d %H:%M')}, {machine()}: python {' '.join(sys.argv)}")
     print(f"Random legal play: {len(rows)} rows, {args.rounds} rounds x {args.seconds:g} s (medians)", flush=True)
     loops = build_loops(rows, min(0.5, args.seconds))
     samples = measure_rounds(loops, args.seconds, args.rounds)
     rates = medians(samples)
     print_rates("Steps per second (a batched call is B steps):", rates, samples)
-    table = evaluate(ratio_specs(args.games, args.sizes, batches, args.chain), rates, rates)
-    print_ratios("Ratios (medians of this run):", table)
-    report = {"settings": vars(args), "rates": rates, "rounds": samples, "ratios": table}
+    same_table = evaluate(same_game_specs(same, pair_batches, args.chain), rates, rates)
+    if same:
+        print_ratios("Same game, same machine (medians of this run):", same_table)
+    table = evaluate(ratio_specs(cross, args.sizes, batches, args.chain), rates, rates)
+    if cross:
+        print_ratios("Ratios (medians of this run):", table)
+    report = {"settings": vars(args), "machine": machine(), "rates": rates, "rounds": samples}
+    report |= {"same_game_ratios": same_table, "ratios": table}
     if args.busy:
         idle, loaded, load_table = measure_under_load(rows, loops, args)
         print_rates("Steps per second, idle rounds of the load comparison:", idle, {})
         print_rates("Steps per second under load:", loaded, {})
         print_ratios("Loaded / idle:", load_table)
         report |= {"load_idle_rates": idle, "loaded_rates": loaded, "load_ratios": load_table}
-    print_verdict([table, report.get("load_ratios", {})])
+    print_verdict([same_table, table, report.get("load_ratios", {})])
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2))
     return report

@@ -21,7 +21,7 @@ from crossenvs.web.browser import chromium_page, served
 READY = 'body[data-phase="your-turn"], body[data-phase="over"]'
 START_VIEW = 'body[data-view="start"][data-phase="setup"]'
 IMAGES = Path(__file__).resolve().parent.parent / "docs" / "images"
-GAMES = ("crisscross", "crossings", "neo_crossings", "charing_cross", "crosse")
+GAMES = ("crisscross", "crossings", "neo_crossings", "charing_cross", "crosse", "hex", "connect_four")
 
 
 def save(page, out: Path) -> None:

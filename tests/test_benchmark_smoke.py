@@ -41,6 +41,29 @@ def test_benchmark_runs_and_reports_ratios(tmp_path, capsys):
     assert not any(name.startswith("pgx") for name in figures["rates"]) and "load_ratios" not in figures
 
 
+def test_benchmark_same_game_pairs_lead(capsys):
+    """Hex and Connect Four alone: the same-game table with its targets and OpenSpiel's bare loop, and no
+    cross-game table (no cross game was asked for)."""
+    bench = runpy.run_path(str(BENCH))
+    argv = ["--seconds", "0.05", "--rounds", "1", "--no-pgx", "--games", "connect_four", "hex"]
+    report = bench["main"]([*argv, "--pair-batch-sizes", "4"])
+    printed = capsys.readouterr().out
+    assert printed.startswith("# ") and "cores" in printed.splitlines()[0]  # date, machine, command
+    assert "Same game, same machine (medians of this run):" in printed and "Ratios (medians" not in printed
+    same = report["same_game_ratios"]
+    assert same["hex 11x11 engine (fused) / OpenSpiel hex 11x11"]["target"] == 2
+    assert same["connect_four 7x6 engine (fused) / OpenSpiel connect_four 7x6"]["target"] == 2
+    assert same["connect_four 7x6 AEC env / PettingZoo connect_four_v3"]["target"] == 4
+    ceiling = same["hex 11x11 engine (fused) / OpenSpiel hex 11x11 bare (no observation)"]
+    assert ceiling["target"] is None and ceiling["value"] > 0
+    vector = same["connect_four 7x6 vector B=4 / pgx connect_four B=4 (CPU JAX, 16 steps a call)"]
+    assert vector == {"value": None, "target": None, "met": None}  # no pgx row in this run, no target at B=4
+    targets = {spec.name: spec.target for spec in bench["same_game_specs"](["hex"], [64, 1024], 16)}
+    assert targets["hex 11x11 swap vector B=1024 / pgx hex B=1024 (CPU JAX, 16 steps a call)"] == 2.0
+    assert targets["hex 11x11 swap vector B=64 / pgx hex B=64 (CPU JAX, 16 steps a call)"] is None
+    assert report["ratios"] == {} and report["rates"]["crossenvs hex 11x11 swap vector B=4"] > 0
+
+
 def test_benchmark_under_load(tmp_path):
     """--busy measures the marked rows idle and beside a busy process, in alternating rounds: loaded / idle."""
     bench = runpy.run_path(str(BENCH))

@@ -26,7 +26,7 @@ from crossenvs.players.kernels import random_legal_action, random_legal_actions
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SETUPS = [("crisscross", {}), ("crisscross", {"size": 11}), ("charing_cross", {}), ("crosse", {}),
-          ("crossings", {}), ("neo_crossings", {}), ("tictactoe", {})]  # fmt: skip
+          ("crossings", {}), ("neo_crossings", {}), ("tictactoe", {}), ("hex", {"swap": True}), ("connect_four", {})]  # fmt: skip
 #: each game's own kernels (checked per setup) and those compiled once for every game (checked once)
 PER_GAME = {"step", "restart", "init_root", "backup_then_select"}
 SHARED = {"random_actions", "expand_and_backup", "root_result"}

@@ -37,7 +37,9 @@ def _gpu_here() -> bool:
 NO_GPU = pytest.mark.skipif(_gpu_here(), reason="this machine has a GPU")
 EXAMPLES = ROOT / "examples"
 GAMES = [("crisscross", {}), ("crisscross", {"size": 11}), ("charing_cross", {}), ("crosse", {}),
-         ("crossings", {}), ("neo_crossings", {}), ("tictactoe", {})]  # fmt: skip
+         ("crossings", {}), ("neo_crossings", {}), ("tictactoe", {}), ("hex", {"size": 5, "swap": True}),
+         ("connect_four", {"columns": 4, "rows": 4})]  # fmt: skip
+# (Connect Four on 4x4: columns fill within 40 steps, so illegal drops are tried too)
 
 
 BAD_GAME = """

@@ -253,8 +253,9 @@ def test_render_modes(capsys):
 def test_gymnasium_ids_and_entry_modules_registered_on_import():
     code = "import crossenvs, gymnasium; print(crossenvs.list_games(), sorted(i for i in gymnasium.registry if 'crossenvs/' in i))"
     fresh = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert fresh.split("] [")[0] == "['charing_cross', 'crisscross', 'crosse', 'crossings', 'neo_crossings'"
-    for name in ("CharingCross", "Crisscross", "Crosse", "Crossings", "NeoCrossings"):
+    built_in = "['charing_cross', 'connect_four', 'crisscross', 'crosse', 'crossings', 'hex', 'neo_crossings'"
+    assert fresh.split("] [")[0] == built_in
+    for name in ("CharingCross", "ConnectFour", "Crisscross", "Crosse", "Crossings", "Hex", "NeoCrossings"):
         assert f"crossenvs/{name}-v0" in fresh
     for name in crossenvs.list_games():  # the example game too (tests import it)
         assert crossenvs.game_spec(name).gym_id in gymnasium.registry

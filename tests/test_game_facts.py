@@ -14,7 +14,7 @@ from crossenvs import GameFacts, GameSpec, InvalidOptionError, game_spec, list_g
 from crossenvs.core.options import choice, first_player, integer, move_cap
 
 ROOT = Path(__file__).resolve().parent.parent
-BUILT_IN = ("crisscross", "crossings", "neo_crossings", "charing_cross", "crosse")
+BUILT_IN = ("crisscross", "crossings", "neo_crossings", "charing_cross", "crosse", "hex", "connect_four")
 
 
 @pytest.mark.parametrize("name", list_games())

@@ -27,6 +27,8 @@ NAMES = {
     "neo_crossings": "Neo-Crossings",
     "charing_cross": "Charing Cross",
     "crosse": "Crosse",
+    "hex": "Hex",
+    "connect_four": "Connect Four",
 }
 END_LINE = re.compile(r"^Game over: (White|Black) wins: .+\. You (win|lose)\.$|^Game over: Draw: .+\. A draw\.$")
 
@@ -108,10 +110,11 @@ def record(page) -> list[str]:
     return [line.strip() for line in page.locator("#record li").all_inner_texts()]
 
 
-@pytest.mark.parametrize("game", ["charing_cross", "crisscross", "crosse", "crossings", "neo_crossings"])
+@pytest.mark.parametrize("game", list(NAMES))
 def test_every_game_draws_its_board_and_takes_a_move_by_clicks(page, url, game):
     start(page, url, game)
-    assert page.locator("#board rect.cell").count() in (64, 100)  # 8x8 (Crisscross's default too), Crosse 10x10
+    # 8x8 (Crisscross's default too), Crosse 10x10, Hex 11x11, Connect Four 7x6
+    assert page.locator("#board rect.cell").count() in (64, 100, 121, 42)
     assert page.locator("#legend li .swatch").count() >= 3 and page.locator("#status").inner_text().endswith(
         "your move"
     )

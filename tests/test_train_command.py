@@ -29,7 +29,9 @@ def test_the_configs_live_in_the_package_and_nowhere_else():
     assert CONFIGS == ROOT / "crossenvs" / "configs"
     assert not (ROOT / "configs").exists()  # one copy: the checkout reads the package's
     assert {"crisscross6", "crossings", "crosse", "crossings_gpu"} <= set(shipped_configs("alphazero"))
-    assert {"crisscross", "crossings", "crosse", "charing_cross", "neo_crossings"} == set(shipped_configs("ppo"))
+    assert {"crisscross", "crossings", "crosse", "charing_cross", "neo_crossings", "hex", "connect_four"} == set(
+        shipped_configs("ppo")
+    )
 
 
 @pytest.mark.parametrize(

@@ -184,7 +184,7 @@ def test_every_built_in_game_has_a_config():
     assert (
         {path.stem for path in CONFIGS}
         == built_in
-        == {"charing_cross", "crisscross", "crosse", "crossings", "neo_crossings"}
+        == {"charing_cross", "crisscross", "crosse", "crossings", "neo_crossings", "hex", "connect_four"}
     )
 
 

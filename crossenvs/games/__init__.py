@@ -44,3 +44,15 @@ register_game(
     summary="place checkers on an NxN board, flank enemy runs to flip them, connect your two edges",
     test_options=[{"size": 3}, {"size": 6}],
 )
+register_game(
+    "hex",
+    "crossenvs.games.hex:Hex",
+    summary="reference game: place stones on a rhombus of hexagons, join your two edges",
+    test_options=[{"size": 5, "swap": True}, {"size": 2}],
+)
+register_game(
+    "connect_four",
+    "crossenvs.games.connect_four:ConnectFour",
+    summary="reference game: drop discs into columns, four in a line wins",
+    test_options=[{"columns": 5, "rows": 4}],
+)

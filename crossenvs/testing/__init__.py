@@ -32,7 +32,8 @@ True
 
 The package's rooms: the contract suite (``contract.py``), the device env and search against the
 CPU ones (``device.py``) and the compiled CUDA code (``compiled.py``); every name is importable from
-``crossenvs.testing``.
+``crossenvs.testing``. The reference games against other engines (``peers.py``) are imported from
+``crossenvs.testing.peers`` (they need the peers, the ``bench`` extra, only when run).
 """
 
 from __future__ import annotations
