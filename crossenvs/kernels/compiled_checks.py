@@ -313,7 +313,9 @@ def _host_module(modules: list[str], target: Any, rewrite: Any = None) -> Any:
     library = _libdevice()
     wanted = [f.name for f in linked.functions if f.is_declaration and f.name.startswith("__nv_")]
     if wanted:
-        bodies = [re.sub(r"\)\s*(#\d+\s*)+(\{|$)", r") \2", str(library.get_function(name)), flags=re.M) for name in wanted]
+        bodies = [
+            re.sub(r"\)\s*(#\d+\s*)+(\{|$)", r") \2", str(library.get_function(name)), flags=re.M) for name in wanted
+        ]
         used = set(re.findall(r"@(llvm\.[\w.]+)\(", "\n".join(bodies)))
         declarations = [re.sub(r"\s*#\d+\s*$", "", str(library.get_function(name)).strip()) for name in used]
         linked.link_in(llvm.parse_assembly(for_host("\n".join(declarations + bodies))))

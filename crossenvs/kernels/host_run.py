@@ -53,7 +53,10 @@ NVVM_ON_HOST: dict[str, tuple[str, str]] = {
         "%r = bitcast i64 %w to double",
     ),
     "llvm.nvvm.d2i.lo": ("i32 (double %a)", "%w = bitcast double %a to i64\n%r = trunc i64 %w to i32"),
-    "llvm.nvvm.d2i.hi": ("i32 (double %a)", "%w = bitcast double %a to i64\n%s = lshr i64 %w, 32\n%r = trunc i64 %s to i32"),
+    "llvm.nvvm.d2i.hi": (
+        "i32 (double %a)",
+        "%w = bitcast double %a to i64\n%s = lshr i64 %w, 32\n%r = trunc i64 %s to i32",
+    ),
 }
 _REGISTERS = [f"{register}.{axis}" for register in ("tid", "ntid", "ctaid", "nctaid") for axis in "xyz"]
 _INTRINSIC = re.compile(r'@"?(llvm\.nvvm\.[\w.]+?)"?(?=[\s(,)])')
@@ -145,9 +148,10 @@ class HostKernel:
         import llvmlite.binding as llvm
 
         from .compiled_checks import _host_module
-        from .cuda import DEFAULT_PTX_CC
+        from .cuda import DEFAULT_PTX_CC, _import_numba_cuda
         from .numba_internals import build_kernel
 
+        _import_numba_cuda()
         self.name = getattr(function, "__name__", str(function))
         self.signature = tuple(signature)
         kernel, _ = build_kernel(function, self.signature, cc or DEFAULT_PTX_CC)
@@ -157,7 +161,7 @@ class HostKernel:
         modules = [_count_raises(_constants_as_memory(text), self.raise_sites) for text in modules]
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
-        target = llvm.Target.from_default_triple().create_target_machine(opt=1)
+        target = llvm.Target.from_default_triple().create_target_machine(opt=0)  # 4x faster to JIT; the run is short
         module = _host_module(modules, target, rewrite=map_intrinsics)
         module.link_in(llvm.parse_assembly(_support_module()))
         self._engine = llvm.create_mcjit_compiler(module, target)
@@ -230,20 +234,27 @@ class HostArray(np.ndarray):
         np.copyto(self, np.asarray(array))
 
 
+#: (kernel function, argument types) -> its host build, for the whole process (the generated functions are
+#: made once per game, so a key names one game's kernel, or one that every game shares)
+_BUILT: dict[tuple[Any, ...], HostKernel] = {}
+
+
 class _Jitted:
     """What ``cuda.jit`` returns here: a kernel compiled for the argument types of its first launch."""
 
     def __init__(self, function: Callable[..., Any], host: HostCuda) -> None:
-        self.function, self.host, self._built = function, host, {}
+        self.function, self.host = function, host
 
     def __getitem__(self, config: tuple[Any, ...]) -> Callable[..., None]:
         def launch(*args: Any) -> None:
             import numba
 
             signature = tuple(numba.typeof(argument) for argument in args)
-            if signature not in self._built:
-                self._built[signature] = HostKernel(self.function, signature, plant=self.host.plant)
-            self._built[signature][config](*args)
+            key = (self.function, signature)
+            built = self.host.built if self.host.plant else _BUILT  # a kernel every game shares is built once
+            if key not in built:
+                built[key] = HostKernel(self.function, signature, plant=self.host.plant)
+            built[key][config](*args)
 
         return launch
 
@@ -253,6 +264,8 @@ class HostCuda:
 
     def __init__(self, plant: Callable[[str], str] | None = None) -> None:
         self.plant = plant
+        #: the kernels built with ``plant``: never shared with another host run
+        self.built: dict[tuple[Any, ...], HostKernel] = {}
 
     @staticmethod
     def to_device(array: Any) -> HostArray:
