@@ -10,6 +10,7 @@ kernels run on the CPU, slowly, calling the CPU build of the rules.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +27,27 @@ DEFAULT_PTX_CC = (9, 0)
 
 class CudaUnavailableError(CrossenvsError, RuntimeError):
     """A GPU path was asked for where none can run (no numba-cuda, no driver, or no device)."""
+
+
+class CudaLaunchError(CrossenvsError, RuntimeError):
+    """A kernel compiled, and the card or its driver refused or failed it: loading, launching or running it
+    (an illegal address, out of memory, a launch configuration). The message carries CUDA's error name."""
+
+
+#: the modules whose exceptions are the driver's answers, not numba's compiler's
+_DRIVER_MODULES = ("numba.cuda.cudadrv.driver", "numba.cuda.cudadrv.error", "cuda.core", "cuda.bindings")
+
+
+def cuda_error_name(exc: BaseException) -> str | None:
+    """CUDA's name of the driver error ``exc`` reports (``CUDA_ERROR_ILLEGAL_ADDRESS``), ``"CUDA error <code>"``
+    where it gives a code alone, or None where ``exc`` is no driver error (numba's compiler, say)."""
+    named = re.search(r"\bCUDA_ERROR_[A-Z0-9_]+", str(exc))
+    if named:
+        return named.group(0)
+    if type(exc).__module__.startswith(_DRIVER_MODULES) and type(exc).__name__ not in ("NvvmError", "LinkerError"):
+        code = getattr(exc, "code", None)
+        return f"CUDA error {code}" if code is not None else type(exc).__name__
+    return None
 
 
 def simulated() -> bool:
