@@ -233,6 +233,15 @@ class DeviceArrays:
         """
         view.copy_to_device(np.ascontiguousarray(array, dtype=view.dtype), stream=self.stream())
 
+    def to_host(self, view: Any) -> np.ndarray:
+        """A host copy of the device buffer ``view``, copied on torch's current stream once the work queued there
+        (the kernels that write it) is done; numba's default stream would not wait for that work."""
+        stream = self.stream()
+        host = view.copy_to_host(stream=stream)
+        if self.torch is not None:
+            stream.synchronize()
+        return host
+
     def for_caller(self, view: Any) -> Any:
         """What a step returns: the live torch tensor on a GPU; a host copy under the simulator."""
         return view if self.torch is not None else view.copy_to_host()

@@ -227,7 +227,7 @@ def flatten(kind: Any, value: Any, flat: list[Any]) -> None:
 class HostArray(np.ndarray):
     """Host memory standing in for a device array: what the device env and search call on numba's arrays."""
 
-    def copy_to_host(self) -> np.ndarray:
+    def copy_to_host(self, stream: Any = 0) -> np.ndarray:
         return np.array(self)
 
     def copy_to_device(self, array: Any, stream: Any = 0) -> None:
