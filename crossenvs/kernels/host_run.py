@@ -34,7 +34,7 @@ import bisect
 import contextlib
 import ctypes
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -134,8 +134,9 @@ def _count_raises(text: str, sites: list[str]) -> str:
 class HostKernel:
     """One CUDA kernel built as numba-cuda builds it for a card (``cc``), JIT-compiled for this CPU.
 
-    ``plant`` (IR text -> IR text) changes numba-cuda's IR first: the tests plant a fault with it.
-    ``kernel[blocks, threads, stream](args)`` runs it as a launch would.
+    ``compiled``: numba-cuda's kernel object (``_Kernel``) of ``function`` for ``signature``, already built (by
+    a dispatcher's launch, say); built here when None. ``plant`` (IR text -> IR text) changes numba-cuda's IR
+    first: the tests plant a fault with it. ``kernel[blocks, threads, stream](args)`` runs it as a launch would.
     """
 
     def __init__(
@@ -144,6 +145,7 @@ class HostKernel:
         signature: tuple[Any, ...],
         cc: tuple[int, int] | None = None,
         plant: Callable[[str], str] | None = None,
+        compiled: Any = None,
     ) -> None:
         import llvmlite.binding as llvm
 
@@ -154,8 +156,9 @@ class HostKernel:
         _import_numba_cuda()
         self.name = getattr(function, "__name__", str(function))
         self.signature = tuple(signature)
-        kernel, _ = build_kernel(function, self.signature, cc or DEFAULT_PTX_CC)
-        library = kernel._codelibrary
+        if compiled is None:
+            compiled, _ = build_kernel(function, self.signature, cc or DEFAULT_PTX_CC)
+        library = compiled._codelibrary
         modules = [plant(text) if plant else text for text in library.llvm_strs]
         self.raise_sites: list[str] = []
         modules = [_count_raises(_constants_as_memory(text), self.raise_sites) for text in modules]
@@ -251,9 +254,11 @@ class _Jitted:
 
             signature = tuple(numba.typeof(argument) for argument in args)
             key = (self.function, signature)
-            built = self.host.built if self.host.plant else _BUILT  # a kernel every game shares is built once
+            shared = not (self.host.plant or self.host.compiled)
+            built = _BUILT if shared else self.host.built  # a kernel every game shares is built once
             if key not in built:
-                built[key] = HostKernel(self.function, signature, plant=self.host.plant)
+                compiled = self.host.compiled.get(self.function)
+                built[key] = HostKernel(self.function, signature, plant=self.host.plant, compiled=compiled)
             built[key][config](*args)
 
         return launch
@@ -262,9 +267,11 @@ class _Jitted:
 class HostCuda:
     """The few names of ``numba.cuda`` the device env and search use, on host memory and :class:`HostKernel`."""
 
-    def __init__(self, plant: Callable[[str], str] | None = None) -> None:
+    def __init__(self, plant: Callable[[str], str] | None = None, compiled: Mapping[Any, Any] | None = None) -> None:
         self.plant = plant
-        #: the kernels built with ``plant``: never shared with another host run
+        #: kernel function -> numba-cuda's kernel object already compiled for it (its IR is taken, not rebuilt)
+        self.compiled = dict(compiled or {})
+        #: the kernels built with ``plant`` or from ``compiled``: never shared with another host run
         self.built: dict[tuple[Any, ...], HostKernel] = {}
 
     @staticmethod
@@ -280,8 +287,11 @@ class HostCuda:
 
 
 @contextlib.contextmanager
-def host_device(plant: Callable[[str], str] | None = None) -> Iterator[HostCuda]:
-    """The device env and search, while this lasts, on :class:`HostCuda`: their kernels run as :class:`HostKernel`.
+def host_device(
+    plant: Callable[[str], str] | None = None, compiled: Mapping[Any, Any] | None = None
+) -> Iterator[HostCuda]:
+    """The device env and search, while this lasts, on :class:`HostCuda`: their kernels run as :class:`HostKernel`
+    (``compiled``: numba-cuda's kernel objects already built, by kernel function, whose IR is taken as it is).
 
     The device path takes the simulator's branches (host arrays, stream 0), and ``cuda_module`` answers with
     the host stand-in; every kernel compiled meanwhile is forgotten after, so a later launch compiles anew.
@@ -291,7 +301,7 @@ def host_device(plant: Callable[[str], str] | None = None) -> Iterator[HostCuda]
     from . import batched, cuda
 
     cuda._import_numba_cuda()  # numba-cuda as a card gets it: its target, our tables shared, contraction off
-    host = HostCuda(plant)
+    host = HostCuda(plant, compiled)
     patched = [(cuda, "simulated"), (cuda, "cuda_module"), (device, "cuda_module"), (device_search, "cuda_module")]
     saved = [getattr(owner, name) for owner, name in patched]
     kernels = [kernel for kernel_set in list(batched._SETS.values()) for kernel in kernel_set.values()]
