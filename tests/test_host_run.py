@@ -34,7 +34,7 @@ import crossenvs
 from crossenvs.kernels import cuda as cuda_target
 from crossenvs.kernels import numba_internals
 from crossenvs.kernels.cuda import DEFAULT_PTX_CC, DeviceArrays
-from crossenvs.kernels.host_run import HostKernel, HostRunError, host_device, map_intrinsics
+from crossenvs.kernels.host_run import HostKernel, HostRunError, host_device, map_intrinsics, raise_sites_left
 from crossenvs.testing import check_device_env, check_device_search
 
 cuda = cuda_target._import_numba_cuda()  # numba-cuda's cuda.grid for the small kernels below (no card needed)
@@ -232,6 +232,13 @@ def test_every_kernel_launches_with_the_ptxs_parameters_on_torchs_stream(launche
 
 
 @pytest.mark.slow
+def test_no_kernel_can_drop_an_exception(launched):
+    """numba-cuda drops a raise in device code on a card; LLVM's -O3 proves every raise site of ours unreachable."""
+    for role, (_, _, _, compiled) in launched.roles.items():
+        assert raise_sites_left(compiled) == [], role
+
+
+@pytest.mark.slow
 def test_the_cuda_build_run_on_the_cpu_matches_the_cpu_env_and_search(launched):
     """The kernels numba-cuda compiled at those launches, their IR run on the host by the device env and search."""
     compiled = {kernel.cuda_function(): built for kernel, _, _, built in launched.roles.values()}
@@ -375,5 +382,11 @@ def test_a_raise_reached_in_device_code_is_one_error_naming_it():
     fine = np.arange(5, dtype=np.int64)
     kernel[1, 8, 0](fine)
     assert fine.tolist() == [1, 2, 3, 4, 5]
-    with pytest.raises(HostRunError, match=r"thread 2 of block 0 reached a raise site in .*_plus_one"):
+    with pytest.raises(HostRunError, match=r"thread 2 of block 0 reached a raise site in test_host_run\._plus_one"):
         kernel[1, 8, 0](np.array([0, 1, -1, 2], dtype=np.int64))
+
+
+def test_a_raise_site_the_optimiser_cannot_remove_is_named():
+    """The proof of the kernels' raise sites can fail: a raise on a value read from memory stays."""
+    compiled, _ = numba_internals.build_kernel(_raises_on_a_negative, VECTOR, DEFAULT_PTX_CC)
+    assert raise_sites_left(compiled) == ["test_host_run._plus_one (exception 1)"]

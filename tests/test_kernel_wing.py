@@ -271,3 +271,18 @@ def test_a_compile_error_at_the_first_launch_says_compile_and_a_callers_error_pa
         _launch_raising(monkeypatch, TypingError("cannot type np.zeros"))
     with pytest.raises(ValueError, match="a bad argument"):
         _launch_raising(monkeypatch, ValueError("a bad argument"))
+
+
+def test_the_installed_cuda_stack_is_within_the_cuda_extras_tested_ranges():
+    """The launch path was tested with these (tests/test_host_run.py): an install outside them is not the tested one."""
+    from importlib import metadata
+    from pathlib import Path
+
+    import tomllib
+    from packaging.requirements import Requirement
+
+    extra = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
+    pinned = [Requirement(line) for line in extra["project"]["optional-dependencies"]["cuda"]]
+    assert {r.name for r in pinned} >= {"cuda-core", "cuda-bindings", "nvidia-nvjitlink-cu12"}
+    for requirement in pinned:
+        assert requirement.specifier.contains(metadata.version(requirement.name)), requirement

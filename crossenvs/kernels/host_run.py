@@ -86,7 +86,7 @@ def _support_module() -> str:
         indented = "\n".join("  " + line for line in body.splitlines())
         lines.append(f'define {result} @"{_host_name(intrinsic)}"{parameters} {{\n{indented}\n  ret {result} %r\n}}')
     lines += [
-        "define void @crossenvs_host.raise(i64 %site) {\n  %n = load i64, i64* @crossenvs_host.raised\n"
+        "define void @crossenvs_host.raise(i64 %site) noinline {\n  %n = load i64, i64* @crossenvs_host.raised\n"
         "  %m = add i64 %n, 1\n  store i64 %m, i64* @crossenvs_host.raised\n"
         "  store i64 %site, i64* @crossenvs_host.raise_site\n  ret void\n}",
         "declare double @llvm.maxnum.f64(double, double)",
@@ -115,13 +115,24 @@ def _constants_as_memory(text: str) -> str:
     return text.replace(" addrspace(4) ", " ").replace(" addrspace(4)*", "*")
 
 
+def readable(mangled: str) -> str:
+    """numba's mangled name as the dotted path it spells (``_ZN8__main__9_plus_oneB2v2...`` -> ``__main__._plus_one``)."""
+    parts, at = [], 3 if mangled.startswith("_ZN") else len(mangled)
+    while at < len(mangled) and mangled[at].isdigit():
+        digits = re.match(r"\d+", mangled[at:]).group(0)
+        at += len(digits)
+        parts.append(mangled[at : at + int(digits)])
+        at += int(digits)
+    return ".".join(parts) or mangled
+
+
 def _count_raises(text: str, sites: list[str]) -> str:
     """Each ``ret i32 <status>`` of a raise site first calls the raise counter with the site's number in ``sites``."""
     starts = [(m.start(), m.group(1)) for m in _DEFINE.finditer(text)]
     positions = [start for start, _ in starts]
 
     def counted(match: re.Match[str]) -> str:
-        function = starts[bisect.bisect(positions, match.start()) - 1][1] if starts else "?"
+        function = readable(starts[bisect.bisect(positions, match.start()) - 1][1]) if starts else "?"
         sites.append(f"{function} (exception {match.group(2)})")
         indent = match.group(1)
         site = len(sites) - 1
@@ -129,6 +140,48 @@ def _count_raises(text: str, sites: list[str]) -> str:
 
     counted_text, count = _RAISE.subn(counted, text)
     return counted_text + "\ndeclare void @crossenvs_host.raise(i64)\n" if count else counted_text
+
+
+def _host_target(opt: int) -> Any:
+    import llvmlite.binding as llvm
+
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    return llvm.Target.from_default_triple().create_target_machine(opt=opt)
+
+
+def host_module(compiled: Any, target: Any, raise_sites: list[str], plant: Callable[[str], str] | None = None) -> Any:
+    """numba-cuda's kernel object ``compiled``, its IR made ready for the host (see the module docstring) and linked
+    with libdevice and the host's stand-ins, as one llvmlite module; ``raise_sites`` gets each raise site's name."""
+    import llvmlite.binding as llvm
+
+    from .compiled_checks import _host_module
+
+    modules = [plant(text) if plant else text for text in compiled._codelibrary.llvm_strs]
+    modules = [_count_raises(_constants_as_memory(text), raise_sites) for text in modules]
+    module = _host_module(modules, target, rewrite=map_intrinsics)
+    module.link_in(llvm.parse_assembly(_support_module()))
+    return module
+
+
+def raise_sites_left(compiled: Any, plant: Callable[[str], str] | None = None) -> list[str]:
+    """The raise sites of numba-cuda's kernel ``compiled`` that LLVM's -O3 cannot prove unreachable.
+
+    On a card numba-cuda drops an exception raised in device code: the thread stops there, silently. Most raise
+    sites in our kernels are numba's own checks (a ``range`` step of zero, an integer division by zero) on values
+    that are constants once inlined. LLVM's optimiser deletes only code no run can reach (a run free of undefined
+    behaviour, as NVVM, itself LLVM, assumes too), so a site it deletes cannot raise; an empty list proves the
+    kernel never drops an exception. The counting call is kept out of line so that a site left stays visible.
+    """
+    import llvmlite.binding as llvm
+
+    sites: list[str] = []
+    target = _host_target(opt=3)
+    module = host_module(compiled, target, sites, plant)
+    builder = llvm.create_pass_builder(target, llvm.create_pipeline_tuning_options(speed_level=3))
+    builder.getModulePassManager().run(module, builder)
+    left = re.findall(r"call void @\"?crossenvs_host\.raise\"?\(i64 (?:noundef )?(\S+)\)", str(module))
+    return [sites[int(site)] if site.isdigit() else f"a site LLVM merged ({site})" for site in left]
 
 
 class HostKernel:
@@ -149,7 +202,6 @@ class HostKernel:
     ) -> None:
         import llvmlite.binding as llvm
 
-        from .compiled_checks import _host_module
         from .cuda import DEFAULT_PTX_CC, _import_numba_cuda
         from .numba_internals import build_kernel
 
@@ -159,14 +211,9 @@ class HostKernel:
         if compiled is None:
             compiled, _ = build_kernel(function, self.signature, cc or DEFAULT_PTX_CC)
         library = compiled._codelibrary
-        modules = [plant(text) if plant else text for text in library.llvm_strs]
         self.raise_sites: list[str] = []
-        modules = [_count_raises(_constants_as_memory(text), self.raise_sites) for text in modules]
-        llvm.initialize_native_target()
-        llvm.initialize_native_asmprinter()
-        target = llvm.Target.from_default_triple().create_target_machine(opt=0)  # 4x faster to JIT; the run is short
-        module = _host_module(modules, target, rewrite=map_intrinsics)
-        module.link_in(llvm.parse_assembly(_support_module()))
+        target = _host_target(opt=0)  # 4x faster to JIT than opt=1; the run is short
+        module = host_module(compiled, target, self.raise_sites, plant)
         self._engine = llvm.create_mcjit_compiler(module, target)
         self._engine.finalize_object()
         self._entry = self._engine.get_function_address(library._entry_name)
