@@ -13,7 +13,8 @@ constant tables shared, contraction off: :mod:`crossenvs.kernels.numba_internals
   LLVM's own (:data:`NVVM_ON_HOST`); one the table lacks is a :class:`HostRunError` naming it, raised before
   LLVM sees the module (LLVM would abort the process);
 * every raise site (a device function returning an exception's status, which numba-cuda drops on a card) counts
-  into a global: a raise reached is a :class:`HostRunError` naming the function;
+  into a global: a raise reached is a :class:`HostRunError` naming the function; :func:`raise_sites_left`
+  runs LLVM's -O3 over the same IR and names the sites it cannot prove unreachable;
 * the arguments travel as numba-cuda's ``_prepare_args`` flattens them (an array as meminfo, parent, size,
   itemsize, data, shape, strides; a tuple as its fields).
 
@@ -24,8 +25,8 @@ the product's own.
 
 What it cannot see: NVVM's optimiser and code generation, ptxas (``compiled_checks`` runs it), alignment (an
 x86 load need not be aligned; ``compiled_checks`` finds wide loads of byte rows), races and the order of threads
-(threads run one after another), the launch itself (``tests/test_launch.py`` stubs the driver call), and what the
-mapped intrinsics do differently on a card (only ``fmax``/``fmin`` of signed zeros could).
+(threads run one after another), the driver (``tests/test_host_run.py`` runs the launch with the driver's calls
+stubbed), and what the mapped intrinsics do differently on a card (only ``fmax``/``fmin`` of signed zeros could).
 """
 
 from __future__ import annotations
@@ -41,21 +42,16 @@ import numpy as np
 
 from ..core.errors import CrossenvsError
 
-#: each NVVM intrinsic the kernels' IR (libdevice's bodies included) uses, as host IR: name -> (signature, body)
+#: each NVVM intrinsic the kernels' IR uses (through libdevice's ``__nv_fmax``, ``__nv_fmin`` and ``__nv_ldexp``), as
+#: host IR: name -> (signature, body computing ``%r``)
 NVVM_ON_HOST: dict[str, tuple[str, str]] = {
     "llvm.nvvm.fmax.d": ("double (double %a, double %b)", "%r = call double @llvm.maxnum.f64(double %a, double %b)"),
     "llvm.nvvm.fmin.d": ("double (double %a, double %b)", "%r = call double @llvm.minnum.f64(double %a, double %b)"),
     "llvm.nvvm.fabs.f64": ("double (double %a)", "%r = call double @llvm.fabs.f64(double %a)"),
-    "llvm.nvvm.fabs.d": ("double (double %a)", "%r = call double @llvm.fabs.f64(double %a)"),
     "llvm.nvvm.lohi.i2d": (
         "double (i32 %lo, i32 %hi)",
         "%l = zext i32 %lo to i64\n%h = zext i32 %hi to i64\n%s = shl i64 %h, 32\n%w = or i64 %s, %l\n"
         "%r = bitcast i64 %w to double",
-    ),
-    "llvm.nvvm.d2i.lo": ("i32 (double %a)", "%w = bitcast double %a to i64\n%r = trunc i64 %w to i32"),
-    "llvm.nvvm.d2i.hi": (
-        "i32 (double %a)",
-        "%w = bitcast double %a to i64\n%s = lshr i64 %w, 32\n%r = trunc i64 %s to i32",
     ),
 }
 _REGISTERS = [f"{register}.{axis}" for register in ("tid", "ntid", "ctaid", "nctaid") for axis in "xyz"]
