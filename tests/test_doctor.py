@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 import types
 
 import pytest
@@ -94,3 +95,85 @@ def test_with_nvjitlink_any_driver_of_the_toolkits_major_version_will_do(monkeyp
     cuda_target.check_driver(_driver_of((12, 2), nvjitlink=True))
     with pytest.raises(CudaUnavailableError, match=r"runs CUDA 11\.8 code at most, and the kernels need CUDA 12\.0"):
         cuda_target.check_driver(_driver_of((11, 8), nvjitlink=True))
+
+
+# ----------------------------------------------------------------------------- a doctor that cannot hang
+#: a stand-in for the worker: crossings hangs, crosse dies; the others need the card to themselves (a lock file
+#: stands for an exclusive-process card), and all but crisscross are refused a context the first time they try
+STAND_IN = """
+import json, os, sys, time
+name = json.loads(sys.argv[1])[0]
+folder = os.environ["DOCTOR_TEST_CARD"]
+if name == "crossings":
+    time.sleep(60)
+if name == "crosse":
+    sys.exit(139)
+tried = os.path.join(folder, "tried-" + name)
+refused = name != "crisscross" and not os.path.exists(tried)
+open(tried, "w").close()
+try:
+    refused or os.close(os.open(os.path.join(folder, "card"), os.O_CREAT | os.O_EXCL))
+except FileExistsError:
+    refused = True
+if refused:
+    print("DOCTOR " + json.dumps({"setup": name, "error": "RuntimeError: CUDA error: CUDA-capable device(s) is/are "
+                                  "busy or unavailable"}))
+    sys.exit(0)
+time.sleep(0.5)
+os.remove(os.path.join(folder, "card"))
+print("DOCTOR " + json.dumps({"setup": name, "compile_seconds": 0.1, "env_mismatches": 0, "search_mismatches": 0}))
+"""
+
+
+def _doctor_with(monkeypatch, tmp_path, *argv: str) -> tuple[int, list[str]]:
+    import io
+
+    from crossenvs.cli import doctor
+
+    monkeypatch.setattr(doctor, "WORKER", STAND_IN)
+    monkeypatch.setattr(doctor, "stack_lines", lambda: ["card: a stand-in"])
+    monkeypatch.setenv("DOCTOR_TEST_CARD", str(tmp_path))
+    out = io.StringIO()
+    status = doctor.run(doctor_arguments(*argv), out, io.StringIO())
+    return status, out.getvalue().splitlines()
+
+
+def doctor_arguments(*argv: str):
+    import argparse
+
+    from crossenvs.cli import doctor
+
+    parser = argparse.ArgumentParser()
+    doctor.arguments(parser)
+    args = parser.parse_args(list(argv))
+    doctor.check(args)
+    return args
+
+
+def test_a_setup_that_hangs_is_stopped_and_one_that_dies_is_a_line_and_the_rest_are_printed(monkeypatch, tmp_path):
+    started = time.perf_counter()
+    status, lines = _doctor_with(monkeypatch, tmp_path, "--games", "crossings", "crosse", "--timeout", "2")
+    assert time.perf_counter() - started < 20
+    assert status == 1
+    rows = {line.split()[0]: line for line in lines if line.startswith(("crossings", "crosse"))}
+    assert "timed out after 2 s" in rows["crossings"] and rows["crossings"].split()[1] in ("2", "3")
+    assert "the process ended with status 139" in rows["crosse"]
+    assert lines[-1].startswith("0 of 2 setups passed")
+
+
+def test_setups_refused_a_second_context_run_again_one_at_a_time(monkeypatch, tmp_path):
+    """Run again together, the two refused setups would find the card taken; one at a time, both pass."""
+    setups = ["crisscross", "charing_cross", "neo_crossings"]
+    status, lines = _doctor_with(monkeypatch, tmp_path, "--games", *setups, "--jobs", "3", "--timeout", "30")
+    assert status == 0, lines
+    assert any("refused a CUDA context beside the others" in line and "one at a time" in line for line in lines)
+    rows = [line for line in lines if line.split()[:1] and line.split()[0] in setups]
+    assert len(rows) == 3 and all(row.endswith("  ok") for row in rows), lines
+    assert lines[-1].startswith("3 of 3 setups passed")
+
+
+def test_the_table_prints_each_setups_wall_seconds():
+    from crossenvs.cli.doctor import HEADER, SetupResult, row
+
+    line = row(SetupResult("crossings", compile_seconds=1.0, env_mismatches=0, search_mismatches=0, seconds=12.4))
+    assert HEADER.split()[:2] == ["setup", "s"] and line.split()[:3] == ["crossings", "12", "1.0"]

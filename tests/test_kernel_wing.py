@@ -215,3 +215,74 @@ def test_a_games_functions_are_cached_in_a_folder_of_that_game():
     assert folder is not None and folder.parent == cache_root() / "games" and folder.name.startswith("crossings-")
     assert crossings.frozen_squares._cache._cache_path == str(folder)
     assert game_cache_folder(crossenvs.kernels.cache.__file__) is None
+
+
+# ----------------------------------------------------------------------------- a failed launch says what failed
+def _failing_kernel(exc: BaseException):
+    class Failing:
+        def __getitem__(self, config):
+            def launch(*args):
+                raise exc
+
+            return launch
+
+    return Failing()
+
+
+def _launch_raising(monkeypatch, exc: BaseException) -> None:
+    from crossenvs.envs import batch_kernels as bk
+    from crossenvs.kernels.batched import kernels_of
+
+    kernel = kernels_of(bk).random_actions
+    monkeypatch.setattr(kernel, "_cuda_kernel", _failing_kernel(exc))
+    args = bk.RandomPick(*(np.zeros(2, dtype) for dtype in (np.int8, np.uint64, np.uint64, np.float64, np.int64)))
+    kernel.launch(args)
+
+
+def test_a_driver_error_at_launch_is_named_as_cuda_names_it_and_never_called_a_compile_error(monkeypatch):
+    from numba.cuda.cudadrv.driver import CudaAPIError
+
+    from crossenvs.kernels.cuda import CudaLaunchError
+
+    faults = [
+        CudaAPIError(700, "Call to cuCtxSynchronize results in CUDA_ERROR_ILLEGAL_ADDRESS"),
+        CudaAPIError(2, "Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY"),
+        RuntimeError("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: too many resources requested for launch"),  # cuda.core's
+        CudaAPIError(999, "no name given"),
+    ]
+    names = [
+        "CUDA_ERROR_ILLEGAL_ADDRESS",
+        "CUDA_ERROR_OUT_OF_MEMORY",
+        "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+        "CUDA error 999",
+    ]
+    for fault, name in zip(faults, names):
+        with pytest.raises(CudaLaunchError, match=rf"random_actions failed on the card: {name}") as caught:
+            _launch_raising(monkeypatch, fault)
+        assert "does not compile" not in str(caught.value)
+
+
+def test_a_compile_error_at_the_first_launch_says_compile_and_a_callers_error_passes_through(monkeypatch):
+    from numba.core.errors import TypingError
+
+    from crossenvs.kernels.specialize import KernelError
+
+    with pytest.raises(KernelError, match=r"random_actions does not compile for CUDA.*cannot type"):
+        _launch_raising(monkeypatch, TypingError("cannot type np.zeros"))
+    with pytest.raises(ValueError, match="a bad argument"):
+        _launch_raising(monkeypatch, ValueError("a bad argument"))
+
+
+def test_the_installed_cuda_stack_is_within_the_cuda_extras_tested_ranges():
+    """The launch path was tested with these (tests/test_host_run.py): an install outside them is not the tested one."""
+    from importlib import metadata
+    from pathlib import Path
+
+    import tomllib
+    from packaging.requirements import Requirement
+
+    extra = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
+    pinned = [Requirement(line) for line in extra["project"]["optional-dependencies"]["cuda"]]
+    assert {r.name for r in pinned} >= {"cuda-core", "cuda-bindings", "nvidia-nvjitlink-cu12"}
+    for requirement in pinned:
+        assert requirement.specifier.contains(metadata.version(requirement.name)), requirement

@@ -96,7 +96,7 @@ class DeviceGumbelSearch:
             return array
         if hasattr(array, "__cuda_array_interface__"):  # another library's GPU array (CuPy): its stream is waited for
             return self._cuda.as_cuda_array(array)
-        return self._cuda.to_device(np.ascontiguousarray(array, dtype=dtype))
+        return self._arrays.upload(np.ascontiguousarray(array, dtype=dtype))[0]  # on torch's stream, as every copy
 
     def gumbel_noise(self, n: int | None = None, generator: Any = None) -> Any:
         """Gumbel(0, 1) root noise for ``n`` positions (default: the batch), drawn by torch where the search runs

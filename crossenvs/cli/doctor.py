@@ -1,11 +1,14 @@
 """``crossenvs doctor``: what a GPU user runs first. The stack, then every game on the card, one line each.
 
 For every setup, in a process of its own (a CUDA error is sticky: it kills its process, and must not
-hide the next game's result), several at once on the machine's cores: the device env compiled and
+hide the next game's result), several at once on the machine's cores, each stopped after ``--timeout``
+seconds (a hung kernel must not spend a whole session): the device env compiled and
 launched, random games stepped, the device env compared with the CPU env move for move on a sample of
 games, a step timed with CUDA events, each kernel's registers and local memory as the card reports
 them; then the device search on a small batch compared with the CPU search. Exit status 1 on any
-failure, or where there is no GPU (one line says why). Under numba's CUDA simulator
+failure, or where there is no GPU (one line says why). Each setup's line is printed when it ends, with
+its wall seconds, so a run cut short still shows what it found. Where a card refuses a second CUDA context
+(exclusive-process compute mode, a small MIG slice), the setups it refused run again one at a time. Under numba's CUDA simulator
 (``NUMBA_ENABLE_CUDASIM=1``) it runs the same code as Python, slowly: the tests run it so.
 """
 
@@ -17,7 +20,7 @@ import os
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -29,6 +32,10 @@ from .common import Command, canonical_game
 
 #: the setups checked by default: every built-in game, and Crisscross at the largest size it is benchmarked at
 SETUPS = ("crisscross", "crisscross:size=11", "charing_cross", "crosse", "crossings", "neo_crossings")
+#: seconds a setup's process may take (compiling every kernel for the card included) before it is stopped
+DEFAULT_TIMEOUT = 300
+#: what a worker says when the card would not give it a context beside the others' (exclusive-process mode, MIG)
+REFUSED_CONTEXT = ("CUDA_ERROR_DEVICE_UNAVAILABLE", "busy or unavailable", "CUDA_ERROR_OUT_OF_MEMORY", "out of memory")
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,6 +54,9 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--jobs", type=int, default=0, help="processes at once (default: one per setup, up to the cores)"
     )
+    parser.add_argument(
+        "--timeout", type=int, default=DEFAULT_TIMEOUT, help="seconds a setup may take before it is stopped"
+    )
 
 
 def check(args: argparse.Namespace) -> None:
@@ -56,6 +66,7 @@ def check(args: argparse.Namespace) -> None:
     check_int_range(args.trees, "--trees", 1, 1 << 16)
     check_int_range(args.simulations, "--simulations", 1, 1024)
     check_int_range(args.jobs, "--jobs", 0, 1024)
+    check_int_range(args.timeout, "--timeout", 1, 24 * 3600)
     for setup in args.games:
         _parse_setup(setup)
 
@@ -90,6 +101,7 @@ def stack_lines() -> list[str]:
         lines.append(
             f"card: {name}, compute capability {major}.{minor}, driver {_driver_release()} (CUDA {driver[0]}.{driver[1]})"
         )
+        cuda.close()  # this process's context let go: in exclusive-process mode it would refuse every worker
     lines.append(
         f"CUDA toolkit (NVVM) {'.'.join(map(str, toolkit)) if toolkit else 'not a pip wheel'}; "
         + ", ".join(f"{name} {version}" for name, version in versions.items())
@@ -132,10 +144,16 @@ class SetupResult:
     local_bytes: int | None = None
     first_mismatch: str | None = None
     error: str | None = None
+    seconds: float | None = None  # the setup's process, wall time
 
     @property
     def ok(self) -> bool:
         return self.error is None and self.env_mismatches == 0 and self.search_mismatches == 0
+
+    @property
+    def context_refused(self) -> bool:
+        """Whether it stopped because the card gave its process no context (or no memory) beside the others'."""
+        return self.error is not None and any(sign in self.error for sign in REFUSED_CONTEXT)
 
 
 def probe_setup(name: str, options: dict[str, Any], envs: int, steps: int, compare: int, trees: int,
@@ -212,11 +230,28 @@ print("DOCTOR " + json.dumps(result.__dict__))
 
 
 def _run_worker(setup: str, args: argparse.Namespace) -> SetupResult:
+    """One setup in a process of its own, stopped after ``args.timeout`` seconds; never raises."""
+    started = time.perf_counter()
+    result = _worker_result(setup, args)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _worker_result(setup: str, args: argparse.Namespace) -> SetupResult:
     name, options = _parse_setup(setup)
     payload = json.dumps([name, options, args.envs, args.steps, args.compare, args.trees, args.simulations])
-    done = subprocess.run(
-        [sys.executable, "-c", WORKER, payload], capture_output=True, text=True, env=os.environ.copy()
-    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", WORKER, payload],
+            capture_output=True,
+            text=True,
+            env=os.environ.copy(),
+            timeout=args.timeout,
+        )
+    except subprocess.TimeoutExpired:  # subprocess.run has killed it
+        return SetupResult(setup, error=f"timed out after {args.timeout} s (stopped; --timeout gives it longer)")
+    except OSError as exc:
+        return SetupResult(setup, error=f"could not start its process: {exc}"[:300])
     for line in done.stdout.splitlines():
         if line.startswith("DOCTOR "):
             return SetupResult(**json.loads(line[len("DOCTOR ") :]))
@@ -229,17 +264,38 @@ def _cell(value: Any, text: str) -> str:
     return "-" if value is None else text.format(value)
 
 
+HEADER = (
+    f"{'setup':<22}{'s':>6}{'compile s':>10}{'step us':>10}{'env diff':>9}{'search diff':>12}{'regs':>6}"
+    f"{'local B':>8}  result"
+)
+
+
+def row(r: SetupResult) -> str:
+    """One setup's line of the table: its wall seconds, its figures, and ok or what went wrong."""
+    verdict = "ok" if r.ok else (r.error or r.first_mismatch or "mismatch")
+    return (
+        f"{r.setup:<22}{_cell(r.seconds, '{:.0f}'):>6}{_cell(r.compile_seconds, '{:.1f}'):>10}"
+        f"{_cell(r.step_microseconds, '{:.0f}'):>10}{_cell(r.env_mismatches, '{}'):>9}"
+        f"{_cell(r.search_mismatches, '{}'):>12}{_cell(r.registers, '{}'):>6}{_cell(r.local_bytes, '{}'):>8}  {verdict}"
+    )
+
+
 def table(results: list[SetupResult]) -> list[str]:
-    header = f"{'setup':<22}{'compile s':>10}{'step us':>10}{'env diff':>9}{'search diff':>12}{'regs':>6}{'local B':>8}  result"
-    lines = [header]
-    for r in results:
-        verdict = "ok" if r.ok else (r.error or r.first_mismatch or "mismatch")
-        lines.append(
-            f"{r.setup:<22}{_cell(r.compile_seconds, '{:.1f}'):>10}{_cell(r.step_microseconds, '{:.0f}'):>10}"
-            f"{_cell(r.env_mismatches, '{}'):>9}{_cell(r.search_mismatches, '{}'):>12}"
-            f"{_cell(r.registers, '{}'):>6}{_cell(r.local_bytes, '{}'):>8}  {verdict}"
-        )
-    return lines
+    return [HEADER, *(row(result) for result in results)]
+
+
+def check_setups(setups: list[str], args: argparse.Namespace, jobs: int, out: TextIO) -> dict[str, SetupResult]:
+    """Each setup in a process of its own, ``jobs`` at a time; each line printed as its setup ends. With several
+    at a time, a setup refused a context is not printed: the caller runs it again alone."""
+    results: dict[str, SetupResult] = {}
+    with ThreadPoolExecutor(jobs) as pool:
+        running = {pool.submit(_run_worker, setup, args): setup for setup in setups}
+        for finished in as_completed(running):
+            result = results[running[finished]] = finished.result()
+            if jobs == 1 or not result.context_refused:
+                out.write(row(result) + "\n")
+                out.flush()
+    return results
 
 
 def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> int:
@@ -251,12 +307,19 @@ def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> int:
         return 1
     out.writelines(line + "\n" for line in lines)
     jobs = args.jobs or max(1, min(len(args.games), os.cpu_count() or 1))
-    out.write(f"checking {len(args.games)} setups, {jobs} at a time (a process each)...\n")
+    out.write(f"checking {len(args.games)} setups, {jobs} at a time (a process each, {args.timeout} s at most)...\n")
+    out.write(HEADER + "\n")
     out.flush()
     started = time.perf_counter()
-    with ThreadPoolExecutor(jobs) as pool:
-        results = list(pool.map(lambda setup: _run_worker(setup, args), args.games))
-    out.writelines(line + "\n" for line in table(results))
+    found = check_setups(list(args.games), args, jobs, out)
+    refused = [setup for setup, result in found.items() if jobs > 1 and result.context_refused]
+    if refused:
+        out.write(
+            f"{len(refused)} setups were refused a CUDA context beside the others (exclusive-process mode, MIG or "
+            "memory): again, one at a time\n"
+        )
+        found.update(check_setups(refused, args, 1, out))
+    results = [found[setup] for setup in args.games]
     failed = sum(not result.ok for result in results)
     out.write(f"{len(results) - failed} of {len(results)} setups passed in {time.perf_counter() - started:.0f} s\n")
     return 1 if failed else 0

@@ -201,7 +201,7 @@ class DeviceBatch:
     def states(self) -> tuple[np.ndarray, np.ndarray]:
         """(boards, metas) copied to the host: for checks and rendering, not for the hot loop."""
         boards, metas = self.device_positions()
-        return boards.copy_to_host(), metas.copy_to_host()
+        return self._arrays.to_host(boards), self._arrays.to_host(metas)
 
 
 # ----------------------------------------------------------------------------- PTX without a GPU

@@ -253,7 +253,9 @@ class BatchedKernel:
             return self._cuda_kernel
 
     def launch(self, args: NamedTuple, stream: Any = 0) -> None:
-        """One GPU thread per index, on ``stream``; numba's refusal to compile is one :class:`KernelError`."""
+        """One GPU thread per index, on ``stream``. Each failure says what failed: the driver's (loading,
+        launching, a fault) is one ``crossenvs.kernels.cuda.CudaLaunchError`` with CUDA's error name;
+        numba's refusal to compile (on the first launch) is one :class:`KernelError`."""
         size = self.size(args)
         if size == 0:
             return
@@ -262,9 +264,10 @@ class BatchedKernel:
         try:
             kernel[(size + threads - 1) // threads, threads, stream](args)
         except Exception as exc:
-            if not type(exc).__module__.startswith("numba"):
+            failure = launch_failure(self.label, self.name, exc)
+            if failure is exc:
                 raise
-            raise kernel_error(self.label, self.name, exc) from exc
+            raise failure from exc
 
     @staticmethod
     def signature(args: NamedTuple) -> tuple[Any, ...]:
@@ -388,6 +391,22 @@ def chosen_kernels(kernels: Mapping[str, BatchedKernel], which: str) -> dict[str
     if which not in ("all", "per game", "shared"):
         raise KernelDeclarationError(f"which must be 'all', 'per game' or 'shared', got {which!r}")
     return {name: k for name, k in kernels.items() if which == "all" or k.per_game == (which == "per game")}
+
+
+def launch_failure(label: str, kernel: str, exc: BaseException) -> BaseException:
+    """What a failed launch of ``kernel`` raises: a driver error named as CUDA names it, numba's compile error as
+    a :func:`kernel_error`, anything else (a bad argument of the caller's) as it came."""
+    from .cuda import CudaLaunchError, cuda_error_name
+
+    name = cuda_error_name(exc)
+    if name is not None:
+        return CudaLaunchError(
+            f"{label}: {kernel} failed on the card: {name} ({first_lines(exc, 2)}). It compiled; the driver refused "
+            "or faulted it at load, launch or run. A CUDA fault is sticky: this process cannot use the card again"
+        )
+    if type(exc).__module__.startswith("numba"):
+        return kernel_error(label, kernel, exc)
+    return exc
 
 
 def kernel_error(label: str, kernel: str, exc: BaseException) -> Exception:

@@ -297,10 +297,14 @@ def host_callable(function: Any, argument_types: tuple[Any, ...]) -> Any:
     return call
 
 
-def _host_module(modules: list[str], target: Any) -> Any:
+def _host_module(modules: list[str], target: Any, rewrite: Any = None) -> Any:
+    """``modules`` (numba-cuda's LLVM IR) linked with the libdevice functions they call, for the host's triple and
+    data layout; ``rewrite`` (text -> text) is applied to every module, libdevice's bodies included, before parsing
+    (:mod:`crossenvs.kernels.host_run` maps the NVVM intrinsics there)."""
     import llvmlite.binding as llvm
 
     def for_host(text: str) -> str:
+        text = rewrite(text) if rewrite is not None else text
         text = re.sub(r'^target triple = ".*"$', f'target triple = "{target.triple}"', text, flags=re.MULTILINE)
         return re.sub(r'^target datalayout = ".*"$', f'target datalayout = "{target.target_data}"', text, flags=re.M)
 
@@ -310,7 +314,9 @@ def _host_module(modules: list[str], target: Any) -> Any:
     library = _libdevice()
     wanted = [f.name for f in linked.functions if f.is_declaration and f.name.startswith("__nv_")]
     if wanted:
-        bodies = [re.sub(r"\)\s*(#\d+\s*)+\{", ") {", str(library.get_function(name))) for name in wanted]
+        bodies = [
+            re.sub(r"\)\s*(#\d+\s*)+(\{|$)", r") \2", str(library.get_function(name)), flags=re.M) for name in wanted
+        ]
         used = set(re.findall(r"@(llvm\.[\w.]+)\(", "\n".join(bodies)))
         declarations = [re.sub(r"\s*#\d+\s*$", "", str(library.get_function(name)).strip()) for name in used]
         linked.link_in(llvm.parse_assembly(for_host("\n".join(declarations + bodies))))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import importlib.util
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -30,6 +31,27 @@ DEFAULT_PTX_CC = (9, 0)
 
 class CudaUnavailableError(CrossenvsError, RuntimeError):
     """A GPU path was asked for where none can run (no numba-cuda, no driver, or no device)."""
+
+
+class CudaLaunchError(CrossenvsError, RuntimeError):
+    """A kernel compiled, and the card or its driver refused or failed it: loading, launching or running it
+    (an illegal address, out of memory, a launch configuration). The message carries CUDA's error name."""
+
+
+#: the modules whose exceptions are the driver's answers, not numba's compiler's
+_DRIVER_MODULES = ("numba.cuda.cudadrv.driver", "numba.cuda.cudadrv.error", "cuda.core", "cuda.bindings")
+
+
+def cuda_error_name(exc: BaseException) -> str | None:
+    """CUDA's name of the driver error ``exc`` reports (``CUDA_ERROR_ILLEGAL_ADDRESS``), ``"CUDA error <code>"``
+    where it gives a code alone, or None where ``exc`` is no driver error (numba's compiler, say)."""
+    named = re.search(r"\bCUDA_ERROR_[A-Z0-9_]+", str(exc))
+    if named:
+        return named.group(0)
+    if type(exc).__module__.startswith(_DRIVER_MODULES) and type(exc).__name__ not in ("NvvmError", "LinkerError"):
+        code = getattr(exc, "code", None)
+        return f"CUDA error {code}" if code is not None else type(exc).__name__
+    return None
 
 
 def simulated() -> bool:
@@ -246,6 +268,15 @@ class DeviceArrays:
         still reading the old contents, could run after it.
         """
         view.copy_to_device(np.ascontiguousarray(array, dtype=view.dtype), stream=self.stream())
+
+    def to_host(self, view: Any) -> np.ndarray:
+        """A host copy of the device buffer ``view``, copied on torch's current stream once the work queued there
+        (the kernels that write it) is done; numba's default stream would not wait for that work."""
+        stream = self.stream()
+        host = view.copy_to_host(stream=stream)
+        if self.torch is not None:
+            stream.synchronize()
+        return host
 
     def for_caller(self, view: Any) -> Any:
         """What a step returns: the live torch tensor on a GPU; a host copy under the simulator."""
