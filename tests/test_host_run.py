@@ -34,8 +34,9 @@ import crossenvs
 from crossenvs.kernels import cuda as cuda_target
 from crossenvs.kernels import numba_internals
 from crossenvs.kernels.cuda import DEFAULT_PTX_CC, DeviceArrays
-from crossenvs.kernels.host_run import HostKernel, HostRunError, host_device, map_intrinsics, raise_sites_left
+from crossenvs.kernels.host_run import HostKernel, HostRunError, map_intrinsics, raise_sites_left
 from crossenvs.testing import check_device_env, check_device_search
+from crossenvs.testing.host_device import host_device
 
 cuda = cuda_target._import_numba_cuda()  # numba-cuda's cuda.grid for the small kernels below (no card needed)
 pytestmark = pytest.mark.filterwarnings("ignore:Grid size")  # numba-cuda's low-occupancy note on small launches

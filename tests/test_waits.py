@@ -170,16 +170,17 @@ def test_a_pettingzoo_envs_first_step_on_a_cold_cache_says_it_compiles_into_a_pi
 
 
 def test_a_game_of_ones_own_compiling_its_rules_is_named_by_its_registered_name(heard, monkeypatch, capsys):
-    from crossenvs.core import registry
-
     monkeypatch.setattr(waits, "SPEAK_AFTER", 0.05)
-    spec = registry.GameSpec.__new__(registry.GameSpec)
-    object.__setattr__(spec, "name", "tictactoe")
-    object.__setattr__(spec, "target", "my_games.tictactoe:TicTacToe")
-    monkeypatch.setitem(registry._GAMES, "tictactoe", spec)
+    monkeypatch.setitem(waits.GAME_MODULES, "my_games.tictactoe", "tictactoe")  # as register_game records it
     watch = waits.CompileWatch(quiet=0.05, tick=0.01)
     watch.on_start("my_games.tictactoe")
     until(lambda: watch.wait is not None)
     watch.on_end()
     until(lambda: watch.thread is None)
     assert capsys.readouterr().err.startswith("crossenvs: compiling the rules of tictactoe, first use only")
+
+
+def test_registering_a_game_records_where_its_rules_live():
+    import crossenvs  # noqa: F401 - registers the built-in games
+
+    assert set(waits.GAME_MODULES.values()) >= {"crisscross", "crosse", "hex", "connect_four"}

@@ -25,6 +25,7 @@ from typing import Any
 from .errors import InvalidOptionError, UnknownGameError
 from .facts import GameFacts
 from .game import Game
+from .waits import GAME_MODULES
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -139,6 +140,8 @@ def register_game(
     for listener in _LISTENERS:  # first: a clash (of gymnasium ids, say) leaves the registry as it was
         listener(spec)
     _GAMES[name] = spec
+    home = game.partition(":")[0] if isinstance(game, str) else getattr(game, "__module__", "")
+    GAME_MODULES[home] = name  # a compile there past two seconds is announced as this game's rules
     return spec
 
 

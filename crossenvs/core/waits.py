@@ -266,6 +266,10 @@ def _jit_disabled() -> bool:
     return bool(config.DISABLE_JIT)
 
 
+#: the module defining each registered game (the registry fills it): a compile in one is that game's rules
+GAME_MODULES: dict[str, str] = {}
+
+
 def _compiled_words(module: str) -> tuple[str, tuple[int, int] | None] | None:
     """What a compile of a function of ``module`` is, in words, and its measured range where there is one; None
     for a module that is neither ours nor a registered game's (a user's own numba code is theirs to announce)."""
@@ -274,14 +278,7 @@ def _compiled_words(module: str) -> tuple[str, tuple[int, int] | None] | None:
         return f"the rules of {parts[2]}", RULES_SECONDS.get(parts[2])
     if parts[0] == "crossenvs":
         return "crossenvs' kernels", None
-    from .registry import _GAMES  # the same layer; a game of one's own is registered there
-
-    for spec in list(_GAMES.values()):
-        target = spec.target
-        home = target.partition(":")[0] if isinstance(target, str) else getattr(target, "__module__", "")
-        if home and home == module:
-            return f"the rules of {spec.name}", None
-    return None
+    return (f"the rules of {GAME_MODULES[module]}", None) if module in GAME_MODULES else None
 
 
 class CompileWatch:

@@ -32,10 +32,9 @@ stubbed), and what the mapped intrinsics do differently on a card (only ``fmax``
 from __future__ import annotations
 
 import bisect
-import contextlib
 import ctypes
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -327,37 +326,3 @@ class HostCuda:
 
     def jit(self, function: Callable[..., Any]) -> _Jitted:
         return _Jitted(function, self)
-
-
-@contextlib.contextmanager
-def host_device(
-    plant: Callable[[str], str] | None = None, compiled: Mapping[Any, Any] | None = None
-) -> Iterator[HostCuda]:
-    """The device env and search, while this lasts, on :class:`HostCuda`: their kernels run as :class:`HostKernel`
-    (``compiled``: numba-cuda's kernel objects already built, by kernel function, whose IR is taken as it is).
-
-    The device path takes the simulator's branches (host arrays, stream 0), and ``cuda_module`` answers with
-    the host stand-in; every kernel compiled meanwhile is forgotten after, so a later launch compiles anew.
-    """
-    from ..az import device_search
-    from ..envs import device
-    from . import batched, cuda
-
-    cuda._import_numba_cuda()  # numba-cuda as a card gets it: its target, our tables shared, contraction off
-    host = HostCuda(plant, compiled)
-    patched = [(cuda, "simulated"), (cuda, "cuda_module"), (device, "cuda_module"), (device_search, "cuda_module")]
-    saved = [getattr(owner, name) for owner, name in patched]
-    kernels = [kernel for kernel_set in list(batched._SETS.values()) for kernel in kernel_set.values()]
-    compiled = {kernel: kernel._cuda_kernel for kernel in kernels}
-    for kernel in kernels:
-        kernel._cuda_kernel = None
-    cuda.simulated, cuda.cuda_module = (lambda: True), (lambda: host)
-    device.cuda_module = device_search.cuda_module = lambda: host
-    try:
-        yield host
-    finally:
-        for (owner, name), value in zip(patched, saved):
-            setattr(owner, name, value)
-        for kernel_set in list(batched._SETS.values()):
-            for kernel in kernel_set.values():
-                kernel._cuda_kernel = compiled.get(kernel)
