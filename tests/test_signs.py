@@ -51,6 +51,8 @@ def test_the_sb3_vec_env_learner_is_rewarded_for_its_own_losses():
         _, reward, dones, infos = env.step(actions)
         rewards += list(reward[dones])
         seats |= {info["learner_seat"] for info in infos}
+        to_move = env._batch.to_move()  # every game waits for the learner, so its seat is the one to move
+        assert np.array_equal(to_move, [info["learner_seat"] for info in infos])
     assert seats == {0, 1} and np.mean(rewards) < -0.7
 
 
