@@ -63,7 +63,7 @@ MUTANTS = [
         "crossenvs.envs.vector:CrossSB3VecEnv.step_wait",
         'infos[index]["learner_seat"] = int(self.learner[index])',
         'infos[index]["learner_seat"] = int(1 - self.learner[index])',
-        ("tests/test_vector.py", "tests/test_training.py"),
+        ("tests/test_signs.py", "tests/test_vector.py"),
     ),
     Mutant(
         "sb3-vec-mask-shifted",
@@ -105,7 +105,7 @@ MUTANTS = [
         "crossenvs.envs.aec:CrossAECEnv.step",
         "self.rewards[name] = outcome[index]",
         "self.rewards[name] = outcome[1 - index]",
-        ("tests/test_envs.py",),
+        ("tests/test_signs.py", "tests/test_envs.py"),
     ),
     Mutant(
         "aec-illegal-not-punished",

@@ -56,6 +56,30 @@ def test_the_sb3_vec_env_learner_is_rewarded_for_its_own_losses():
     assert seats == {0, 1} and np.mean(rewards) < -0.7
 
 
+def test_the_aec_env_rewards_the_last_mover_of_a_decisive_game():
+    """Random Crisscross games through PettingZoo's env(): only the mover can complete a connection."""
+    from crossenvs import crisscross_v0
+
+    decisive = 0
+    for seed in range(10):
+        env = crisscross_v0.env(size=5)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        final, last_mover = {}, None
+        for agent in env.agent_iter():
+            observation, reward, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                final[agent] = reward
+                env.step(None)
+                continue
+            last_mover = agent
+            env.step(random_legal(rng, observation["action_mask"]))
+        if any(final.values()):
+            decisive += 1
+            assert final[last_mover] == 1 and sum(final.values()) == 0, f"seed {seed}: {final}"
+    assert decisive >= 5
+
+
 def test_alphazero_learns_each_position_with_the_result_of_its_mover():
     """One game at a time, so each finished batch is one game in move order: in Crisscross the last
     mover wins every decisive game, and the movers alternate, so the targets alternate in sign."""
