@@ -99,3 +99,20 @@ def test_alphazero_learns_each_position_with_the_result_of_its_mover():
             expected = np.where(np.arange(len(results))[::-1] % 2 == 0, 1.0, -1.0)
             np.testing.assert_array_equal(results, expected)
     assert decisive >= 10
+
+
+def test_every_mutant_still_applies_and_its_table_is_on_the_contributing_page():
+    """A mutant whose text left its function would pass unseen; the page's table names every mutant once."""
+    import inspect
+    import textwrap
+    from pathlib import Path
+
+    import mutants
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "contributing.md").read_text()
+    listed = [line.split()[0] for line in page.split("```text\n", 1)[1].split("```")[0].splitlines()[1:]]
+    assert listed == [mutant.name for mutant in mutants.MUTANTS]
+    for mutant in mutants.MUTANTS:
+        _, _, function = mutants.resolve(mutant.target)
+        source = textwrap.dedent(inspect.getsource(function))
+        assert source.count(mutant.old) == 1, f"{mutant.name}: {mutant.old!r} is not once in {mutant.target}"
