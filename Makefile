@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 TORCH  := torch==2.13.0
 STAMP  := $(VENV)/.installed
 
-.PHONY: lint test test-fast train train-ppo bench train-bench venv clean clean-cache chromium docs docs-serve
+.PHONY: lint test test-fast mutants train train-ppo bench train-bench venv clean clean-cache chromium docs docs-serve
 
 venv: $(STAMP)
 
@@ -31,6 +31,11 @@ test: $(STAMP) lint chromium
 # compiles, the compiled-code checks, training runs), the browser, the docs site and the wheel.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -m "not slow and not browser and not docs and not wheel"
+
+# Mutation testing (docs/contributing.md): each mutant of a reward, value, mask, action-id, seat or
+# outcome path, patched in memory, must fail a fast test; prints the table mutant / killed by.
+mutants: $(STAMP)
+	$(BIN)/python tests/mutants.py
 
 # The browser tests (tests/test_serve_browser.py) drive Debian's chromium headless through
 # Playwright; no browser is downloaded, so install the distribution's when none is found

@@ -315,14 +315,15 @@ def test_the_final_agent_is_rated_on_the_shipped_ladder():
     """make train's last line: the agent's anchored rating, from the Crisscross 6x6 ladder."""
     from crossenvs import agents
     from crossenvs.az.config import Config
-    from crossenvs.az.evaluation import ladder_rating
+    from crossenvs.az.evaluation import ladder_rating, load_ladder
 
     game = make_game("crisscross", size=6)
     config = Config(game="crisscross", options={"size": 6}, eval_ladder_games=10)
     agent = make_player("pretrained:0", game=game)
     rated = ladder_rating(game, agent, config)
     assert rated["ladder_games"] == 10 and rated["ladder_text"].startswith("ladder rating ")
-    assert rated["ladder_low"] is None or rated["ladder_low"] <= rated["ladder_rating"]
+    assert rated["ladder_low"] < rated["ladder_rating"] < rated["ladder_high"]  # 1225 (935 .. 1731) here
+    assert rated["ladder_rating"] > load_ladder(game).rating_of("mcts:32")  # 364: a flipped score rates it below
     assert ladder_rating(game, agent, Config(game="crisscross", eval_ladder_games=0)) == {}
     assert agents.path("crisscross", size=6).is_file()
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from crossenvs import game_spec, list_games, make_game
+from crossenvs import UsageError, game_spec, list_games, make_game
 from crossenvs.testing import check_game
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -37,3 +37,23 @@ def test_game_keeps_the_contract(name, options):
 
 def test_the_registry_lists_the_example_game_too():
     assert {"crosse", "crossings", "neo_crossings", "charing_cross", "crisscross", "tictactoe"} <= set(list_games())
+
+
+def test_golden_files_are_never_regenerated_under_ci(monkeypatch, tmp_path):
+    """A rewritten golden file is compared with itself: CI refuses the rewrite, a local run makes it."""
+    from crossenvs.testing.contract import _check_golden
+
+    original = (GOLDEN / "crisscross_size5_seed0.txt").read_text()
+    golden = tmp_path / "crisscross_size5_seed0.txt"
+    golden.write_text(original.splitlines(keepends=True)[0] + "a changed playthrough\n")
+    monkeypatch.setenv("CROSSENVS_REGENERATE_GOLDEN", "1")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(UsageError, match="refused when CI is set"):
+        _check_golden("crisscross", tmp_path)
+    assert golden.read_text().endswith("a changed playthrough\n")  # nothing rewritten
+    monkeypatch.delenv("CROSSENVS_REGENERATE_GOLDEN")
+    with pytest.raises(AssertionError, match="no longer replays"):
+        _check_golden("crisscross", tmp_path)
+    monkeypatch.delenv("CI")
+    monkeypatch.setenv("CROSSENVS_REGENERATE_GOLDEN", "1")
+    assert _check_golden("crisscross", tmp_path) == 1 and golden.read_text() == original

@@ -73,7 +73,9 @@ def test_maskable_ppo_trains_a_few_hundred_steps(name, options):
     env = gymnasium.make(f"crossenvs/{name}-v0", **options)
     model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu")
     model.learn(total_timesteps=384)
-    assert model.num_timesteps >= 384
+    episodes = list(model.ep_info_buffer)  # SB3's Monitor: each finished game's learner return and length
+    assert episodes and {episode["r"] for episode in episodes} <= {-1.0, 0.0, 1.0}
+    assert all(1 <= episode["l"] <= 384 for episode in episodes)
     obs, _ = env.reset(seed=1)
     action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
     assert env.unwrapped.action_masks()[int(action)]

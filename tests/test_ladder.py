@@ -188,8 +188,9 @@ def test_cli_rate_prints_an_anchored_rating():
 def test_cli_ladder_writes_a_file(tmp_path, capsys):
     out, target = io.StringIO(), tmp_path / "small.json"
     argv = ["ladder", "crisscross", "--option", "size=4", "--rungs", "random", "mcts:1", "--games-per-pair", "6"]
-    assert main([*argv, "--workers", "1", "--out", str(target)], out=out) == 0
+    assert main([*argv, "--reach", "1", "--workers", "1", "--out", str(target)], out=out) == 0
     assert load_ladder(SMALL, target).rating_of("random") == 0.0
+    assert load_ladder(SMALL, target).extra["reach"] == 1  # --reach reached the builder (the default is 2)
     # a rung that won every game has no finite rating to hold fixed: refused, not given a point
     swept = ["ladder", "crisscross", "--option", "size=4", "--rungs", "random", "mcts:8", "--games-per-pair", "4"]
     assert main([*swept, "--workers", "1", "--out", str(tmp_path / "swept.json")], out=io.StringIO()) == 2

@@ -793,3 +793,13 @@ def test_a_page_that_leaves_interrupts_the_search_but_keeps_the_game():
     assert session.match.record == [] and not session.closed
     session.reply()  # released: the next search answers at once, started with the flag cleared
     assert opponent.flags_at_start == [0, 0] and opponent.interrupted == 1 and len(session.match.record) == 1
+
+
+def test_the_serve_command_hands_its_docs_url_to_the_app(monkeypatch):
+    import crossenvs.web
+    from crossenvs.cli import main
+
+    served = {}
+    monkeypatch.setattr(crossenvs.web, "serve", lambda *args, **kwargs: served.update(args=args, kwargs=kwargs))
+    assert main(["serve", "--port", "8123", "--docs-url", "/rules/{name}.html"], out=io.StringIO()) == 0
+    assert served["args"][1] == 8123 and served["args"][5] == "/rules/{name}.html"

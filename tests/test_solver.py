@@ -193,6 +193,26 @@ def test_the_solve_command_prints_the_value_and_the_optimal_moves():
     assert "optimal moves: a1 b1 c1 a2 b2 c2 a3 b3 c3" in text
 
 
+def test_the_solve_command_reads_a_position_and_honours_its_budget_flags(tmp_path, capsys):
+    """--position, --value-only and --nodes, each seen in what the command prints (--table-bits: a small table)."""
+    import io
+
+    from crossenvs.cli import main as cli
+
+    position = tmp_path / "after_b2.txt"
+    game = make_game("crisscross", size=3)
+    position.write_text(game.to_text(game.apply(game.initial_state(), game.str_to_action(game.initial_state(), "b2"))))
+    command = ["solve", "crisscross", "--option", "size=3", "--position", str(position)]
+    out = io.StringIO()
+    assert cli([*command, "--value-only", "--table-bits", "10"], out=out) == 0
+    assert "blue to move: blue loses with best play" in out.getvalue() and "optimal moves" not in out.getvalue()
+    out = io.StringIO()
+    assert cli(command, out=out) == 0
+    assert "blue loses with best play" in out.getvalue() and "optimal moves:" in out.getvalue()
+    assert cli([*command, "--nodes", "5"], out=io.StringIO()) == 2
+    assert "error: crisscross: no value proven within 5 positions" in capsys.readouterr().err
+
+
 def test_a_stack_grown_from_one_frame_finds_the_same_values_over_the_same_positions():
     """The search keeps its own stack and doubles it past its first frames: starting from one frame
     (doubled at every level of a line 11 moves deep) must change nothing, value or positions visited."""

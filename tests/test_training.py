@@ -73,7 +73,12 @@ def test_a_short_run_writes_checkpoints_resumes_and_plays_as_an_opponent(tmp_pat
     assert not list((run_dir / "checkpoints").glob(".*"))  # no temporary files left behind
     assert list((run_dir / "tensorboard").rglob("events.*"))
     summary = json.loads((run_dir / "summary.json").read_text())
-    assert 0.0 <= summary["win_rate"] <= 1.0 and summary["games"] == 20
+    rates = summary["win_rate"], summary["draw_rate"], summary["loss_rate"]
+    assert summary["games"] == 20 and sum(rates) == pytest.approx(1.0)
+    assert all(float(rate * 20).is_integer() for rate in rates)  # whole games out of 20
+    seats = (summary["win_rate_first_seat"] + summary["win_rate_second_seat"]) / 2  # 10 games in each seat
+    assert seats == pytest.approx(summary["win_rate"])
+    assert f"vs random {summary['win_rate']:.1%} wins, {summary['draw_rate']:.1%} draws" in first.stdout
 
     resumed = subprocess.run(  # from another working directory: the run folder must not depend on it
         [sys.executable, str(ROOT / "training" / "selfplay.py"), "--no-progress", "--resume", "run"]

@@ -84,11 +84,14 @@ def test_illegal_learner_action_loses_and_restarts():
 
 def test_maskable_ppo_learns_on_the_vec_env():
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import VecMonitor
 
-    env = CrossSB3VecEnv("crossings", num_envs=8, seed=0, move_cap=40)
+    env = VecMonitor(CrossSB3VecEnv("crossings", num_envs=8, seed=0, move_cap=40))
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")
     model.learn(total_timesteps=512)
-    assert model.num_timesteps >= 512
+    episodes = list(model.ep_info_buffer)  # the games PPO saw end, with the learner's return in each
+    assert len(episodes) >= 4 and {episode["r"] for episode in episodes} <= {-1.0, 0.0, 1.0}
+    assert sum(episode["l"] for episode in episodes) <= 512
 
 
 def test_bad_arguments():

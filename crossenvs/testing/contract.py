@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..core import state as st
-from ..core.errors import IllegalActionError, InvalidActionError
+from ..core.errors import IllegalActionError, InvalidActionError, UsageError
 from ..core.game import Game
 from ..core.playthrough import parse_golden_header, playthrough
 from ..core.registry import make_game
@@ -301,8 +301,23 @@ def _check_numba_parity(game: Game, seed: int, plies: int) -> None:
     assert result.stdout == playthrough(game, seed, max_plies=plies), f"{game!r}: numba-off playthrough differs"
 
 
+def _regenerating_golden() -> bool:
+    """Whether ``CROSSENVS_REGENERATE_GOLDEN`` asks for the golden files to be rewritten; refused under CI,
+    where a rewritten file would be compared with itself and every golden check would pass unseen."""
+    if not os.environ.get("CROSSENVS_REGENERATE_GOLDEN"):
+        return False
+    if os.environ.get("CI"):
+        raise UsageError(
+            "CROSSENVS_REGENERATE_GOLDEN is refused when CI is set: CI checks the golden files, it never "
+            "rewrites them (regenerate them locally and commit the diff)"
+        )
+    return True
+
+
 def _check_golden(name: str, folder: Path) -> int:
-    """Replay every golden file of game ``name`` in ``folder``; the number replayed."""
+    """Replay every golden file of game ``name`` in ``folder``; the number replayed. With
+    ``CROSSENVS_REGENERATE_GOLDEN=1`` (never under CI) each file is rewritten instead of compared."""
+    regenerate = _regenerating_golden()
     replayed = 0
     for path in sorted(folder.glob("*.txt")):
         with path.open() as handle:
@@ -311,8 +326,9 @@ def _check_golden(name: str, folder: Path) -> int:
             continue
         _, options, seed = header
         text = playthrough(make_game(name, **options), seed)
-        if os.environ.get("CROSSENVS_REGENERATE_GOLDEN"):
+        if regenerate:
             path.write_text(text)
-        assert text == path.read_text(), f"{path} no longer replays (CROSSENVS_REGENERATE_GOLDEN=1 rewrites it)"
+        else:
+            assert text == path.read_text(), f"{path} no longer replays (CROSSENVS_REGENERATE_GOLDEN=1 rewrites it)"
         replayed += 1
     return replayed
