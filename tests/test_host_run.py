@@ -73,6 +73,7 @@ def stand_in_card(monkeypatch: pytest.MonkeyPatch) -> Iterator[Launches]:
     monkeypatch.setattr(dispatcher.CUDADispatcher, "enable_caching", lambda self: None)  # no disk cache: no card
     monkeypatch.setattr(cuda, "external_stream", lambda ptr: driver.Stream(driver.binding.CUstream(ptr), external=True))
     monkeypatch.setattr(cuda, "is_available", lambda: True)
+    monkeypatch.setattr(cuda_target, "gpu_absent", lambda: None)  # the driver library answers: a card is here
     monkeypatch.setattr(cuda_target, "check_driver", lambda cuda: None)
     monkeypatch.setattr(
         torch.cuda, "current_stream", lambda device=None: types.SimpleNamespace(cuda_stream=TORCH_STREAM)
