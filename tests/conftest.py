@@ -56,7 +56,8 @@ AZ_TINY = {
 #: tests, Ray's and the docs', last): then no long file starts near the end while the other worker idles. The
 #: figures only order files: a stale one costs a few minutes at worst, never a result. Files not named follow.
 LONG_FILES = {
-    "test_wheel.py": 360,  # one test installs the wheel and compiles every snippet's kernels in a cache of its own
+    "test_host_run.py": 400,  # numba-cuda compiles every setup's kernels for the launch test and the host run
+    "test_wheel.py": 360,  # fresh environments per install line; one compiles every snippet's kernels anew
     "test_compiled_code.py": 280,
     "test_alphazero_ray.py": 280,
     "test_alphazero.py": 170,
@@ -69,6 +70,7 @@ LONG_FILES = {
     "test_first_contact.py": 95,
     "test_phalanx_invariants.py": 90,
     "test_training.py": 70,
+    "test_learning.py": 70,
     "test_doctor.py": 55,
     "test_rllib.py": 50,
     "test_compile_once.py": 45,
