@@ -5,8 +5,11 @@
 
 Each ladder is ``crossenvs ladder <game> [--option ...] --games-per-pair N`` over the default
 rungs (:func:`crossenvs.eval.ladder.default_rungs`); this script runs them all, in the processes
-given by ``--workers``, writes each file as soon as it is done (so a killed run keeps what it
-finished), and prints every rung's rating and interval, the table on the docs' evaluation page.
+given by ``--workers``, writes each file as soon as it is done, and prints every rung's rating and
+interval, the table on the docs' evaluation page. Every finished job of games is kept in
+``benchmarks/ladder_games/<ladder>.games.jsonl`` (committed): the same command run again, in this
+session or a later one, reads those back and plays only the rest, so a build of many hours can be
+spread over several sittings.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from crossenvs.eval.ladder import (
     read_ladder,
 )
 
+#: where each ladder's games are kept as they finish, so a build resumes (committed with the ladders)
+JOURNAL_DIR = Path(__file__).resolve().parent / "ladder_games"
 #: games per pair of each ladder: fewer where MCTS-2000 is slow (a Crosse game of it takes ~10 s on one core)
 GAMES_PER_PAIR = {"crisscross_size6": 600, "crisscross": 100, "charing_cross": 100, "crossings": 60,
                   "neo_crossings": 60, "crosse": 40}  # fmt: skip
@@ -71,6 +76,7 @@ def main() -> None:
     parser.add_argument("--force", action="store_true", help="rebuild ladders whose file exists")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out-dir", type=Path, default=LADDER_DIR, help="where the ladder files go")
+    parser.add_argument("--journal-dir", type=Path, default=JOURNAL_DIR, help="where each ladder's games are kept")
     parser.add_argument(
         "--table", action="store_true", help="print the shipped ladders as a Markdown table, build none"
     )
@@ -79,6 +85,7 @@ def main() -> None:
         print(markdown_table())
         return
     args.out_dir.mkdir(parents=True, exist_ok=True)
+    args.journal_dir.mkdir(parents=True, exist_ok=True)
     for name, options in agents.available():
         game = make_game(name, **options)
         file_name = ladder_file_name(game)
@@ -103,6 +110,7 @@ def main() -> None:
             command=command,
             made=made_stamp(),
             progress=lambda line: print(f"  {line}", flush=True),
+            journal=args.journal_dir / file_name.replace(".json", ".games.jsonl"),
         )
         target.write_text(ladder.to_json())
         print(f"wrote {target} in {time.perf_counter() - started:.0f} s", flush=True)

@@ -27,12 +27,14 @@ from crossenvs.eval.ladder import (
     load_ladder,
     next_rung,
     play_pairs,
+    pool,
     rate,
     ratings_on_ladder,
     read_ladder,
     shipped_ladder,
 )
 from crossenvs.eval.ladder.adaptive import rung_sd
+from crossenvs.eval.ladder.pool import JOB_GAMES, JournalError, pair_jobs
 from crossenvs.eval.ratings import GameRecord
 from crossenvs.players import make_player
 
@@ -90,6 +92,39 @@ def test_pairs_are_reproducible_whatever_the_number_of_processes():
     one = play_pairs(SMALL, specs, pairs, 4, seed=3, workers=1)
     two = play_pairs(SMALL, specs, pairs, 4, seed=3, workers=2)
     assert one == two and len(one) == 8
+
+
+def test_a_pair_is_cut_into_jobs_each_seeded_apart():
+    jobs = pair_jobs(SMALL, ["random", "greedy"], [(0, 1)], 2 * JOB_GAMES + 20, seed=0)
+    assert [job[4] for job in jobs] == [JOB_GAMES, JOB_GAMES, 20]
+    assert len({job[5] for job in jobs}) == 3
+
+
+def test_a_journal_resumes_a_build_without_playing_again(tmp_path, monkeypatch):
+    specs, pairs, journal = ["random", "greedy", "mcts:8"], [(0, 1), (1, 2)], tmp_path / "small.games.jsonl"
+    first = play_pairs(SMALL, specs, pairs, 6, seed=3, journal=journal)
+    assert len(journal.read_text().splitlines()) == 2 and len(first) == 12
+
+    def no_games(*job):
+        raise AssertionError(f"played {job} again")
+
+    monkeypatch.setattr(pool, "_play_pair", no_games)
+    lines = []
+    assert play_pairs(SMALL, specs, pairs, 6, seed=3, journal=journal, progress=lines.append) == first
+    assert lines[0].startswith("resuming: 2 of 2 jobs already played")
+    with pytest.raises(AssertionError, match="played"):  # another seed is another job: played, not read back
+        play_pairs(SMALL, specs, pairs, 6, seed=4, journal=journal)
+
+
+def test_a_journal_cut_by_a_kill_plays_the_cut_job_again_and_a_damaged_one_is_refused(tmp_path):
+    specs, pairs, journal = ["random", "greedy"], [(0, 1)], tmp_path / "cut.games.jsonl"
+    whole = play_pairs(SMALL, specs, pairs, 4, seed=1, journal=journal)
+    line = journal.read_text()
+    journal.write_text(line[: len(line) // 2])  # the write of the last job was killed half way
+    assert play_pairs(SMALL, specs, pairs, 4, seed=1, journal=journal) == whole
+    journal.write_text("not json\n" + line)
+    with pytest.raises(JournalError, match="line 1, is not a job's games"):
+        play_pairs(SMALL, specs, pairs, 4, seed=1, journal=journal)
 
 
 def test_build_ladder_rates_its_rungs_and_round_trips():
@@ -189,6 +224,8 @@ def test_cli_ladder_writes_a_file(tmp_path, capsys):
     out, target = io.StringIO(), tmp_path / "small.json"
     argv = ["ladder", "crisscross", "--option", "size=4", "--rungs", "random", "mcts:1", "--games-per-pair", "6"]
     assert main([*argv, "--reach", "1", "--workers", "1", "--out", str(target)], out=out) == 0
+    assert f"games are kept in {tmp_path / 'small.games.jsonl'}" in out.getvalue()
+    assert (tmp_path / "small.games.jsonl").read_text().count("\n") == 1  # one pair of 6 games: one job
     assert load_ladder(SMALL, target).rating_of("random") == 0.0
     assert load_ladder(SMALL, target).extra["reach"] == 1  # --reach reached the builder (the default is 2)
     # a rung that won every game has no finite rating to hold fixed: refused, not given a point
@@ -204,6 +241,7 @@ def test_cli_ladder_writes_a_file(tmp_path, capsys):
         (["rate", "random", "--game", "crisscross", "--width", "0"], "--width"),
         (["rate", "random", "--game", "crisscross", "--max-games", "1"], "--max-games"),
         (["ladder", "crisscross", "--out", "x.txt"], "--out"),
+        (["ladder", "crisscross", "--out", "x.json", "--journal", "games.txt"], "--journal"),
         (["ladder", "crisscross", "--games-per-pair", "1", "--out", "x.json"], "--games-per-pair"),
     ],
 )

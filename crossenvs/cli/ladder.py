@@ -23,6 +23,12 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reach", type=int, default=2, help="each rung meets this many rungs above it")
     parser.add_argument("--workers", type=int, default=None, help="processes playing pairs (default: the cores)")
     parser.add_argument("--out", required=True, help="the ladder file to write (.json)")
+    parser.add_argument(
+        "--journal",
+        default=None,
+        help="where each finished job's games are kept, and read back from when the same command runs again "
+        "(default: the --out file's name ending in .games.jsonl)",
+    )
 
 
 def check(args: argparse.Namespace) -> None:
@@ -31,6 +37,12 @@ def check(args: argparse.Namespace) -> None:
     if args.workers is not None:
         check_int_range(args.workers, "--workers", 1, 1024)
     check_output_file(args.out, "--out", (".json",))
+    check_output_file(journal_of(args), "--journal", (".jsonl",))
+
+
+def journal_of(args: argparse.Namespace) -> Path:
+    """The games journal: given, or beside the ladder file (``crisscross.json`` -> ``crisscross.games.jsonl``)."""
+    return Path(args.journal) if args.journal else Path(args.out).with_suffix(".games.jsonl")
 
 
 def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
@@ -41,13 +53,15 @@ def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
     game = game_of(args)
     specs = args.rungs or default_rungs(game)
     workers = args.workers or default_workers()
+    journal = journal_of(args)
     out.write(f"{game!r}: {len(specs)} rungs, each against its {args.reach} nearest above, "
-              f"{args.games_per_pair} games a pair, {workers} processes\n")  # fmt: skip
+              f"{args.games_per_pair} games a pair, {workers} processes\n"
+              f"games are kept in {journal} as they finish: the same command again resumes\n")  # fmt: skip
     command = "crossenvs " + " ".join(sys.argv[1:]) if sys.argv[0].endswith("crossenvs") else ""
     ladder = build_ladder(
         game, specs, args.games_per_pair, reach=args.reach, seed=args.seed, workers=workers,
         command=command or f"crossenvs ladder {args.game} --games-per-pair {args.games_per_pair}",
-        made=made_stamp(), progress=lambda line: out.write(f"  {line}\n"),
+        made=made_stamp(), progress=lambda line: out.write(f"  {line}\n"), journal=journal,
     )  # fmt: skip
     for rung in ladder.rungs:
         out.write(

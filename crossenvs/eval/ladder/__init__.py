@@ -15,7 +15,7 @@ pinned down (each rung's interval against random) is recorded in the file and on
 evaluation page.
 
 The package, one module a job: ``files.py`` (the ladder file and the shipped ladders),
-``pool.py`` (pairs of players across processes), ``build.py`` (which rungs meet, anchored
+``pool.py`` (pairs of players across processes, kept in a journal), ``build.py`` (which rungs meet, anchored
 ratings), ``adaptive.py`` (rating a player against it) and ``scale.py`` (an arena's ratings fitted
 with its rungs held at their ladder ratings). The statistics are
 :mod:`crossenvs.eval.ratings`', shared with arenas. Every name is importable from here.
@@ -49,12 +49,13 @@ from .files import (
     load_ladder,
     read_ladder,
 )
-from .pool import default_workers, play_pairs
+from .pool import JOB_GAMES, JournalError, default_workers, play_pairs, read_journal
 from .scale import ladder_rungs_among, ratings_on_ladder, shipped_ladder
 
 __all__ = [
     "ANCHOR",
     "BATCH",
+    "JOB_GAMES",
     "LADDER_DIR",
     "MAX_GAMES",
     "MAX_LADDER_BYTES",
@@ -62,6 +63,7 @@ __all__ = [
     "OPENING_PLIES",
     "PRETRAINED_RUNGS",
     "WIDTH",
+    "JournalError",
     "Ladder",
     "LadderError",
     "LadderFit",
@@ -85,6 +87,7 @@ __all__ = [
     "rate",
     "rate_with",
     "ratings_on_ladder",
+    "read_journal",
     "read_ladder",
     "shipped_ladder",
 ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from ...core.checks import check_count, check_seed
@@ -75,6 +76,7 @@ def build_ladder(
     command: str = "",
     made: str = "",
     progress: Callable[[str], None] | None = None,
+    journal: str | Path | None = None,
 ) -> Ladder:
     """Play each rung against its ``reach`` nearest rungs (``specs`` listed weakest first) and rate them all.
 
@@ -84,13 +86,16 @@ def build_ladder(
     weak in another), so after the first games the rungs are sorted by their ratings and the pairs of
     new neighbours play too, for up to ``repair_rounds`` rounds: a rung that swept everything it met
     would otherwise be rated by the fit's prior alone. ``specs`` must include the anchor, ``random``.
+
+    ``journal``: where each finished job's games are kept (:func:`~crossenvs.eval.ladder.play_pairs`); the
+    same build run again reads them back instead of playing them, so a build may span several sessions.
     """
     specs = list(dict.fromkeys(specs))
     _check_rungs(game, specs)
     games_per_pair = check_count(games_per_pair, "games per pair", 2, 1_000_000)
     seed = check_seed(seed, "ladder seed") or 0
     pairs = set(neighbour_pairs(len(specs), reach))
-    records = play_pairs(game, specs, sorted(pairs), games_per_pair, seed, workers, progress, opening_plies)
+    records = play_pairs(game, specs, sorted(pairs), games_per_pair, seed, workers, progress, opening_plies, journal)
     for round_index in range(1, repair_rounds + 1):  # the listed order was a guess: meet the real neighbours
         point = bradley_terry(records, specs)
         order = sorted(range(len(specs)), key=lambda k: point[k])
@@ -99,7 +104,9 @@ def build_ladder(
             break
         pairs |= wanted
         round_seed = (seed + 1_000_033 * round_index) % 2**62
-        records += play_pairs(game, specs, sorted(wanted), games_per_pair, round_seed, workers, progress, opening_plies)
+        records += play_pairs(
+            game, specs, sorted(wanted), games_per_pair, round_seed, workers, progress, opening_plies, journal
+        )
     rungs = anchored_ratings(records, specs)
     extra: dict[str, Any] = {
         "reach": reach,
