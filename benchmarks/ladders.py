@@ -36,8 +36,9 @@ from crossenvs.eval.ladder import (
 #: where each ladder's games are kept as they finish, so a build resumes (committed with the ladders)
 JOURNAL_DIR = Path(__file__).resolve().parent / "ladder_games"
 #: games per pair of each ladder: fewer where MCTS-2000 is slow (a Crosse game of it takes ~10 s on one core)
-GAMES_PER_PAIR = {"crisscross_size6": 600, "crisscross": 100, "charing_cross": 100, "crossings": 60,
-                  "neo_crossings": 60, "crosse": 40}  # fmt: skip
+#: (multiples of the journal's 50-game jobs, so raising a count later reuses the games already played)
+GAMES_PER_PAIR = {"crisscross_size6": 600, "crisscross": 100, "charing_cross": 100, "crossings": 100,
+                  "neo_crossings": 100, "crosse": 50}  # fmt: skip
 
 
 def markdown_table() -> str:
