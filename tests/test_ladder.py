@@ -34,6 +34,7 @@ from crossenvs.eval.ladder import (
     shipped_ladder,
 )
 from crossenvs.eval.ladder.adaptive import rung_sd
+from crossenvs.eval.ladder.checks import widen_rungs
 from crossenvs.eval.ladder.pool import JOB_GAMES, JournalError, pair_jobs
 from crossenvs.eval.ratings import GameRecord
 from crossenvs.players import make_player
@@ -125,6 +126,29 @@ def test_a_journal_cut_by_a_kill_plays_the_cut_job_again_and_a_damaged_one_is_re
     journal.write_text("not json\n" + line)
     with pytest.raises(JournalError, match="line 1, is not a job's games"):
         play_pairs(SMALL, specs, pairs, 4, seed=1, journal=journal)
+
+
+def scripted_games(first: str, second: str, wins: int, losses: int) -> list[GameRecord]:
+    return [GameRecord(first, second, 1.0, 10, k) for k in range(wins)] + [
+        GameRecord(first, second, 0.0, 10, k) for k in range(losses)
+    ]
+
+
+def test_a_ladder_that_fits_badly_widens_its_rungs_intervals_and_one_that_fits_does_not():
+    names = ["random", "a", "b"]
+    transitive = scripted_games("a", "random", 60, 40) + scripted_games("b", "a", 60, 40)
+    transitive += scripted_games("b", "random", 69, 31)  # what the two gaps of 70 Elo predict (69%)
+    rungs, factor = widen_rungs(transitive, anchored_ratings(transitive, names))
+    assert factor == 1.0 and rungs == anchored_ratings(transitive, names)
+    cyclic = scripted_games("a", "random", 70, 30) + scripted_games("b", "a", 70, 30)
+    cyclic += scripted_games("b", "random", 30, 70)  # b beats a, a beats random, random beats b
+    plain = anchored_ratings(cyclic, names)
+    rungs, factor = widen_rungs(cyclic, plain)
+    assert factor > 2.0
+    for before, after in zip(plain, rungs):
+        assert after.rating == before.rating
+        assert after.high - after.rating == pytest.approx(factor * (before.high - before.rating))
+        assert after.rating - after.low == pytest.approx(factor * (before.rating - before.low))
 
 
 def test_build_ladder_rates_its_rungs_and_round_trips():

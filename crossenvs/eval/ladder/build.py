@@ -16,7 +16,7 @@ from ...core.errors import CrossenvsError, InvalidOptionError
 from ...core.game import Game
 from ...players import make_player
 from ..ratings import GameRecord, bradley_terry, interval_text, ratings
-from .checks import consistency
+from .checks import consistency, widen_rungs
 from .files import ANCHOR, OPENING_PLIES, Ladder, LadderError, Rung, agent_digest
 from .pool import default_workers, play_pairs
 
@@ -86,6 +86,8 @@ def build_ladder(
     weak in another), so after the first games the rungs are sorted by their ratings and the pairs of
     new neighbours play too, for up to ``repair_rounds`` rounds: a rung that swept everything it met
     would otherwise be rated by the fit's prior alone. ``specs`` must include the anchor, ``random``.
+    Where the pairs' scores scatter about the fit more than chance allows, every rung's interval is widened
+    for it (:func:`~crossenvs.eval.ladder.checks.widen_rungs`).
 
     ``journal``: where each finished job's games are kept (:func:`~crossenvs.eval.ladder.play_pairs`); the
     same build run again reads them back instead of playing them, so a build may span several sessions.
@@ -107,11 +109,12 @@ def build_ladder(
         records += play_pairs(
             game, specs, sorted(wanted), games_per_pair, round_seed, workers, progress, opening_plies, journal
         )
-    rungs = anchored_ratings(records, specs)
+    rungs, widened_by = widen_rungs(records, anchored_ratings(records, specs))
     extra: dict[str, Any] = {
         "reach": reach,
         "opening_plies": opening_plies,
         "pairs": [[specs[i], specs[j]] for i, j in sorted(pairs)],
+        "intervals_widened_by": round(widened_by, 3),  # the root of the fit's dispersion, when above 1
     }
     if any(spec.startswith("pretrained") for spec in specs):
         extra["agent_sha256"] = agent_digest(game)

@@ -107,6 +107,22 @@ def _alone(rung: Rung, found: tuple[float, float, float]) -> dict[str, Any]:
             "inside": rung.low <= rating <= rung.high}  # fmt: skip
 
 
+def widen_rungs(records: Sequence[GameRecord], rungs: Sequence[Rung]) -> tuple[list[Rung], float]:
+    """The rungs with their intervals widened for the ladder's misfit, and the factor: when the pairs' scores
+    scatter about the fit more than chance allows (Pearson's chi-square over its degrees of freedom above 1),
+    every half-width is scaled by its root, as :func:`~crossenvs.eval.ratings.widen` does for a rated player
+    (quasi-likelihood). A ladder whose rungs are not quite transitive (greedy against MCTS, networks against
+    both) then says so in its intervals, which every rating made against it carries on."""
+    pairs = pair_fits(records, rungs)
+    freedom = max(1, len(pairs) - (len(rungs) - 1))
+    factor = math.sqrt(max(1.0, sum(pair.z**2 for pair in pairs) / freedom))
+    widened = [
+        Rung(r.spec, r.rating, r.rating - factor * (r.rating - r.low), r.rating + factor * (r.high - r.rating), r.games)
+        for r in rungs
+    ]
+    return widened, factor
+
+
 def outside(report: dict[str, Any]) -> list[str]:
     """The rungs whose leave-one-out rating lies outside their own interval: to rebuild, drop or explain."""
     return [spec for spec, found in report.get("leave_one_out", {}).items() if not found["inside"]]
