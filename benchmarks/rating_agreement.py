@@ -3,6 +3,7 @@ against its own rung.
 
     python benchmarks/rating_agreement.py                          # every shipped ladder, seeds 1 and 2
     python benchmarks/rating_agreement.py --only crisscross_size6 --ladder-dir /tmp/ladders
+    python benchmarks/rating_agreement.py --only crisscross_size6 --train-runs 2   # and two fresh 2-minute runs
 
 For each ladder file with pretrained rungs (``pretrained:0``, ``:16``, ``:64``, ``:256``), each rung's agent is
 rated by the command a user types, ``crossenvs rate pretrained:<n> --game <game> [--option ...] --seed <s>``
@@ -10,6 +11,11 @@ rated by the command a user types, ``crossenvs rate pretrained:<n> --game <game>
 says the two ratings and intervals, whether they overlap, and whether each holds the rung's shipped rating;
 then the ladder's own checks as its file records them (the fit's dispersion, the pairs that depart from it,
 and each rung's leave-one-out rating inside its interval or not). The docs' evaluation page quotes the table.
+
+``--train-runs N`` also trains N fresh agents on Crisscross 6x6 (``crossenvs train alphazero --game crisscross
+--option size=6 --max-minutes 2 --set seed=<k>``, run as a user runs it), reads the ladder rating the trainer's
+final line prints, and rates each final checkpoint by ``crossenvs rate`` once per seed on the shipped ladder:
+the three intervals must overlap.
 """
 
 from __future__ import annotations
@@ -17,7 +23,9 @@ from __future__ import annotations
 import argparse
 import io
 import re
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from crossenvs.cli import main as crossenvs_main
@@ -40,6 +48,31 @@ def rate_by_command(ladder_path: Path, spec: str, seed: int) -> tuple[float, flo
         raise SystemExit(f"no rating in the output of crossenvs {' '.join(argv)}:\n{out.getvalue()}")
     rating, low, high = (float(found[key]) for key in ("rating", "low", "high"))
     return rating, low, high, "crossenvs " + " ".join(argv)
+
+
+#: the trainer's final line: "...; ladder rating 789 (95% 668 .. 912, 100 games); ..."
+TRAINER_LINE = re.compile(r"ladder rating (?P<rating>\S+) \(95% (?P<low>\S+) \.\. (?P<high>\S+), \d+ games\)")
+
+
+def train_and_rate(seed: int, minutes: float, rate_seeds: list[int]) -> str:
+    """One fresh training run, its own ladder line, and ``crossenvs rate`` of its final checkpoint per seed: a row."""
+    run_dir = Path(tempfile.mkdtemp(prefix="rating-agreement-")) / "run"
+    argv = ["train", "alphazero", "--game", "crisscross", "--option", "size=6", "--max-minutes", str(minutes),
+            "--set", f"seed={seed}", "--run-dir", str(run_dir)]  # fmt: skip
+    command = [str(Path(sys.executable).with_name("crossenvs")), *argv]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    found = TRAINER_LINE.search(done.stdout)
+    if done.returncode != 0 or found is None:
+        raise SystemExit(f"crossenvs {' '.join(argv)} gave no ladder rating:\n{done.stdout}\n{done.stderr}")
+    trained = tuple(float(found[key]) for key in ("rating", "low", "high"))
+    spec = f"az:{run_dir / 'checkpoints' / 'final.pt'}"
+    rated = [rate_by_command(LADDER_DIR / "crisscross_size6.json", spec, rate_seed) for rate_seed in rate_seeds]
+    intervals = [trained[1:3]] + [found_[1:3] for found_ in rated]
+    agree = all(overlap(a, b) for a in intervals for b in intervals)
+    cells = [f"{rating:.0f} ({low:.0f} .. {high:.0f})" for rating, low, high, *_ in [trained, *rated]]
+    row = f"| training seed {seed}, {minutes:g} min | " + " | ".join(cells) + f" | {'yes' if agree else 'NO'} |"
+    print(row, flush=True)
+    return row
 
 
 def overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
@@ -80,6 +113,9 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", help="ladder names (file names without .json)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2], help="the seeds of the rate runs")
     parser.add_argument("--fit-only", action="store_true", help="print the ladders' own fit, rate no agent")
+    parser.add_argument("--no-rungs", action="store_true", help="rate no pretrained rung (with --train-runs)")
+    parser.add_argument("--train-runs", type=int, default=0, help="fresh Crisscross 6x6 training runs to rate too")
+    parser.add_argument("--train-minutes", type=float, default=2.0, help="each training run's --max-minutes")
     args = parser.parse_args()
     paths = sorted(p for p in args.ladder_dir.glob("*.json") if not args.only or p.stem in args.only)
     if not paths:
@@ -93,7 +129,11 @@ def main() -> None:
     seeds = " | ".join(f"rate, seed {seed}" for seed in args.seeds)
     print(f"\n| ladder | rung | shipped rating | {seeds} | runs overlap | each holds the rung |")
     print("|---|---|---" + "|---" * len(args.seeds) + "|---|---|")
-    rows = [row for path in paths for row in check_ladder(path, args.seeds)]
+    rows = [] if args.no_rungs else [row for path in paths for row in check_ladder(path, args.seeds)]
+    if args.train_runs:
+        print(f"\n| agent | trainer's line | {seeds} | all overlap |")
+        print("|---|---" + "|---" * len(args.seeds) + "|---|")
+        rows += [train_and_rate(k + 1, args.train_minutes, args.seeds) for k in range(args.train_runs)]
     failures = [row for row in rows if "| NO" in row]
     print(f"\n{len(rows) - len(failures)} of {len(rows)} rungs agree with themselves", flush=True)
     sys.exit(1 if failures else 0)
