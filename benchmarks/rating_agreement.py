@@ -127,9 +127,11 @@ def main() -> None:
     if args.fit_only:
         return
     seeds = " | ".join(f"rate, seed {seed}" for seed in args.seeds)
-    print(f"\n| ladder | rung | shipped rating | {seeds} | runs overlap | each holds the rung |")
-    print("|---|---|---" + "|---" * len(args.seeds) + "|---|---|")
-    rows = [] if args.no_rungs else [row for path in paths for row in check_ladder(path, args.seeds)]
+    rows = []
+    if not args.no_rungs:
+        print(f"\n| ladder | rung | shipped rating | {seeds} | runs overlap | each holds the rung |")
+        print("|---|---|---" + "|---" * len(args.seeds) + "|---|---|")
+        rows = [row for path in paths for row in check_ladder(path, args.seeds)]
     if args.train_runs:
         print(f"\n| agent | trainer's line | {seeds} | all overlap |")
         print("|---|---" + "|---" * len(args.seeds) + "|---|")
