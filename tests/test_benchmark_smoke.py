@@ -222,3 +222,15 @@ def test_the_kernel_split_optimal_moves_and_ladder_fits_scripts_run(monkeypatch,
     shipped = sorted(path.stem for path in (BENCH.parent.parent / "crossenvs" / "ladders").glob("*.json"))
     lines = capsys.readouterr().out.splitlines()[1:]
     assert [line.split(",")[0] for line in lines] == shipped and all("all rungs" in line for line in lines)
+
+
+def test_the_rating_agreement_script_reads_what_crossenvs_rate_prints(monkeypatch, capsys):
+    script = runpy.run_path(str(BENCH.parent / "rating_agreement.py"))
+    ladder = BENCH.parent.parent / "crossenvs" / "ladders" / "crisscross_size6.json"
+    rating, low, high, command = script["rate_by_command"](ladder, "random", 1)
+    assert low <= 0.0 <= high and abs(rating) < 150  # random, rated on a ladder anchored at random
+    assert command.startswith("crossenvs rate random --game crisscross --option=size=6 --ladder ")
+    monkeypatch.setattr("sys.argv", ["rating_agreement.py", "--fit-only", "--only", "crisscross_size6"])
+    script["main"]()
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[-1].startswith("| crisscross_size6 | 600 | ") and rows[-1].endswith(" | 10 of 10 |")
