@@ -57,10 +57,16 @@ def markdown_table() -> str:
             rung = next((r for r in ladder.rungs if r.spec == spec), None)
             cells.append("" if rung is None else f"{rung.rating:.0f} ({rung.low:.0f} .. {rung.high:.0f})")
         lines.append(f"| {spec} | " + " | ".join(cells) + " |")
-    games = " / ".join(f"{ladder.games_per_pair}" for ladder in ladders)
-    lines.append("")
-    lines.append(f"Games per pair: {games}; made {ladders[0].made if ladders else ''}.")
+    lines.append("| games a pair | " + " | ".join(str(ladder.games_per_pair) for ladder in ladders) + " |")
+    lines.append("| intervals widened by | " + " | ".join(_widened(ladder) for ladder in ladders) + " |")
+    lines.append("| made | " + " | ".join(ladder.made.split(",")[0] for ladder in ladders) + " |")
     return "\n".join(lines)
+
+
+def _widened(ladder) -> str:
+    """The factor a ladder's intervals were widened by for its misfit, or why there is none."""
+    factor = ladder.extra.get("intervals_widened_by")
+    return "not (built before the checks)" if factor is None else f"{factor:.2f}x"
 
 
 def main() -> None:
