@@ -240,7 +240,7 @@ def test_a_driver_error_at_launch_is_named_as_cuda_names_it_and_never_called_a_c
         "CUDA error 999",
     ]
     for fault, name in zip(faults, names):
-        with pytest.raises(CudaLaunchError, match=rf"random_actions_cuda failed on the card: {name}") as caught:
+        with pytest.raises(CudaLaunchError, match=rf"random_actions failed on the card: {name}") as caught:
             _launch_raising(monkeypatch, fault)
         assert "does not compile" not in str(caught.value)
 
@@ -250,7 +250,7 @@ def test_a_compile_error_at_the_first_launch_says_compile_and_a_callers_error_pa
 
     from crossenvs.core.specialize import KernelError
 
-    with pytest.raises(KernelError, match=r"random_actions_cuda does not compile for CUDA.*cannot type"):
+    with pytest.raises(KernelError, match=r"random_actions does not compile for CUDA.*cannot type"):
         _launch_raising(monkeypatch, TypingError("cannot type np.zeros"))
     with pytest.raises(ValueError, match="a bad argument"):
         _launch_raising(monkeypatch, ValueError("a bad argument"))

@@ -60,7 +60,7 @@ class DeviceKernel:
 
     def __init__(self, function: Callable[..., Any], over: str, threads_per_block: int = 128, label: str = "") -> None:
         self.function, self.over, self.threads_per_block = function, over, int(threads_per_block)
-        self.name = function.__name__
+        self.name = function.__name__.removesuffix("_cuda")  # the one-index kernel it runs, in messages
         self.label = label or str(getattr(sys.modules[function.__module__], "SPECIALISED_FOR", function.__module__))
 
     @property
