@@ -33,7 +33,21 @@ __all__ = ["COMMANDS", "EXAMPLES", "Command", "build_parser", "canonical_game", 
 #: the commands, in the order the help lists them
 COMMANDS: tuple[Command, ...] = tuple(
     module.COMMAND
-    for module in (list_games, evaluate, play, train, gif, rating_plot, solve, ladder, rate, check, serve, doctor, cache)
+    for module in (
+        list_games,
+        evaluate,
+        play,
+        train,
+        gif,
+        rating_plot,
+        solve,
+        ladder,
+        rate,
+        check,
+        serve,
+        doctor,
+        cache,
+    )
 )
 _BY_NAME = {command.name: command for command in COMMANDS}
 #: one example per command, shown at the end of its help; the main help shows them in this order
