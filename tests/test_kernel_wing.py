@@ -72,16 +72,21 @@ def test_a_kernels_loops_write_what_it_writes_serially_and_in_parallel():
         np.testing.assert_array_equal(marks.totals, np.where(marks.flags, 1.5 * np.arange(300), 0.0))
 
 
-def test_the_rule_runs_small_batches_serially_and_large_ones_on_the_threads(monkeypatch):
+def test_the_rule_runs_small_batches_and_crowded_machines_serially_and_the_rest_on_the_threads(monkeypatch):
     calls = []
     serial, parallel = (lambda *a: calls.append("serial")), (lambda *a: calls.append("parallel"))
     threads.run(serial, parallel, (), threads.SERIAL_BELOW - 1)
     threads.run(serial, None, (), 10 * threads.SERIAL_BELOW)  # a kernel with a serial loop only
     monkeypatch.setattr(threads.numba, "get_num_threads", lambda: 2)
+    monkeypatch.setattr(threads, "_CPUS", 2)
+    monkeypatch.setattr(threads, "NEIGHBOURS", lambda: 0.0)  # an idle machine, whatever else runs here now
     threads.run(serial, parallel, (), threads.SERIAL_BELOW)
+    monkeypatch.setattr(threads, "NEIGHBOURS", lambda: 0.6)  # a busy neighbour leaves 1.4 cores of 2
+    threads.run(serial, parallel, (), threads.SERIAL_BELOW)
+    monkeypatch.setattr(threads, "NEIGHBOURS", lambda: 0.0)
     monkeypatch.setattr(threads.numba, "get_num_threads", lambda: 1)
     threads.run(serial, parallel, (), threads.SERIAL_BELOW)
-    assert calls == ["serial", "serial", "parallel", "serial"]
+    assert calls == ["serial", "serial", "parallel", "serial", "serial"]
 
 
 def test_the_override_is_read_from_the_environment():

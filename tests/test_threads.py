@@ -160,7 +160,7 @@ def test_neighbour_load_counts_other_processes_not_this_one(monkeypatch):
     Read from scripted samples of (wall clock, machine busy seconds, own CPU seconds): how busy the
     real machine is (other test workers, other jobs) must not decide whether this test passes.
     """
-    from crossenvs.az.torch_threads import LOAD_WINDOW, NeighbourLoad
+    from crossenvs.kernels.threads import LOAD_WINDOW, NeighbourLoad
 
     window = 2 * LOAD_WINDOW
     samples = iter([
@@ -170,7 +170,7 @@ def test_neighbour_load_counts_other_processes_not_this_one(monkeypatch):
     ])  # fmt: skip
     clock = {"now": 0.0}
     monkeypatch.setattr(NeighbourLoad, "_sample", staticmethod(lambda: next(samples)))
-    monkeypatch.setattr("crossenvs.az.torch_threads.time.perf_counter", lambda: clock["now"])
+    monkeypatch.setattr("crossenvs.kernels.threads.time.perf_counter", lambda: clock["now"])
     load = NeighbourLoad()
     clock["now"] = window
     assert load() == pytest.approx(0.0, abs=1e-9)
@@ -181,7 +181,7 @@ def test_neighbour_load_counts_other_processes_not_this_one(monkeypatch):
 
 
 def test_the_machines_cpu_times_are_read_where_linux_gives_them():
-    from crossenvs.az.torch_threads import NeighbourLoad
+    from crossenvs.kernels.threads import NeighbourLoad
 
     first = NeighbourLoad._sample()
     if first is None:

@@ -6,7 +6,7 @@ machine with few cores, a thread sharing its core makes every operation wait for
 now and then, spaced in time (a change of load is noticed within a fraction of a second) and never
 costing more than :data:`TRIAL_BUDGET` of the time; a trial must win on its mean over up to
 :data:`TRIAL_CALLS` calls. Where Linux's ``/proc/stat`` is readable, the choice also looks at how much
-CPU other processes used lately (:class:`NeighbourLoad`): with less than
+CPU other processes used lately (:class:`crossenvs.kernels.threads.NeighbourLoad`, as numba's loops do): with less than
 :data:`SPARE_CORES_FOR_PARALLEL` cores spare, one thread without trials. numba's batched loops use a
 simpler rule (:mod:`crossenvs.kernels.threads`).
 """
@@ -24,48 +24,13 @@ from ..core.extras import needs_extra
 with needs_extra("agents", "AlphaZero (crossenvs.az)"):
     import torch
 
+from ..kernels.threads import NEIGHBOURS, SPARE_CORES_FOR_PARALLEL
+
 FIRST_RETRY = 0.01  # seconds before the losing way is timed again; doubles while it keeps losing
 LAST_RETRY = 0.25  # the longest gap, unless a trial costs so much that TRIAL_BUDGET needs a longer one
 TRIAL_BUDGET = 0.02  # trials of the losing way may cost at most this share of the time
 SWITCH_MARGIN = 0.8  # the other way must be this much faster to take over
-LOAD_WINDOW = 0.1  # seconds of /proc/stat counts behind each look at the neighbours' load
-SPARE_CORES_FOR_PARALLEL = 1.5  # fewer cores left by other processes than this: serial throughout
 TRIAL_CALLS = 32  # calls a winning trial lasts (their mean decides): a lucky streak is not enough
-
-
-class NeighbourLoad:
-    """Cores' worth of CPU that other processes used lately, from Linux's ``/proc/stat``.
-
-    Calling it returns the figure of the last :data:`LOAD_WINDOW` seconds or more (a new look at
-    most that often: a file read of 30 us); 0.0 where ``/proc/stat`` cannot be read. Time the
-    hypervisor gave other machines (steal) counts as used: it stalls a parallel loop alike.
-    """
-
-    def __init__(self) -> None:
-        self.cores = 0.0
-        self._last = self._sample()
-
-    @staticmethod
-    def _sample() -> tuple[float, float, float] | None:
-        """(wall clock, CPU seconds the machine spent busy, CPU seconds this process spent)."""
-        try:
-            with open("/proc/stat", "rb") as stat:
-                ticks = [int(field) for field in stat.readline().split()[1:9]]
-        except (OSError, ValueError):
-            return None
-        busy = sum(ticks) - ticks[3] - ticks[4]  # all but idle and iowait (user .. steal)
-        return time.perf_counter(), busy / os.sysconf("SC_CLK_TCK"), time.process_time()
-
-    def __call__(self) -> float:
-        last = self._last
-        if last is None or time.perf_counter() - last[0] < LOAD_WINDOW:
-            return self.cores
-        now = self._sample()
-        if now is not None:
-            others = (now[1] - last[1]) - (now[2] - last[2])
-            self.cores = max(0.0, others / (now[0] - last[0]))
-        self._last = now
-        return self.cores
 
 
 class WayChoice:
@@ -173,10 +138,6 @@ class FasterOf:
         """A running average: one slow call does not decide."""
         previous = self.seconds_per_game[parallel]
         self.seconds_per_game[parallel] = per_game if previous == 0.0 else 0.7 * previous + 0.3 * per_game
-
-
-#: what other processes use of the CPU, for every choice of this process
-NEIGHBOURS = NeighbourLoad()
 
 
 def torch_thread_choice(function: Callable[..., Any]) -> Callable[..., Any]:
