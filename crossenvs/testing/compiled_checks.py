@@ -214,7 +214,7 @@ def wide_byte_array_accesses(ptx: str, signature: tuple[Any, ...]) -> list[str]:
 # ----------------------------------------------------------------------------- one kernel, every check
 def check_kernel(setup: str, function: Any, signature: tuple[Any, ...], cc: tuple[int, int]) -> KernelCheck:
     """Build ``function`` as numba-cuda would for a device of compute capability ``cc`` and run every check."""
-    name = getattr(function, "__name__", str(function))
+    name = getattr(function, "__name__", str(function)).removesuffix("_cuda")  # the one-index kernel it runs
     report = KernelCheck(setup, name)
     try:
         offline = OfflineKernel(function, signature, cc)

@@ -201,7 +201,7 @@ class HostKernel:
         from ..kernels.numba_internals import build_kernel
 
         _import_numba_cuda()
-        self.name = getattr(function, "__name__", str(function))
+        self.name = getattr(function, "__name__", str(function)).removesuffix("_cuda")
         self.signature = tuple(signature)
         if compiled is None:
             compiled, _ = build_kernel(function, self.signature, cc or DEFAULT_PTX_CC)
