@@ -130,8 +130,9 @@ def test_batched_search_equals_one_game_searches():
 
 
 def forced(search: GumbelSearch, way: str) -> GumbelSearch:
-    """``search`` with its batched steps always run ``way`` ("parallel" or "serial"), not as measured."""
-    search.kernels = {role: getattr(kernel, way) for role, kernel in search.kernels.items()}
+    """``search`` with its batched steps always run ``way`` ("parallel" or "serial"), not by the rule."""
+    pick = {"serial": 0, "parallel": 1}[way]
+    search.loops = {step: (loops[pick] or loops[0],) * 2 for step, loops in search.loops.items()}
     return search
 
 

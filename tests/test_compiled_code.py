@@ -19,10 +19,10 @@ from numba import types
 import crossenvs
 from crossenvs.core.bits import byte_sum_8, cell_bits, lowest_square, nonzero_bytes, popcount, reverse_bits
 from crossenvs.core.floats import exact_exp
-from crossenvs.kernels.compiled_checks import MAX_REGISTERS, MAX_STACK_BYTES, check_kernel, host_callable
 from crossenvs.kernels.cuda import DEFAULT_PTX_CC
 from crossenvs.kernels.portable import flat_view
 from crossenvs.players.kernels import random_legal_action, random_legal_actions
+from crossenvs.testing.compiled_checks import MAX_REGISTERS, MAX_STACK_BYTES, check_kernel, host_callable
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SETUPS = [("crisscross", {}), ("crisscross", {"size": 11}), ("charing_cross", {}), ("crosse", {}),

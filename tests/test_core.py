@@ -99,7 +99,7 @@ def test_importing_the_core_deletes_no_cache_and_first_use_prunes(tmp_path):
         os.utime(folder, (three_days_ago - k, three_days_ago - k))
     code = (
         "import crossenvs\n"
-        "from crossenvs.kernels import cache as s\n"
+        "from crossenvs.core import cache as s\n"
         "root = s.cache_root()\n"
         "print(len(list(root.parent.glob('numba-*'))))\n"
         "s.prepared_cache_root()\n"

@@ -327,3 +327,34 @@ def test_charing_cross_single_agent_learner_makes_its_own_choices():
     ply = env.state.ply
     env.step(game.str_to_action(env.state, "@a5"))
     assert game.current_player(env.state) == 0 and env.state.ply == ply  # the learner moves again at once
+
+
+@pytest.mark.parametrize("face", ["aec", "gymnasium"])
+def test_the_envs_step_through_the_single_game_stepper(face, monkeypatch):
+    """A legal move is one stepper call: the game's slower calls (apply, legal_mask, is_terminal, current_player)
+    are not made (outcome is, once, at the end; the gymnasium env's opponent is a player, which reads the game's
+    mask); an illegal one still says what Game.apply says."""
+    game = crossenvs.make_game("crisscross", size=5)
+    env = crisscross_v0.raw_env(size=5) if face == "aec" else CrossSingleAgentEnv(game, opponent="random")
+    env.reset(seed=0)
+    for name in ("apply", "is_terminal", "current_player") + (("legal_mask",) if face == "aec" else ()):
+        monkeypatch.setattr(env.game, name, lambda *a, name=name: pytest.fail(f"Game.{name} was called"))
+    rng = np.random.default_rng(0)
+    if face == "aec":
+        for _agent in env.agent_iter():
+            observation, _, termination, truncation, _ = env.last()
+            env.step(None if termination or truncation else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    else:
+        done = False
+        while not done:
+            action = int(rng.choice(np.flatnonzero(env.action_masks())))
+            done = env.step(np.int64(action))[2]
+    monkeypatch.undo()
+    env.reset(seed=1)
+    first = int(np.flatnonzero(env._game.mask())[0])
+    env.step(first)  # then the same cell again: taken, so illegal
+    if face == "aec":
+        with pytest.raises(IllegalActionError, match=r"crisscross: illegal move .* \(action \d+\) for"):
+            env.step(first)
+    else:
+        assert env.step(first)[1:3] == (-1.0, True)

@@ -13,9 +13,9 @@ from conftest import EXAMPLES, position
 
 import crossenvs
 from crossenvs import GameSpec, InvalidOptionError, make_game, register_game
+from crossenvs.core.specialize import KernelError, specialize
 from crossenvs.envs.vector import CrossVectorEnv
 from crossenvs.eval.arena import match
-from crossenvs.kernels.specialize import KernelError, specialize
 from crossenvs.players import MCTSPlayer, RandomPlayer, make_player
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,6 +1,6 @@
 """The CUDA build without a card, for every setup: its launch, down to the driver call, and its code, run on the CPU.
 
-**The launch.** ``BatchedKernel.launch`` runs as on a card: the device env's and search's very NamedTuples (of
+**The launch.** ``DeviceKernel.launch`` runs as on a card: the device env's and search's very NamedTuples (of
 numba device arrays over stand-in device pointers), numba-cuda's dispatcher (its typing of the NamedTuple, its
 compile for compute capability 9.0, its argument preparation) and cuda-core's launch configuration and argument
 packing, on the stream ``DeviceArrays.stream()`` makes of torch's current one. Only what a card's driver would do
@@ -9,7 +9,7 @@ Every kernel's flattened arguments must match its PTX's parameters in count, ord
 stream (a non-default one).
 
 **The code.** The kernels those launches compiled, as the LLVM IR numba-cuda hands NVVM, JIT-compiled for this
-machine and launched by the device env's and search's own code (:mod:`crossenvs.kernels.host_run`), must return
+machine and launched by the device env's and search's own code (:mod:`crossenvs.testing.host_run`), must return
 what the CPU env and the CPU search return, step for step and bit for bit. A fault planted in that IR is caught;
 an NVVM intrinsic the host cannot map and a raise reached in device code are each one clear error.
 """
@@ -32,11 +32,11 @@ from numba import types as numba_types
 
 import crossenvs
 from crossenvs.kernels import cuda as cuda_target
-from crossenvs.kernels import numba_internals
+from crossenvs.kernels import launch, numba_internals
 from crossenvs.kernels.cuda import DEFAULT_PTX_CC, DeviceArrays
-from crossenvs.kernels.host_run import HostKernel, HostRunError, map_intrinsics, raise_sites_left
 from crossenvs.testing import check_device_env, check_device_search
 from crossenvs.testing.host_device import host_device
+from crossenvs.testing.host_run import HostKernel, HostRunError, map_intrinsics, raise_sites_left
 
 cuda = cuda_target._import_numba_cuda()  # numba-cuda's cuda.grid for the small kernels below (no card needed)
 pytestmark = pytest.mark.filterwarnings("ignore:Grid size")  # numba-cuda's low-occupancy note on small launches
@@ -134,7 +134,7 @@ def _search_launches(game: crossenvs.Game, memory: StandInMemory, trees: int) ->
     from crossenvs.az import tree_math
     from crossenvs.az.device_search import device_buffers
     from crossenvs.az.search import considered_table, search_kernels
-    from crossenvs.kernels.batched import gather
+    from crossenvs.kernels.launch import gather
 
     arrays = memory.arrays(device_buffers(game, trees, 4))
     start = game.initial_state()
@@ -209,10 +209,10 @@ def launched(request):
         arrays = DeviceArrays(cuda_target._import_numba_cuda())
         roles = {}
         launches = {**_env_launches(game, memory, games=200), **_search_launches(game, memory, trees=3)}
+        monkeypatch.setattr(launch, "_COMPILED", {})  # compiled here for the stand-in card, forgotten after
         for role, (kernel, args) in launches.items():
-            monkeypatch.setattr(kernel, "_cuda_kernel", None)  # compiled here for the stand-in card, forgotten after
             kernel.launch(args, arrays.stream())
-            compiled = next(iter(kernel.cuda_kernel().overloads.values()))
+            compiled = next(iter(kernel.compiled().overloads.values()))
             roles[role] = (kernel, args, records[-1], compiled)
         assert len(records) == len(launches) == 7
         yield Launched(game, roles)
@@ -223,7 +223,7 @@ def test_every_kernel_launches_with_the_ptxs_parameters_on_torchs_stream(launche
     for role, (kernel, args, (stream, config, entry, arguments), compiled) in launched.roles.items():
         assert entry == compiled._codelibrary._entry_name, role
         assert int(stream.handle) == TORCH_STREAM, f"{role} launched on another stream than torch's current one"
-        size, threads = kernel.size(args), kernel.declaration.threads_per_block
+        size, threads = kernel.size(args), kernel.threads_per_block
         assert tuple(config.grid) == (-(-size // threads), 1, 1) and tuple(config.block) == (threads, 1, 1), role
         parameters = _ptx_parameters(compiled._codelibrary.get_asm_str())
         expected = _expected_arguments(args)
@@ -243,7 +243,7 @@ def test_no_kernel_can_drop_an_exception(launched):
 @pytest.mark.slow
 def test_the_cuda_build_run_on_the_cpu_matches_the_cpu_env_and_search(launched):
     """The kernels numba-cuda compiled at those launches, their IR run on the host by the device env and search."""
-    compiled = {kernel.cuda_function(): built for kernel, _, _, built in launched.roles.values()}
+    compiled = {kernel.function: built for kernel, _, _, built in launched.roles.values()}
     with host_device(compiled=compiled):
         env = check_device_env(launched.game, num_envs=64, steps=64, seed=0)
         search = check_device_search(launched.game, positions=8, simulations=8, searches=4, seed=0)

@@ -1,24 +1,26 @@
-"""The kernel wing (crossenvs/kernels/): a batched kernel declared once serves both CPU loops and CUDA, and compiles once.
+"""The kernel wing (crossenvs/kernels/): a batched kernel's loops are ordinary code beside it, and compile once.
 
-A kernel is declared here, in this module, as a user of the wing would declare one; its loops are
-generated from the declaration. Then the package's own kernels are counted: after a vector env and a
-search have run for two games, no function has a second compile for an integer literal, and the
-search's game-independent steps have one compile for both games.
+A kernel is written here as a user of the wing would write one: one index's work over a NamedTuple,
+its serial loop (an inlined twin) and its parallel loop (calling it) beside it. Then the package's own
+kernels are counted: after a vector env and a search have run for two games, no function has a second
+compile for an integer literal, the search's game-independent steps have one compile for both games,
+and the only code made at run time is the per-game copies of templates.
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
-from numba import njit
+from numba import njit, prange
 from numba.core.registry import CPUDispatcher
 
 import crossenvs
-from crossenvs.kernels import numba_internals
-from crossenvs.kernels.batched import KernelDeclarationError, batched, gather, kernels_of
+from crossenvs.kernels import numba_internals, threads
+from crossenvs.kernels.launch import DeviceKernel, gather, signature
 
 
 class Marks(NamedTuple):
@@ -27,7 +29,6 @@ class Marks(NamedTuple):
     totals: Any  # (n,) float64, out
 
 
-@batched(over="flags")
 @njit(cache=True)
 def mark(a: Marks, i) -> None:
     """Writes through the NamedTuple in both branches: what numba dropped when this was inlined into a prange."""
@@ -38,28 +39,32 @@ def mark(a: Marks, i) -> None:
         a.rows[i, :] = 0
 
 
-@batched(over="flags", parallel=False)
+_mark_inline = threads.inline_twin(mark)
+
+
 @njit(cache=True)
-def tally(a: Marks, i) -> None:
-    """A kernel too cheap for threads: its serial loop only."""
-    a.totals[i] += 1.0
+def mark_serial(*fields) -> None:
+    a = Marks(*fields)
+    for i in range(a.flags.shape[0]):
+        _mark_inline(a, i)
 
 
-@njit(inline="always")
-def inlined(a: Marks, i) -> None:
-    a.totals[i] = 1.0
+@njit(cache=True, parallel=True)
+def mark_parallel(*fields) -> None:
+    a = Marks(*fields)
+    for i in prange(a.flags.shape[0]):
+        mark(a, np.int64(i))
 
 
 def _marks(n: int) -> Marks:
     return gather(Marks, {"flags": np.arange(n) % 3 == 0, "rows": np.full((n, 3), 7, np.int8), "totals": np.zeros(n)})
 
 
-def test_a_declared_kernels_loops_write_what_it_writes_serially_and_in_parallel():
-    kernel = kernels_of(sys.modules[__name__]).mark
+def test_a_kernels_loops_write_what_it_writes_serially_and_in_parallel():
     results = []
-    for loop in (kernel.serial, kernel.parallel, kernel):  # the kernel itself: the runner's choice
+    for loops in ((mark_serial, None), (mark_parallel, None), (mark_serial, mark_parallel)):
         marks = _marks(300)
-        loop(marks)
+        threads.run(*loops, marks, 300)  # the last: the rule's choice (parallel at 300 games, threads allowing)
         results.append(marks)
     expected_rows = np.where((np.arange(300) % 3 == 0)[:, None], [5, 7, 7], 0)
     for marks in results:
@@ -67,43 +72,35 @@ def test_a_declared_kernels_loops_write_what_it_writes_serially_and_in_parallel(
         np.testing.assert_array_equal(marks.totals, np.where(marks.flags, 1.5 * np.arange(300), 0.0))
 
 
-def test_a_kernel_declared_serial_has_one_loop_and_no_runner():
-    kernel = kernels_of(sys.modules[__name__]).tally
-    assert kernel.runner is None and kernel.parallel is kernel.serial
-    assert not hasattr(sys.modules[kernel.serial.py_func.__module__], "tally_parallel")  # never generated
-    marks = _marks(200)
-    kernel(marks)
-    np.testing.assert_array_equal(marks.totals, np.ones(200))
+def test_the_rule_runs_small_batches_and_crowded_machines_serially_and_the_rest_on_the_threads(monkeypatch):
+    calls = []
+    serial, parallel = (lambda *a: calls.append("serial")), (lambda *a: calls.append("parallel"))
+    threads.run(serial, parallel, (), threads.SERIAL_BELOW - 1)
+    threads.run(serial, None, (), 10 * threads.SERIAL_BELOW)  # a kernel with a serial loop only
+    monkeypatch.setattr(threads.numba, "get_num_threads", lambda: 2)
+    monkeypatch.setattr(threads, "_CPUS", 2)
+    monkeypatch.setattr(threads, "NEIGHBOURS", lambda: 0.0)  # an idle machine, whatever else runs here now
+    threads.run(serial, parallel, (), threads.SERIAL_BELOW)
+    monkeypatch.setattr(threads, "NEIGHBOURS", lambda: 0.6)  # a busy neighbour leaves 1.4 cores of 2
+    threads.run(serial, parallel, (), threads.SERIAL_BELOW)
+    monkeypatch.setattr(threads, "NEIGHBOURS", lambda: 0.0)
+    monkeypatch.setattr(threads.numba, "get_num_threads", lambda: 1)
+    threads.run(serial, parallel, (), threads.SERIAL_BELOW)
+    assert calls == ["serial", "serial", "parallel", "serial", "serial"]
+
+
+def test_the_override_is_read_from_the_environment():
+    import subprocess
+
+    code = "from crossenvs.kernels import threads; print(threads.SERIAL_BELOW)"
+    env = {**__import__("os").environ, "CROSSENVS_SERIAL_BELOW": "1000000"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert done.stdout.strip() == "1000000", done.stderr
 
 
 def test_the_ptx_signature_is_the_type_of_the_namedtuple_a_launch_passes():
-    kernel = kernels_of(sys.modules[__name__]).mark
-    (signature,) = kernel.signature(_marks(1))
-    assert [str(field) for field in signature.types] == [
-        "array(bool, 1d, C)",
-        "array(int8, 2d, C)",
-        "array(float64, 1d, C)",
-    ]
-    assert kernel.size(_marks(17)) == 17
-
-
-def test_a_declaration_the_loops_cannot_serve_is_one_error():
-    with pytest.raises(KernelDeclarationError, match="must not be inline"):
-        batched(over="flags")(inlined)
-    with pytest.raises(KernelDeclarationError, match="module-level"):
-
-        def outer():
-            @njit
-            def nested(a, i):
-                pass
-
-            return nested
-
-        batched(over="flags")(outer())
-    with pytest.raises(KernelDeclarationError, match="must name a field"):
-        batched(over="not a field")
-    with pytest.raises(KernelDeclarationError, match="declares no batched kernel"):
-        kernels_of("crossenvs.core.state")
+    (kind,) = signature(_marks(1))
+    assert [str(field) for field in kind.types] == ["array(bool, 1d, C)", "array(int8, 2d, C)", "array(float64, 1d, C)"]
 
 
 def test_a_missing_numba_internal_is_one_error_naming_the_versions_checked():
@@ -113,15 +110,30 @@ def test_a_missing_numba_internal_is_one_error_naming_the_versions_checked():
         assert numba_internals.installed(distribution) != "not installed"
 
 
+def test_a_template_copy_keeps_every_line_where_the_template_has_it():
+    """A traceback through a per-game copy names the template's line: the kernels' line stays one line."""
+    from crossenvs.core.specialize import specialize
+    from crossenvs.envs import game_batch
+
+    copy = specialize("crossenvs.envs.game_batch", crossenvs.game_class("crisscross"))
+    template = Path(game_batch.__file__).read_text().splitlines()
+    copied = Path(copy.__file__).read_text().splitlines()
+    differing = [n for n, (t, c) in enumerate(zip(template, copied), 1) if t != c]
+    assert len(differing) == 1 and copied[differing[0] - 1].startswith("from crossenvs.games.crisscross import")
+    for name in ("play", "play_serial", "view_parallel", "step_cuda"):
+        function = getattr(getattr(copy, name), "py_func", getattr(copy, name))
+        original = getattr(getattr(game_batch, name), "py_func", getattr(game_batch, name))
+        assert function.__code__.co_firstlineno == original.__code__.co_firstlineno, name
+
+
 #: the modules whose every function the search and the vector env compile once: the game-independent steps, and
-#: each game's copies of the two templates and the generated loops (``crossenvs._specialized``; the solver's and
+#: each game's copies of the two templates with their loops (``crossenvs._specialized``; the solver's and
 #: MCTS's copies are not counted: other tests call their helpers with other types)
 ONCE = (
     "crossenvs.az.tree_math",
     "crossenvs.envs.batch_kernels",
     "crossenvs._specialized.tree",
     "crossenvs._specialized.game_batch",
-    "crossenvs._specialized.batch_kernels",
 )
 
 
@@ -162,59 +174,35 @@ def test_the_search_and_the_vector_env_compile_each_function_once_for_two_games(
     assert not twice, twice
     for step in ("expand_and_backup", "sigma_q", "root_action", "interior_action", "q_sign"):
         assert len(compiled[f"crossenvs.az.tree_math.{step}"]) == 1, step  # one compile serves both games
-    (loops,) = {name.rpartition(".")[0] for name in compiled if ".tree_math__loops__" in name}  # one for every game
-    for loop in ("root_result_serial", "expand_and_backup_serial", "expand_and_backup_parallel"):
-        assert len(compiled[f"{loops}.{loop}"]) == 1, loop
+    for loop in ("root_result_serial", "expand_and_backup_serial"):
+        assert len(compiled[f"crossenvs.az.tree_math.{loop}"]) == 1, loop
 
 
-# ----------------------------------------------------------------------------- the cache, keyed per game
-PACKAGE = {
-    "core/engine.py": "X = 1\n",
-    "games/__init__.py": "BUILT_IN = ['a', 'b', 'pkg']\n",
-    "games/a.py": "from . import shared\n",
-    "games/b.py": "from ..core import engine\n",
-    "games/shared.py": "MOVES = 1\n",
-    "games/pkg/__init__.py": "from .rules import step\n",
-    "games/pkg/tables.py": "TABLE = [1, 2]\n",
-    "games/pkg/rules.py": "from .tables import TABLE\n\ndef step():\n    return TABLE\n",
-}
+# ----------------------------------------------------------------------------- what a cold cache holds
+@pytest.mark.slow
+def test_a_fresh_cache_after_a_vector_env_and_a_search_holds_template_copies_only(tmp_path):
+    """The only code made at run time is the per-game copies of the templates: no loops, no CUDA, no chains."""
+    import os
+    import subprocess
 
-
-def _keys(tmp_path, name: str, edit: str | None = None) -> dict[str, str]:
-    """The engine's key and each game's, for a copy of :data:`PACKAGE` with one file edited."""
-    from crossenvs.kernels.cache import game_hash, package_hash
-
-    root = tmp_path / name / "crossenvs"
-    for path, text in PACKAGE.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text + ("# edited\n" if path == edit else ""))
-    return {"engine": package_hash(root), **{g: game_hash(root / "games" / g, root) for g in ("a.py", "b.py", "pkg")}}
-
-
-def test_an_edit_to_one_game_changes_that_games_cache_key_only(tmp_path):
-    """What numba caches of a game goes to a folder named by these keys (kernels.cache.game_cache_folder)."""
-    before = _keys(tmp_path, "before")
-    assert _keys(tmp_path, "same") == before  # the keys depend on the sources, not on where they are
-
-    def changed(edit: str) -> set[str]:
-        after = _keys(tmp_path, edit.replace("/", "_"), edit)
-        return {key for key in before if after[key] != before[key]}
-
-    assert changed("games/b.py") == {"b.py"}
-    assert changed("games/shared.py") == {"a.py"}  # a imports it: a's compiled code holds shared's
-    assert changed("games/pkg/tables.py") == {"pkg"}  # a game's tables are part of its key
-    assert changed("games/__init__.py") == {"engine"}  # the list of games is the engine's
-    assert changed("core/engine.py") == {"engine"}  # an engine edit moves the whole cache (games included)
-
-
-def test_a_games_functions_are_cached_in_a_folder_of_that_game():
-    from crossenvs.games import crossings
-    from crossenvs.kernels.cache import cache_root, game_cache_folder
-
-    folder = game_cache_folder(crossings.__file__)
-    assert folder is not None and folder.parent == cache_root() / "games" and folder.name.startswith("crossings-")
-    assert crossings.frozen_squares._cache._cache_path == str(folder)
-    assert game_cache_folder(crossenvs.kernels.cache.__file__) is None
+    code = (
+        "import numpy as np, crossenvs\n"
+        "from crossenvs.envs.vector import CrossVectorEnv\n"
+        "from crossenvs.az.search import GumbelSearch\n"
+        "from crossenvs.core.cache import copies_folder\n"
+        "env = CrossVectorEnv('crisscross', num_envs=2, size=4)\n"
+        "env.reset(seed=0); env.step(env.random_actions())\n"
+        "game = env.game\n"
+        "ev = lambda o: (np.zeros((len(o), game.num_actions), np.float32), np.zeros(len(o), np.float32))\n"
+        "GumbelSearch(game, 2, 2).run(env.boards.copy(), env.metas.copy(), ev)\n"
+        "print(sorted(p.name for p in copies_folder().glob('*.py')))\n"
+    )
+    env = {**os.environ, "CROSSENVS_CACHE_DIR": str(tmp_path), "CROSSENVS_COMPILE_NOTICE": "0"}
+    env.pop("NUMBA_CACHE_DIR", None)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr
+    names = eval(done.stdout.strip().splitlines()[-1])
+    assert [name.split("__")[:2] for name in names] == [["game_batch", "crisscross"], ["tree", "crisscross"]], names
 
 
 # ----------------------------------------------------------------------------- a failed launch says what failed
@@ -231,10 +219,10 @@ def _failing_kernel(exc: BaseException):
 
 def _launch_raising(monkeypatch, exc: BaseException) -> None:
     from crossenvs.envs import batch_kernels as bk
-    from crossenvs.kernels.batched import kernels_of
+    from crossenvs.kernels import launch
 
-    kernel = kernels_of(bk).random_actions
-    monkeypatch.setattr(kernel, "_cuda_kernel", _failing_kernel(exc))
+    kernel = DeviceKernel(bk.random_actions_cuda, over="actions", label="crisscross")
+    monkeypatch.setitem(launch._COMPILED, bk.random_actions_cuda, _failing_kernel(exc))
     args = bk.RandomPick(*(np.zeros(2, dtype) for dtype in (np.int8, np.uint64, np.uint64, np.float64, np.int64)))
     kernel.launch(args)
 
@@ -265,7 +253,7 @@ def test_a_driver_error_at_launch_is_named_as_cuda_names_it_and_never_called_a_c
 def test_a_compile_error_at_the_first_launch_says_compile_and_a_callers_error_passes_through(monkeypatch):
     from numba.core.errors import TypingError
 
-    from crossenvs.kernels.specialize import KernelError
+    from crossenvs.core.specialize import KernelError
 
     with pytest.raises(KernelError, match=r"random_actions does not compile for CUDA.*cannot type"):
         _launch_raising(monkeypatch, TypingError("cannot type np.zeros"))

@@ -28,7 +28,8 @@ SCRIPT_NAMES = {path.stem for path in SCRIPTS.values()} | {"training", "benchmar
 
 #: lowest first; a module belongs to the layer of the longest prefix that names it
 LAYERS: list[tuple[str, ...]] = [
-    ("crossenvs.core", "crossenvs.kernels"),  # the engine contract and the compiler back end that builds it
+    ("crossenvs.core",),  # the engine contract
+    ("crossenvs.kernels",),  # the kernel wing: what runs the rules on both targets (portable primitives, CUDA, loops)
     ("crossenvs.games",),
     ("crossenvs.players",),
     ("crossenvs.envs",),
@@ -168,6 +169,32 @@ def test_the_checks_see_a_planted_upward_import_and_cycle():
     assert resolve("crossenvs.core.state", planted[0]) == ["crossenvs.envs.vector"]
     assert layer_of("crossenvs.envs.vector") > layer_of("crossenvs.core.state")
     assert strongly_connected({"a": {"b"}, "b": {"a"}, "c": set()}) == [{"a", "b"}]
+
+
+#: the rooms above the kernel wing: it names none of them, by import or by string
+ABOVE_THE_WING = ("games", "players", "envs", "checkpoints", "az", "agents", "eval", "integrations", "play", "testing")
+
+
+def test_the_kernel_wing_names_no_module_above_it():
+    """No import, and no string in its code either (a module name to import later, a hard-coded games/ path): the
+    wing serves the layers above by what they hand it (a kernel function, a NamedTuple), never by knowing them.
+    Docstrings may point a reader up."""
+    found = []
+    for path in sorted((PACKAGE / "kernels").glob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+                text = node.value
+                named = [room for room in ABOVE_THE_WING if f"crossenvs.{room}" in text or f"{room}/" in text]
+                found += [f"{path.name}:{node.lineno} names {named}" for _ in named[:1]]
+    assert not found, "\n".join(found)
+
+
+def test_core_and_the_wing_do_not_import_each_other():
+    """The engine contract is below the wing: core imports nothing of it (the wing imports core's errors)."""
+    upward = [f"{a} imports {b}" for a, b, _ in imports() if a.startswith("crossenvs.core") and "kernels" in b]
+    assert not upward, upward
 
 
 @pytest.mark.parametrize("module", ["crossenvs.core.game", "crossenvs.core.registry"])

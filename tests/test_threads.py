@@ -1,21 +1,16 @@
-"""The batched loops' choice between serial and parallel, driven by a fake clock (no timing is measured)."""
+"""Torch's choice between all its threads and one, driven by a fake clock (no timing is measured).
+
+(numba's batched loops follow a simpler rule, tested in tests/test_kernel_wing.py.)
+"""
 
 from __future__ import annotations
 
-import numba
 import pytest
 
-from crossenvs.kernels import threads
-from crossenvs.kernels.threads import (
-    LAST_RETRY,
-    NUMBA_WAYS,
-    SERIAL_BELOW,
-    TRIAL_BUDGET,
-    TRIAL_CALLS,
-    BatchRunner,
-    FasterOf,
-    WayChoice,
-)
+pytest.importorskip("torch")
+
+from crossenvs.az import torch_threads as threads
+from crossenvs.az.torch_threads import LAST_RETRY, TRIAL_BUDGET, TRIAL_CALLS, FasterOf, WayChoice
 
 
 class FakeKernels:
@@ -36,27 +31,13 @@ class FakeKernels:
 
         return run
 
-    def runner(self, choice: WayChoice | None = None) -> BatchRunner:
+    def runner(self, choice: WayChoice | None = None) -> FasterOf:
         """A runner of the two fake kernels (a fresh choice on the fake clock unless one is given)."""
         choice = WayChoice(clock=self.clock) if choice is None else choice
-        return BatchRunner(self.kernel("parallel"), self.kernel("serial"), choice)
+        return FasterOf(self.kernel("parallel"), self.kernel("serial"), choice)
 
     def ways(self, since: float = 0.0) -> list[str]:
         return [way for way, start in self.calls if start >= since]
-
-
-@pytest.fixture(autouse=True)
-def two_threads():
-    if numba.get_num_threads() < 2:
-        pytest.skip("needs numba with at least two threads")
-
-
-def test_small_batches_always_run_serially():
-    fake = FakeKernels(parallel_cost=0.0, serial_cost=0.001)
-    runner = fake.runner()
-    for _ in range(20):
-        runner(SERIAL_BELOW - 1)
-    assert set(fake.ways()) == {"serial"}
 
 
 def test_the_faster_way_is_kept_and_trials_of_the_other_stay_within_budget():
@@ -118,7 +99,7 @@ def test_a_way_that_is_only_now_and_then_fast_does_not_take_over():
         fake.calls.append(("parallel", fake.now))
         fake.now += 0.0002 if calls % 2 else 0.005
 
-    runner = BatchRunner(bursty_parallel, fake.kernel("serial"), WayChoice(clock=fake.clock))
+    runner = FasterOf(bursty_parallel, fake.kernel("serial"), WayChoice(clock=fake.clock))
     for _ in range(20_000):
         runner(1024)
     late = fake.ways(since=fake.now / 2)
@@ -143,23 +124,13 @@ def test_runners_sharing_a_choice_switch_together_on_their_summed_times():
 
     choice = WayChoice(clock=fake.clock)
     cheap = fake.runner(choice)
-    dear = BatchRunner(costly_way("parallel"), costly_way("serial"), choice)
+    dear = FasterOf(costly_way("parallel"), costly_way("serial"), choice)
     for _ in range(5000):
         cheap(1024)
         dear(1024)
     assert choice.use_parallel is False and cheap.use_parallel is False and dear.use_parallel is False
     late = fake.ways(since=fake.now / 2)
     assert late.count("parallel") <= 0.01 * late.count("serial")  # the cheap loop goes serial too
-
-
-def test_the_vector_loops_share_one_choice():
-    from crossenvs.envs.vector import CrossVectorEnv
-    from crossenvs.kernels.batched import kernels_of
-    from crossenvs.players import kernels
-
-    loops = CrossVectorEnv("crisscross", num_envs=2, size=4)._batch.kernels
-    runners = (*(kernel.runner for kernel in loops.values()), kernels_of(kernels).pick.runner)
-    assert all(runner.choice is NUMBA_WAYS for runner in runners)
 
 
 def test_a_crowded_machine_runs_serially_without_trials_until_the_neighbour_leaves():
@@ -245,7 +216,8 @@ def test_a_runner_returns_what_its_way_returns():
 
 
 def test_torch_thread_choice_runs_on_all_threads_or_one(monkeypatch):
-    torch = pytest.importorskip("torch")
+    import torch
+
     from crossenvs.az.torch_threads import torch_thread_choice
 
     monkeypatch.setattr(threads, "NEIGHBOURS", lambda: 0.0)  # an idle machine, whatever else runs here now
@@ -263,24 +235,3 @@ def test_torch_thread_choice_runs_on_all_threads_or_one(monkeypatch):
     assert set(seen) <= {1, many}
     assert set(seen) == {1, many}  # both ways were timed
     torch.set_num_threads(before)
-
-
-def test_a_runner_compiles_both_ways_before_its_first_call():
-    """The way not taken first must not compile lazily inside a later trial (a call that stalls for seconds)."""
-    import numpy as np
-
-    @numba.njit(parallel=True)
-    def doubled_parallel(values, out):
-        for i in numba.prange(values.shape[0]):
-            out[i] = 2 * values[i]
-
-    @numba.njit
-    def doubled_serial(values, out):
-        for i in range(values.shape[0]):
-            out[i] = 2 * values[i]
-
-    runner = BatchRunner(doubled_parallel, doubled_serial, WayChoice())
-    values, out = np.arange(4.0), np.zeros(4)
-    runner(4, values, out)  # a small batch: runs serially
-    assert out.tolist() == [0.0, 2.0, 4.0, 6.0]
-    assert len(doubled_parallel.signatures) == 1 and len(doubled_serial.signatures) == 1

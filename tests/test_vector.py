@@ -190,22 +190,17 @@ def test_parallel_and_serial_batch_loops_agree(name, options):
         actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in info["action_mask"]], dtype=np.int64)
         actions[rng.integers(200)] = 0  # legal or not: the illegal case is covered too
         results = []
-        for play in (kernels.play.parallel, kernels.play.serial):
+        for play in (kernels.play_parallel, kernels.play_serial):
             boards, metas = env.boards.copy(), env.metas.copy()
             outputs = (np.empty(200, np.bool_), np.empty(200, np.int64), np.empty((200, 2), np.float32))
             outputs += (np.empty(200, np.float32), np.empty(200, np.bool_), np.empty(200, np.int64))
-            play(Play(boards, metas, actions, *outputs))
+            play(*Play(boards, metas, actions, *outputs))
             ids, seats = np.arange(200), rng.integers(2, size=200)  # either seat's view, and masks
             views = []
-            for observe, mask in (
-                (kernels.observe.parallel, kernels.mask.parallel),
-                (kernels.observe.serial, kernels.mask.serial),
-            ):
+            for view_loop in (kernels.view_parallel, kernels.view_serial):
                 observations = np.empty((200, *env.game.observation_shape), np.float32)
                 masks = np.empty((200, env.game.num_actions), np.int8)
-                view = View(boards, metas, ids, seats, observations, masks)
-                observe(view)
-                mask(view)
+                view_loop(*View(boards, metas, ids, seats, observations, masks))
                 views.append((observations, masks))
             np.testing.assert_array_equal(views[0][0], views[1][0])
             np.testing.assert_array_equal(views[0][1], views[1][1])

@@ -8,8 +8,9 @@ Between a simulation's selection and its backup the network reads the leaves' ob
 in place and its logits and values are read in place in turn: nothing is copied to the host until
 the caller asks for the chosen actions.
 
-The kernels are the CPU search's own (:func:`crossenvs.az.search.search_kernels`, declared once for
-both targets), launched in the same order on the same :class:`~crossenvs.az.tree_math.Tree`.
+The kernels run the CPU search's own one-tree steps (:func:`crossenvs.az.search.search_kernels`: the
+``*_cuda`` functions beside the CPU loops), launched in the same order on the same
+:class:`~crossenvs.az.tree_math.Tree`.
 A search is ``3 + simulations`` kernel launches and ``1 + simulations`` forward passes, all on
 torch's current stream, so the caller's torch work and the kernels stay in order without a sync.
 Under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) the same code runs on the CPU with NumPy
@@ -26,8 +27,9 @@ import numpy as np
 from ..core import state as st
 from ..core.errors import IllegalActionError, InvalidOptionError
 from ..core.game import Game
-from ..kernels.batched import chosen_kernels, gather, kernel_ptx
+from ..envs.device import chosen_kernels
 from ..kernels.cuda import DEFAULT_PTX_CC, DeviceArrays, check_device_memory, cuda_module
+from ..kernels.launch import cuda_function, gather, kernel_ptx, signature
 from . import tree_math
 from .search import considered_table, search_kernels, tree_buffers
 
@@ -186,6 +188,13 @@ def search_kernel_sources(game: Game, which: str = "all") -> dict[str, tuple[Any
     The types are ``numba.typeof`` of the very :class:`~crossenvs.az.tree_math.Tree` a launch passes, of one tree.
     ``which``: "all", "per game" or "shared", as for :func:`crossenvs.envs.device.device_kernel_sources`.
     """
+    tree = _host_tree(game)
+    kernels = chosen_kernels(search_kernels(game), which)
+    return {role: (cuda_function(kernel.function), signature(tree)) for role, kernel in kernels.items()}
+
+
+def _host_tree(game: Game) -> tree_math.Tree:
+    """One tree of host arrays, typed as a launch's: what the PTX is built for."""
     host = {name: np.zeros(shape, dtype) for name, (shape, dtype) in device_buffers(game, 1, 2).items()}
     host.update(
         boards=host["node_boards"][:, 0].copy(),
@@ -194,17 +203,13 @@ def search_kernel_sources(game: Game, which: str = "all") -> dict[str, tuple[Any
         considered_table=considered_table(16, 2),
         max_considered=np.int64(16),
     )
-    tree = gather(tree_math.Tree, host)
-    kernels = chosen_kernels(search_kernels(game), which)
-    return {role: (kernel.cuda_function(), kernel.signature(tree)) for role, kernel in kernels.items()}
+    return gather(tree_math.Tree, host)
 
 
 def search_ptx(game: Game, cc: tuple[int, int] = DEFAULT_PTX_CC) -> dict[str, str]:
     """PTX of the device search's kernels for ``game`` and compute capability ``cc``, compiled without a GPU.
 
-    A kernel that cannot compile raises ``KernelError`` (:mod:`crossenvs.kernels.specialize`) naming it.
+    A kernel that cannot compile raises ``KernelError`` (:mod:`crossenvs.core.specialize`) naming it.
     """
-    sources = search_kernel_sources(game)
-    return {
-        role: kernel_ptx(function, signature, cc, game.name, role) for role, (function, signature) in sources.items()
-    }
+    tree = _host_tree(game)
+    return {role: kernel_ptx(kernel, tree, cc) for role, kernel in search_kernels(game).items()}

@@ -19,8 +19,9 @@ import numpy as np
 from ..core import state as st
 from ..core.errors import IllegalActionError, InvalidOptionError
 from ..core.game import Game
-from ..kernels.batched import BatchedKernel, gather, kernels_of
-from ..kernels.specialize import specialize
+from ..core.specialize import specialize
+from ..kernels.launch import DeviceKernel, gather
+from ..kernels.threads import run
 from . import tree_math
 
 #: (observations (n, H, W, C) float32) -> (logits (n, A) float32, values (n,) float32 in [-1, 1])
@@ -79,16 +80,25 @@ def tree_buffers(game: Game, batch: int, simulations: int) -> dict[str, tuple[tu
     }
 
 
-def search_kernels(game: Game) -> dict[str, BatchedKernel]:
-    """The search's four kernels, in the order a search runs them: two per game, two for every game."""
-    per_game = kernels_of(specialize("crossenvs.az.tree", type(game)))
-    any_game = kernels_of(tree_math)
-    return {
-        "init_root": per_game.init_root,
-        "backup_then_select": per_game.backup_then_select,
-        "expand_and_backup": any_game.expand_and_backup,
-        "root_result": any_game.root_result,
-    }
+#: the search's four steps, in the order a search runs them: two per game (az/tree.py), two for every game
+STEPS = ("init_root", "backup_then_select", "expand_and_backup", "root_result")
+
+
+def search_loops(game: Game) -> dict[str, tuple[Callable[..., None], Callable[..., None] | None]]:
+    """Each step's CPU loops, (serial, parallel or None), by step: two from the game's copy of
+    :mod:`crossenvs.az.tree`, two from :mod:`crossenvs.az.tree_math` (one for every game)."""
+    modules = dict.fromkeys(STEPS[:2], specialize("crossenvs.az.tree", type(game))) | dict.fromkeys(
+        STEPS[2:], tree_math
+    )
+    return {step: (getattr(modules[step], f"{step}_serial"), getattr(modules[step], f"{step}_parallel", None))
+            for step in STEPS}  # fmt: skip
+
+
+def search_kernels(game: Game) -> dict[str, DeviceKernel]:
+    """Each step's CUDA kernel (one GPU thread a tree, 64 a block), by step, for the device search."""
+    per_game = specialize("crossenvs.az.tree", type(game))
+    modules = dict.fromkeys(STEPS[:2], per_game) | dict.fromkeys(STEPS[2:], tree_math)
+    return {step: DeviceKernel(getattr(modules[step], f"{step}_cuda"), "leaves", 64, game.name) for step in STEPS}
 
 
 class GumbelSearch:
@@ -99,9 +109,9 @@ class GumbelSearch:
         self.batch = int(batch)
         self.simulations = max(0, int(simulations))
         self.max_considered = int(max_considered)
-        # the trees are independent: each step runs across numba's threads or serially, whichever is faster now
+        # the trees are independent: each step runs across numba's threads for a large batch, else serially
         # (see crossenvs.kernels.threads); on a GPU machine the tree walk is most of the time
-        self.kernels = search_kernels(game)
+        self.loops = search_loops(game)
         self._buffers = {
             name: np.zeros(shape, dtype) for name, (shape, dtype) in tree_buffers(game, batch, simulations).items()
         }
@@ -138,17 +148,17 @@ class GumbelSearch:
         if finished.size:
             raise IllegalActionError(f"{self.game.name}: position {finished[0]} of the batch is a finished game")
         tree = self._tree(n, boards, metas, rng)
-        kernels = self.kernels
-        kernels["init_root"](tree)
+        loops = self.loops
+        run(*loops["init_root"], tree, n)
         root_observations = tree.observations.copy()
         tree = self._evaluate(tree, evaluate)
         for _ in range(self.simulations):
             if stop is not None and stop[0]:
                 break
-            kernels["backup_then_select"](tree)
+            run(*loops["backup_then_select"], tree, n)
             tree = self._evaluate(tree, evaluate)
-        kernels["expand_and_backup"](tree)
-        kernels["root_result"](tree)
+        run(*loops["expand_and_backup"], tree, n)
+        run(*loops["root_result"], tree, n)
         return tree.actions, tree.policies, tree.root_values, root_observations
 
     def _tree(self, n: int, boards: np.ndarray, metas: np.ndarray, rng: np.random.Generator | None) -> tree_math.Tree:

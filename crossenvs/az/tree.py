@@ -1,6 +1,6 @@
 """Gumbel MuZero-style tree search over a batch of games, in numba (after mctx's ``gumbel_muzero_policy``).
 
-A template module (see :mod:`crossenvs.kernels.specialize`): the copy for one game walks trees with
+A template module (see :mod:`crossenvs.core.specialize`): the copy for one game walks trees with
 that game's own kernels, so the real rules are the model. One tree per game of the batch; node 0
 is the root. Per node: its position, visit count, value total and network value (all from the
 point of view of the node's player to move), its parent, and per action the child node and the
@@ -17,11 +17,12 @@ considered action (visit count equal to the table's target for this simulation) 
 actions with the mixed value, Q is min-max rescaled over the node's legal actions, and
 ``sigma(q) = (c_visit + max N) * c_scale * q``.
 
-**One declaration, both targets.** The trees share nothing, so each step of the search is a batched
-kernel (:mod:`crossenvs.kernels.batched`): one tree's work over the :class:`~crossenvs.az.tree_math.Tree`
-of the whole batch, run by numba's threads or serially on the CPU
-(:class:`crossenvs.az.search.GumbelSearch`) and one GPU thread a tree on a device
-(:class:`crossenvs.az.device_search.DeviceGumbelSearch`), in the same order: :func:`init_root`, then
+**One source, both targets.** The trees share nothing, so each step of the search is one tree's work
+over the :class:`~crossenvs.az.tree_math.Tree` of the whole batch, with its loops beside it (as in
+:mod:`crossenvs.envs.game_batch`): ``<step>_serial`` and ``<step>_parallel`` on the CPU
+(:class:`crossenvs.az.search.GumbelSearch`, through :func:`crossenvs.kernels.threads.run`) and
+``<step>_cuda``, one GPU thread a tree (:class:`crossenvs.az.device_search.DeviceGumbelSearch`), in the
+same order: :func:`init_root`, then
 per simulation :func:`backup_then_select` (the last leaf's evaluation backed up, the next leaf
 chosen), then the last backup and the answer (:mod:`crossenvs.az.tree_math`, the steps that no game
 changes, compiled once for all games).
@@ -29,8 +30,10 @@ changes, compiled once for all games).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from crossenvs.az.tree_math import (
     ROOT,
@@ -42,14 +45,15 @@ from crossenvs.az.tree_math import (
     root_action,
 )
 from crossenvs.core import state as st
+from crossenvs.core.specialize import game_kernels
 from crossenvs.envs.batch_kernels import copy_position
-from crossenvs.kernels.batched import batched
-from crossenvs.kernels.specialize import game_kernels
+from crossenvs.kernels.threads import inline_twin
 
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
+COMPILING = "AlphaZero's tree search"  # in words, for the first-use notice (crossenvs.core.specialize)
+cuda: Any = None  # numba.cuda, bound at the first launch (crossenvs.kernels.launch): CPU-only never imports it
 
 
-@batched(over="leaves", threads_per_block=64)
 @njit(cache=True)
 def init_root(t: Tree, b) -> None:
     """Tree b holds only its root (the game's position); the root's observation and mask (the first leaf to
@@ -113,7 +117,6 @@ def _select(t: Tree, b) -> None:
     t.leaves[b] = node
 
 
-@batched(over="leaves", threads_per_block=64)
 @njit(cache=True)
 def backup_then_select(t: Tree, b) -> None:
     """Tree b's last leaf evaluation backed up, then the next simulation's walk to a new leaf.
@@ -123,3 +126,48 @@ def backup_then_select(t: Tree, b) -> None:
     """
     expand_and_backup(t, b)
     _select(t, b)
+
+
+# ----------------------------------------------------------------------------- the loops: CPU, then CUDA
+_init_root_inline, _backup_then_select_inline = inline_twin(init_root), inline_twin(backup_then_select)
+
+
+@njit(cache=True)
+def init_root_serial(*fields) -> None:
+    """:func:`init_root` for every tree (``fields``: those of :class:`~crossenvs.az.tree_math.Tree`, in order)."""
+    t = Tree(*fields)
+    for b in range(t.leaves.shape[0]):
+        _init_root_inline(t, b)
+
+
+@njit(cache=True, parallel=True)
+def init_root_parallel(*fields) -> None:
+    t = Tree(*fields)
+    for b in prange(t.leaves.shape[0]):
+        init_root(t, np.int64(b))  # called, never inlined, in a prange body; int64: one compile for both loops
+
+
+@njit(cache=True)
+def backup_then_select_serial(*fields) -> None:
+    t = Tree(*fields)
+    for b in range(t.leaves.shape[0]):
+        _backup_then_select_inline(t, b)
+
+
+@njit(cache=True, parallel=True)
+def backup_then_select_parallel(*fields) -> None:
+    t = Tree(*fields)
+    for b in prange(t.leaves.shape[0]):
+        backup_then_select(t, np.int64(b))
+
+
+def init_root_cuda(t: Tree) -> None:
+    b = cuda.grid(1)
+    if b < t.leaves.shape[0]:
+        init_root(t, b)
+
+
+def backup_then_select_cuda(t: Tree) -> None:
+    b = cuda.grid(1)
+    if b < t.leaves.shape[0]:
+        backup_then_select(t, b)

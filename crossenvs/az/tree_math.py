@@ -12,12 +12,13 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from crossenvs.core import state as st
 from crossenvs.core.floats import exact_exp
-from crossenvs.kernels.batched import batched
+from crossenvs.kernels.threads import inline_twin
 
+cuda: Any = None  # numba.cuda, bound at the first launch (crossenvs.kernels.launch): CPU-only never imports it
 Array = Any  # a NumPy array on the CPU; a numba device array on a GPU
 
 #: the root's node index, an int64 (see the module docstring)
@@ -178,7 +179,6 @@ def count_considered(t: Tree, b) -> None:
     t.num_considered[b] = min(t.max_considered, legal)
 
 
-@batched(over="leaves", threads_per_block=64)
 @njit(cache=True)
 def expand_and_backup(t: Tree, b) -> None:
     """Store the network's priors and value at tree b's leaf and back the leaf's value up to its root."""
@@ -201,7 +201,6 @@ def expand_and_backup(t: Tree, b) -> None:
         node = up
 
 
-@batched(over="leaves", threads_per_block=64, parallel=False)  # once a search: not worth numba's threads
 @njit(cache=True)
 def root_result(t: Tree, b) -> None:
     """Tree b's answer: the chosen action (most-visited considered actions, best score), the improved policy, the root value."""
@@ -222,3 +221,42 @@ def root_result(t: Tree, b) -> None:
     for a in range(children.shape[2]):
         policies[b, a] /= total
     t.root_values[b] = t.value_sum[b, 0] / max(1, t.visits[b, 0])
+
+
+# ----------------------------------------------------------------------------- the loops: CPU, then CUDA
+_expand_and_backup_inline, _root_result_inline = inline_twin(expand_and_backup), inline_twin(root_result)
+
+
+@njit(cache=True)
+def expand_and_backup_serial(*fields) -> None:
+    """:func:`expand_and_backup` for every tree (``fields``: those of :class:`Tree`, in order)."""
+    t = Tree(*fields)
+    for b in range(t.leaves.shape[0]):
+        _expand_and_backup_inline(t, b)
+
+
+@njit(cache=True, parallel=True)
+def expand_and_backup_parallel(*fields) -> None:
+    t = Tree(*fields)
+    for b in prange(t.leaves.shape[0]):
+        expand_and_backup(t, np.int64(b))  # called, never inlined, in a prange body; int64: one compile for both
+
+
+@njit(cache=True)
+def root_result_serial(*fields) -> None:
+    """:func:`root_result` for every tree: once a search, not worth numba's threads (no parallel loop)."""
+    t = Tree(*fields)
+    for b in range(t.leaves.shape[0]):
+        _root_result_inline(t, b)
+
+
+def expand_and_backup_cuda(t: Tree) -> None:
+    b = cuda.grid(1)
+    if b < t.leaves.shape[0]:
+        expand_and_backup(t, b)
+
+
+def root_result_cuda(t: Tree) -> None:
+    b = cuda.grid(1)
+    if b < t.leaves.shape[0]:
+        root_result(t, b)

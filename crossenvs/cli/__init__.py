@@ -8,6 +8,7 @@ crossenvs rating-plot runs/crisscross-20261121-113000 --out ratings.png
 crossenvs gif crisscross --option size=6 --players mcts:100 random --out game.gif
 crossenvs serve --port 8000
 crossenvs doctor
+crossenvs cache
 
 Each command is one module here holding its flags, its checks, its example and its run
 (:class:`~crossenvs.cli.common.Command`); :data:`COMMANDS` lists them and :func:`main` dispatches
@@ -24,7 +25,7 @@ from typing import TextIO
 
 from ..core.checks import check_seed
 from ..core.errors import CrossenvsError
-from . import check, doctor, evaluate, gif, ladder, list_games, play, rate, rating_plot, serve, solve, train
+from . import cache, check, doctor, evaluate, gif, ladder, list_games, play, rate, rating_plot, serve, solve, train
 from .common import Command, GameCommandParser, HelpFormatter, canonical_game, import_module
 
 __all__ = ["COMMANDS", "EXAMPLES", "Command", "build_parser", "canonical_game", "main"]
@@ -32,7 +33,21 @@ __all__ = ["COMMANDS", "EXAMPLES", "Command", "build_parser", "canonical_game", 
 #: the commands, in the order the help lists them
 COMMANDS: tuple[Command, ...] = tuple(
     module.COMMAND
-    for module in (list_games, evaluate, play, train, gif, rating_plot, solve, ladder, rate, check, serve, doctor)
+    for module in (
+        list_games,
+        evaluate,
+        play,
+        train,
+        gif,
+        rating_plot,
+        solve,
+        ladder,
+        rate,
+        check,
+        serve,
+        doctor,
+        cache,
+    )
 )
 _BY_NAME = {command.name: command for command in COMMANDS}
 #: one example per command, shown at the end of its help; the main help shows them in this order
@@ -51,6 +66,7 @@ EXAMPLES = {
         "ladder",
         "rate",
         "doctor",
+        "cache",
     )
 }
 

@@ -2,7 +2,7 @@
 
 # First of all: numba's cache folder for these sources (before any kernel is decorated). This
 # only names the folder; old versions' folders are pruned on first use, not here.
-from ..kernels.cache import use_versioned_cache
+from .cache import use_versioned_cache
 
 use_versioned_cache()
 

@@ -25,10 +25,10 @@ from typing import Protocol
 import numpy as np
 from numba import typeof, types
 
-from ..kernels.specialize import specialize
 from . import state as st
 from .actions import action_id
 from .errors import IllegalActionError, InvalidStateError
+from .specialize import specialize
 from .state import State
 
 

@@ -27,6 +27,60 @@ from .wrappers import StandardRulesWrapper
 RENDER_MODES = ["human", "ansi", "rgb_array"]
 
 
+class SteppedGame:
+    """One game of an env, played through the single-game stepper (:class:`~crossenvs.core.stepper.Stepper`):
+    one numba call a move writes the next mask and observation.
+
+    What an env reads of it (the position, the seat to move, observations, the mask, the outcome) is what
+    :class:`~crossenvs.core.game.Game`'s own calls give, and a move that :meth:`Game.apply
+    <crossenvs.core.game.Game.apply>` refuses raises that very call's error (it is made, only then, to say it).
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.game, self._num_actions = game, game.num_actions
+        self.stepper = game.stepper()
+
+    @property
+    def state(self) -> State:
+        """The position (a copy); setting it restarts the stepper there."""
+        return self.stepper.state()
+
+    @state.setter
+    def state(self, state: State) -> None:
+        self.game.check_state(state)
+        self.stepper.reset(state)
+
+    def play(self, action: Any) -> None:
+        """``action`` for the seat to move: one stepper call, or :meth:`Game.apply`'s error (or its answer for an
+        action id of another integer type)."""
+        stepper = self.stepper
+        fast = int(action) if type(action) is int or isinstance(action, np.integer) else -1  # never a bool
+        if 0 <= fast < self._num_actions and stepper.num_legal and stepper.step(fast):
+            return
+        stepper.reset(self.game.apply(stepper.state(), action))
+
+    @property
+    def to_move(self) -> int:
+        return self.stepper.to_move
+
+    @property
+    def over(self) -> bool:
+        return not self.stepper.num_legal
+
+    def outcome(self) -> tuple[float, float] | None:
+        return self.stepper.outcome
+
+    def observe(self, seat: int) -> np.ndarray:
+        """``seat``'s observation (a fresh array): the stepper's where ``seat`` is to move, else the game's."""
+        if seat == self.stepper.to_move:
+            return self.stepper.observation.copy()
+        return self.game.observe(self.stepper.state(), seat)
+
+    def mask(self) -> np.ndarray:
+        """The legal mask of the seat to move (a fresh int8 array; zeros once the game is over)."""
+        return self.stepper.mask.copy()
+
+
 def resolve_game(game: str | Game, options: dict[str, Any]) -> Game:
     """A Game from a name plus options, or a ready Game (then options must be empty)."""
     if isinstance(game, Game):
@@ -90,8 +144,17 @@ class CrossAECEnv(AECEnv, EzPickle):
         self.action_spaces = {agent: spaces.Discrete(self.game.num_actions) for agent in self.possible_agents}
         self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self._no_actions = np.zeros(self.game.num_actions, dtype=np.int8)
-        self.state = self.game.initial_state()
+        self._game = SteppedGame(self.game)  # one numba call a move (crossenvs.core.stepper)
         self._last_move: list[Cell] = []  # cells of the last move, for render()
+
+    @property
+    def state(self) -> State:
+        """The position (a copy); setting it continues the game from there."""
+        return self._game.state
+
+    @state.setter
+    def state(self, state: State) -> None:
+        self._game.state = state
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -105,7 +168,7 @@ class CrossAECEnv(AECEnv, EzPickle):
         if seed is not None:
             for offset, agent in enumerate(self.possible_agents):
                 self.action_spaces[agent].seed(seed + offset)
-        self.state = self.game.initial_state()
+        self._game.stepper.reset()
         self._last_move = []
         self.agents = self.possible_agents[:]
         self.rewards = {agent: 0 for agent in self.agents}
@@ -113,13 +176,13 @@ class CrossAECEnv(AECEnv, EzPickle):
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
         self.infos = {agent: {} for agent in self.agents}
-        self.agent_selection = self.agents[self.game.current_player(self.state)]
+        self.agent_selection = self.agents[self._game.to_move]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         # .get: an agent that has finished may already be gone from terminations
         on_move = agent == self.agent_selection and not self.terminations.get(agent, True)
-        mask = self.game.legal_mask(self.state) if on_move else self._no_actions.copy()
-        return {"observation": self.game.observe(self.state, self._seat[agent]), "action_mask": mask}
+        mask = self._game.mask() if on_move else self._no_actions.copy()
+        return {"observation": self._game.observe(self._seat[agent]), "action_mask": mask}
 
     def step(self, action: int) -> None:
         agent = self.agent_selection
@@ -127,15 +190,16 @@ class CrossAECEnv(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0
-        before, self.state = self.state, self.game.apply(self.state, action)  # IllegalActionError names the move
-        if self.render_mode is not None:
+        before = self.state if self.render_mode is not None else None
+        self._game.play(action)  # IllegalActionError names the move
+        if before is not None:
             self._last_move = self.game.action_cells(before, int(action))
-        outcome = self.game.outcome(self.state)
+        outcome = self._game.outcome()
         if outcome is not None:
             for index, name in enumerate(self.agents):
                 self.rewards[name] = outcome[index]
                 self.terminations[name] = True
-        self.agent_selection = self.agents[self.game.current_player(self.state)]
+        self.agent_selection = self.agents[self._game.to_move]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()

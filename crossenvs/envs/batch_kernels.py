@@ -1,9 +1,11 @@
 """What the vector envs' kernels take, and their kernels that do not depend on the game.
 
 The NamedTuples below are the kernels' arguments, named once: the CPU env, the device env, the
-kernels' definitions and their PTX signatures all use them (:mod:`crossenvs.kernels.batched`). The
+kernels' definitions and their PTX signatures all use them (:mod:`crossenvs.kernels.launch`). The
 kernels that call a game's own kernels are in :mod:`crossenvs.envs.game_batch`, compiled once per
-game; the ones here (resets, per-game random streams, the random pick) are compiled once for all.
+game; the ones here (resets, per-game random streams, the device's random pick) are compiled once for
+all. The CPU env's random pick is the players' (:func:`crossenvs.players.kernels.random_legal_actions`)
+over the uniforms of :func:`per_game_uniforms`; on a GPU, :func:`random_actions_cuda` does both.
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from ..kernels.batched import batched
 from ..players.kernels import random_legal_action
 
+cuda: Any = None  # numba.cuda, bound at the first launch (crossenvs.kernels.launch): CPU-only never imports it
 Array = Any  # a NumPy array on the CPU; a numba device array (a view of a torch tensor) on a GPU
 
 
@@ -89,12 +91,12 @@ class RandomPick(NamedTuple):
     actions: Array  # (B,) int64, out: the pick (-1 where no action is legal)
 
 
-@batched(over="actions")
-@njit(cache=True)
-def random_actions(a: RandomPick, j) -> None:
-    """Game j's next uniform, and the legal action at that quantile (what the CPU's random player draws)."""
-    a.uniforms[j] = next_uniform(a.keys, a.counters, j)
-    random_legal_action(a.masks, a.uniforms, a.actions, j)
+def random_actions_cuda(a: RandomPick) -> None:
+    """Game j's next uniform, and the legal action at that quantile (what the CPU env draws): one GPU thread a game."""
+    j = cuda.grid(1)
+    if j < a.actions.shape[0]:
+        a.uniforms[j] = next_uniform(a.keys, a.counters, j)
+        random_legal_action(a.masks, a.uniforms, a.actions, j)
 
 
 @njit(cache=True, inline="always")

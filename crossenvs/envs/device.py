@@ -3,7 +3,9 @@
 :class:`DeviceBatch` holds the games of a :class:`crossenvs.envs.vector.DeviceVectorEnv`, the CPU env's
 subclass that ``CrossVectorEnv(game, num_envs, device="cuda")`` makes: the same games, stepped by the same
 rule kernels compiled for CUDA by numba-cuda (``crossenvs.kernels.portable`` says how one source
-serves both targets), one GPU thread a game and one kernel launch a call. What a step returns is
+serves both targets), one GPU thread a game and one kernel launch a call (the kernels are
+:func:`~crossenvs.envs.game_batch.step_cuda`, :func:`~crossenvs.envs.game_batch.restart_cuda` and
+:func:`~crossenvs.envs.batch_kernels.random_actions_cuda`, launched by :mod:`crossenvs.kernels.launch`). What a step returns is
 written into torch CUDA tensors that the caller gets without a copy to the host (numba reads and
 writes torch's memory through the CUDA array interface, on torch's current stream).
 
@@ -20,17 +22,28 @@ import numpy as np
 from ..core.checks import check_seed
 from ..core.errors import InvalidActionError, InvalidOptionError
 from ..core.game import Game
-from ..kernels.batched import BatchedKernel, chosen_kernels, gather, kernel_ptx, kernels_of
+from ..core.specialize import specialize
 from ..kernels.cuda import DEFAULT_PTX_CC, DeviceArrays, check_device_memory, cuda_module
-from ..kernels.specialize import specialize
+from ..kernels.launch import DeviceKernel, cuda_function, gather, kernel_ptx, signature
 from . import batch_kernels as bk
 from .aec import resolve_game
 
 
-def env_kernels(game: Game) -> dict[str, BatchedKernel]:
+def env_kernels(game: Game) -> dict[str, DeviceKernel]:
     """The device env's kernels: the game's step and restart (one copy per game), and the random pick (one for all)."""
-    per_game = kernels_of(specialize("crossenvs.envs.game_batch", type(game)))
-    return {"step": per_game.step, "restart": per_game.restart, "random_actions": kernels_of(bk).random_actions}
+    per_game = specialize("crossenvs.envs.game_batch", type(game))
+    return {
+        "step": DeviceKernel(per_game.step_cuda, over="players"),
+        "restart": DeviceKernel(per_game.restart_cuda, over="restart"),
+        "random_actions": DeviceKernel(bk.random_actions_cuda, over="actions", label=game.name),
+    }
+
+
+def chosen_kernels(kernels: dict[str, DeviceKernel], which: str) -> dict[str, DeviceKernel]:
+    """``kernels`` of one kind: "all", "per game" (a game's own) or "shared" (compiled once for every game)."""
+    if which not in ("all", "per game", "shared"):
+        raise InvalidOptionError(f"which must be 'all', 'per game' or 'shared', got {which!r}")
+    return {name: k for name, k in kernels.items() if which == "all" or k.per_game == (which == "per game")}
 
 
 def env_buffers(game: Game, n: int) -> dict[str, tuple[tuple[int, ...], Any]]:
@@ -192,7 +205,7 @@ class DeviceBatch:
 
     def compiled_kernels(self) -> list[Any]:
         """numba-cuda's kernel objects of the step, the restart and the random pick (compiled by now)."""
-        return [kernel.cuda_kernel() for kernel in self._kernels.values()]
+        return [kernel.compiled() for kernel in self._kernels.values()]
 
     def device_positions(self) -> tuple[Any, Any]:
         """Every game's board and meta where they live (numba device arrays, no copy): what a device search reads."""
@@ -206,7 +219,8 @@ class DeviceBatch:
 
 # ----------------------------------------------------------------------------- PTX without a GPU
 def device_kernel_sources(game: Game, which: str = "all") -> dict[str, tuple[Any, tuple[Any, ...]]]:
-    """``game``'s device kernels as plain Python functions with their argument types: what to compile without a GPU.
+    """``game``'s device kernels as plain Python functions with their argument types: what to compile without a GPU
+    (``cuda`` bound in their modules: :func:`crossenvs.kernels.launch.cuda_function`).
 
     The types are ``numba.typeof`` of the very NamedTuples a launch passes, made of one game's host arrays.
     ``which``: "all", "per game" (the game's own kernels) or "shared" (those compiled once for every game).
@@ -214,17 +228,16 @@ def device_kernel_sources(game: Game, which: str = "all") -> dict[str, tuple[Any
     host = {name: np.zeros(shape, dtype) for name, (shape, dtype) in env_buffers(game, 1).items()}
     args = kernel_args(host)
     kernels = chosen_kernels(env_kernels(game), which)
-    return {name: (kernel.cuda_function(), kernel.signature(args[name])) for name, kernel in kernels.items()}
+    return {name: (cuda_function(kernel.function), signature(args[name])) for name, kernel in kernels.items()}
 
 
 def device_ptx(game: str | Game, cc: tuple[int, int] = DEFAULT_PTX_CC, **options: Any) -> dict[str, str]:
     """PTX of ``game``'s device kernels for compute capability ``cc``, compiled without a GPU.
 
-    A kernel that cannot compile for CUDA raises ``KernelError`` (:mod:`crossenvs.kernels.specialize`) naming
+    A kernel that cannot compile for CUDA raises ``KernelError`` (:mod:`crossenvs.core.specialize`) naming
     the kernel and what numba-cuda refused (an allocation, a Python object, a call it cannot type).
     """
     game = resolve_game(game, options)
-    return {
-        name: kernel_ptx(function, signature, cc, game.name, name)
-        for name, (function, signature) in device_kernel_sources(game).items()
-    }
+    host = {name: np.zeros(shape, dtype) for name, (shape, dtype) in env_buffers(game, 1).items()}
+    args = kernel_args(host)
+    return {name: kernel_ptx(kernel, args[name], cc) for name, kernel in env_kernels(game).items()}

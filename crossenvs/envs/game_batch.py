@@ -1,30 +1,40 @@
 """A batch of games of one kind stepped together: the game's kernels looped over a batch axis.
 
-A template module (see :mod:`crossenvs.kernels.specialize`): ``specialize(__name__, GameClass)``
+A template module (see :mod:`crossenvs.core.specialize`): ``specialize(__name__, GameClass)``
 gives the copy bound to one game's kernels. Every game's rules are three kernels with one
 signature (:mod:`crossenvs.core.game`), so this one file drives any game.
 
-Each kernel here is declared once with :func:`~crossenvs.kernels.batched.batched`: one game's
-work, ``one(args, j)``, over a NamedTuple of the batch's arrays (:mod:`crossenvs.envs.batch_kernels`
-names them). :func:`~crossenvs.kernels.batched.kernels_of` gives its CPU loops (serial and over
-numba's threads) and its CUDA kernel (one thread a game, :mod:`crossenvs.envs.device`): one source
-for both targets, one argument list.
+Each kernel here is one game's work, ``one(a, j)``, over a NamedTuple of the batch's arrays
+(:mod:`crossenvs.envs.batch_kernels` names them), and the loops over it are beside it: the CPU env's
+``<name>_serial`` and ``<name>_parallel`` (run by :func:`crossenvs.kernels.threads.run`, each taking
+the NamedTuple's fields in order), and the device env's CUDA kernels ``<name>_cuda``, one GPU thread a
+game (launched by :mod:`crossenvs.kernels.launch`). One source for both targets, one argument list.
+
+Two rules of numba 0.68 shape the loops. A ``prange`` body *calls* the kernel: numba drops the stores
+of a function inlined into it through arrays taken from a tuple. A serial loop *inlines* it (the
+``_inline`` twins, :func:`crossenvs.kernels.threads.inline_twin`): a call per game passes the whole
+NamedTuple by value, a third of a small batch's step.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from crossenvs.core import state as st
+from crossenvs.core.specialize import game_kernels
 from crossenvs.envs.batch_kernels import Apply, DeviceReset, DeviceStep, Play, View, reset_game
-from crossenvs.kernels.batched import batched
-from crossenvs.kernels.specialize import game_kernels
+from crossenvs.kernels.threads import inline_twin
 
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
+COMPILING = "the vector env's batch loops"  # in words, for the first-use notice (crossenvs.core.specialize)
 
 
-@batched(over="ids")
+cuda: Any = None  # numba.cuda, bound at the first launch (crossenvs.kernels.launch): CPU-only never imports it
+
+
 @njit(cache=True)
 def apply(a: Apply, j) -> None:
     """Play ``actions[j]`` in game ``ids[j]``; ``ok[j]`` is False (game untouched) if it was illegal."""
@@ -32,7 +42,6 @@ def apply(a: Apply, j) -> None:
     a.ok[j] = apply_kernel(a.boards[i], a.metas[i], a.actions[j])
 
 
-@batched(over="boards")
 @njit(cache=True)
 def play(a: Play, j) -> None:
     """Game j plays ``actions[j]``, and what the step returns about it (see :class:`~crossenvs.envs.batch_kernels.Play`).
@@ -54,20 +63,18 @@ def play(a: Play, j) -> None:
     a.final_ply[j] = a.metas[j, st.PLY] if over else 0
 
 
-@batched(over="ids")
 @njit(cache=True)
 def observe(a: View, j) -> None:
     """Row j of ``observations``: game ``ids[j]`` seen by ``seats[j]``.
 
-    The vector env's view runs :func:`observe` over every game, then :func:`mask`: game by game,
-    each observation (10 KB for Crosse) pushed the move tables the mask reads out of the first-level
-    cache and made the view slower.
+    The vector env's view (:func:`view_serial`) runs :func:`observe` over every game, then :func:`mask`:
+    game by game, each observation (10 KB for Crosse) pushed the move tables the mask reads out of the
+    first-level cache and made the view slower.
     """
     i = a.ids[j]
     observe_kernel(a.boards[i], a.metas[i], a.seats[j], a.observations[j])
 
 
-@batched(over="ids")
 @njit(cache=True)
 def mask(a: View, j) -> None:
     """Row j of ``masks``: the legal actions in game ``ids[j]`` if ``seats[j]`` is to act there, else zeros."""
@@ -76,6 +83,61 @@ def mask(a: View, j) -> None:
         mask_kernel(a.boards[i], a.metas[i], a.masks[j])
     else:
         a.masks[j, :] = 0
+
+
+# ----------------------------------------------------------------------------- the CPU env's loops
+_apply_inline, _play_inline = inline_twin(apply), inline_twin(play)
+_observe_inline, _mask_inline = inline_twin(observe), inline_twin(mask)
+
+
+@njit(cache=True)
+def apply_serial(*fields) -> None:
+    """:func:`apply` for every index of ``ids`` (``fields``: those of :class:`~crossenvs.envs.batch_kernels.Apply`)."""
+    a = Apply(*fields)
+    for j in range(a.ids.shape[0]):
+        _apply_inline(a, j)
+
+
+@njit(cache=True, parallel=True)
+def apply_parallel(*fields) -> None:
+    a = Apply(*fields)
+    for j in prange(a.ids.shape[0]):
+        apply(a, np.int64(j))  # int64, as range gives: one compile of apply serves both loops
+
+
+@njit(cache=True)
+def play_serial(*fields) -> None:
+    """:func:`play` for every game (``fields``: those of :class:`~crossenvs.envs.batch_kernels.Play`)."""
+    a = Play(*fields)
+    for j in range(a.boards.shape[0]):
+        _play_inline(a, j)
+
+
+@njit(cache=True, parallel=True)
+def play_parallel(*fields) -> None:
+    a = Play(*fields)
+    for j in prange(a.boards.shape[0]):
+        play(a, np.int64(j))
+
+
+@njit(cache=True)
+def view_serial(*fields) -> None:
+    """Every observation, then every mask (see :func:`observe`; ``fields``: those of
+    :class:`~crossenvs.envs.batch_kernels.View`)."""
+    a = View(*fields)
+    for j in range(a.ids.shape[0]):
+        _observe_inline(a, j)
+    for j in range(a.ids.shape[0]):
+        _mask_inline(a, j)
+
+
+@njit(cache=True, parallel=True)
+def view_parallel(*fields) -> None:
+    a = View(*fields)
+    for j in prange(a.ids.shape[0]):
+        observe(a, np.int64(j))
+    for j in prange(a.ids.shape[0]):
+        mask(a, np.int64(j))
 
 
 # ----------------------------------------------------------------------------- the device env's two kernels
@@ -88,7 +150,6 @@ def _view_to_move(boards, metas, players, observations, masks, j) -> None:
     mask_kernel(boards[j], metas[j], masks[j])
 
 
-@batched(over="players")
 @njit(cache=True)
 def step(a: DeviceStep, j) -> None:
     """Play, restart the game if it ended, then the view of the player to act: the CPU env's step, for one game."""
@@ -99,10 +160,23 @@ def step(a: DeviceStep, j) -> None:
     _view_to_move(p.boards, p.metas, a.players, a.observations, a.masks, j)
 
 
-@batched(over="restart")
 @njit(cache=True)
 def restart(a: DeviceReset, j) -> None:
     """Game j back to the start if ``restart[j]``; every game's view of the player to act."""
     if a.restart[j]:
         reset_game(a.boards, a.metas, j, a.initial_board, a.initial_meta)
     _view_to_move(a.boards, a.metas, a.players, a.observations, a.masks, j)
+
+
+def step_cuda(a: DeviceStep) -> None:
+    """The device env's step: one GPU thread a game."""
+    j = cuda.grid(1)
+    if j < a.players.shape[0]:
+        step(a, j)
+
+
+def restart_cuda(a: DeviceReset) -> None:
+    """The device env's reset: one GPU thread a game."""
+    j = cuda.grid(1)
+    if j < a.restart.shape[0]:
+        restart(a, j)

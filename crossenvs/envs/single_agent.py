@@ -24,7 +24,8 @@ from ..core.actions import action_id
 from ..core.checks import check_seed
 from ..core.errors import CallOrderError, IllegalActionError, InvalidActionError
 from ..core.game import Cell, Game
-from .aec import RENDER_MODES, check_render_mode, render_state, resolve_game
+from ..core.state import State
+from .aec import RENDER_MODES, SteppedGame, check_render_mode, render_state, resolve_game
 
 
 class CrossSingleAgentEnv(gymnasium.Env):
@@ -45,9 +46,18 @@ class CrossSingleAgentEnv(gymnasium.Env):
         self.observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, dtype=np.float32)
         self.action_space = spaces.Discrete(self.game.num_actions)
         self.learner = 0
-        self.state = self.game.initial_state()
+        self._game = SteppedGame(self.game)  # one numba call a move (crossenvs.core.stepper)
         self._episode_over = False  # set by the end of the game or an illegal learner move
         self._last_move: list[Cell] = []  # cells of the last move, for render()
+
+    @property
+    def state(self) -> State:
+        """The position (a copy); setting it continues the game from there."""
+        return self._game.state
+
+    @state.setter
+    def state(self, state: State) -> None:
+        self._game.state = state
 
     # ----------------------------------------------------------------- gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
@@ -55,10 +65,10 @@ class CrossSingleAgentEnv(gymnasium.Env):
         if seed is not None:
             self.opponent.seed(int(self.np_random.integers(2**31)))
         self.learner = int(self.np_random.integers(2))
-        self.state = self.game.initial_state()
+        self._game.stepper.reset()
         self._last_move = []
         self._let_opponent_play()
-        self._episode_over = self.game.is_terminal(self.state)
+        self._episode_over = self._game.over
         return self._observation(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -71,7 +81,7 @@ class CrossSingleAgentEnv(gymnasium.Env):
             self._episode_over = True
             return self._observation(), -1.0, True, False, {**self._info(), "illegal_action": True}
         self._let_opponent_play()
-        outcome = self.game.outcome(self.state)
+        outcome = self._game.outcome()
         self._episode_over = outcome is not None
         reward = 0.0 if outcome is None else float(outcome[self.learner])
         if self.render_mode == "human":
@@ -82,7 +92,7 @@ class CrossSingleAgentEnv(gymnasium.Env):
         """Boolean legal-action mask of the learner (all False once the game is over)."""
         if self._episode_over:
             return np.zeros(self.game.num_actions, dtype=bool)
-        return self.game.legal_mask(self.state).astype(bool)
+        return self._game.mask().astype(bool)
 
     def render(self) -> np.ndarray | str | None:
         """The board in ``render_mode``, the cells of the last move (either side's) marked."""
@@ -91,13 +101,14 @@ class CrossSingleAgentEnv(gymnasium.Env):
     # ----------------------------------------------------------------- internals
     def _play(self, action: int) -> None:
         """Apply ``action``, remembering its cells for ``render`` when rendering."""
-        before, self.state = self.state, self.game.apply(self.state, action)
-        if self.render_mode is not None:
+        before = self.state if self.render_mode is not None else None
+        self._game.play(action)
+        if before is not None:
             self._last_move = self.game.action_cells(before, int(action))
 
     def _let_opponent_play(self) -> None:
         """The opponent decides until it is the learner's turn or the game ends."""
-        while not self.game.is_terminal(self.state) and self.game.current_player(self.state) != self.learner:
+        while not self._game.over and self._game.to_move != self.learner:
             action = self.opponent.act(self.game, self.state)
             try:
                 action = action_id(action, self.game.num_actions, "its action")
@@ -106,7 +117,7 @@ class CrossSingleAgentEnv(gymnasium.Env):
                 raise type(exc)(f"the opponent {self.opponent.name} chose a bad action: {exc}") from None
 
     def _observation(self) -> np.ndarray:
-        return self.game.observe(self.state, self.learner)
+        return self._game.observe(self.learner)
 
     def _info(self) -> dict[str, Any]:
         """The learner's seat and legal mask (int8; all zeros once the episode is over)."""

@@ -33,8 +33,9 @@ from ..core.checks import check_memory, check_seed
 from ..core.errors import CallOrderError, InvalidActionError, InvalidOptionError
 from ..core.extras import missing_extra
 from ..core.game import Cell, Game
-from ..kernels.batched import kernels_of
-from ..kernels.specialize import specialize
+from ..core.specialize import specialize
+from ..kernels.threads import run
+from ..players.kernels import random_legal_actions
 from . import batch_kernels as bk
 from .aec import render_state, resolve_game
 from .buffers import RecyclingBuffers
@@ -71,15 +72,13 @@ class _Batch:
         self._masks = RecyclingBuffers((self.num_envs, self.game.num_actions), np.int8)
 
     def _bind_kernels(self) -> None:
-        """The game's batched kernels (generated loops, :mod:`crossenvs.kernels.batched`): rebuilt, never pickled."""
-        self.kernels = kernels_of(specialize("crossenvs.envs.game_batch", type(self.game)))
-        self._view = self.kernels.chain("observe", "mask")  # every observation, then every mask (game_batch.observe)
+        """The game's copy of the batch loops (:mod:`crossenvs.envs.game_batch`): found again, never pickled."""
+        self.kernels = specialize("crossenvs.envs.game_batch", type(self.game))
 
     def __getstate__(self) -> dict[str, Any]:
         """Positions and buffers travel (to a subprocess, a Ray worker); the compiled loops are found again there."""
         state = self.__dict__.copy()
         state.pop("kernels")
-        state.pop("_view")
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -91,8 +90,9 @@ class _Batch:
 
     def apply(self, ids: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """Play one action in each game of ``ids``; returns which were legal."""
-        ok = np.empty(len(ids), dtype=np.bool_)
-        self.kernels.apply(bk.Apply(self.boards, self.metas, bk.as_ids(ids), np.asarray(actions, dtype=np.int64), ok))
+        ok, loops = np.empty(len(ids), dtype=np.bool_), self.kernels
+        args = bk.Apply(self.boards, self.metas, bk.as_ids(ids), np.asarray(actions, dtype=np.int64), ok)
+        run(loops.apply_serial, loops.apply_parallel, args, len(ok))
         return ok
 
     def play(self, actions: np.ndarray) -> bk.Play:
@@ -109,7 +109,7 @@ class _Batch:
             ended=np.empty(n, dtype=np.bool_),
             final_ply=np.empty(n, dtype=np.int64),
         )
-        self.kernels.play(outcome)
+        run(self.kernels.play_serial, self.kernels.play_parallel, outcome, n)
         return outcome
 
     def view(self, ids: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -121,7 +121,7 @@ class _Batch:
             masks = np.empty((len(ids), self.game.num_actions), dtype=np.int8)
         seats = np.asarray(seats, dtype=np.int64)
         view = bk.View(self.boards, self.metas, bk.as_ids(ids), seats, observations, masks)
-        self._view(view)
+        run(self.kernels.view_serial, self.kernels.view_parallel, view, len(masks))
         return observations, masks
 
     def to_move(self, ids: np.ndarray | None = None) -> np.ndarray:
@@ -244,7 +244,8 @@ class CrossVectorEnv(VectorEnv):
         a game's picks do not depend on the others; the device env draws the same ones.
         """
         uniforms, picks = np.empty(self.num_envs), np.empty(self.num_envs, dtype=np.int64)
-        kernels_of(bk).random_actions(bk.RandomPick(self._masks, self._keys, self._draws, uniforms, picks))
+        bk.per_game_uniforms(self._keys, self._draws, self._batch.all_ids, uniforms)
+        random_legal_actions(self._masks, uniforms, picks)
         return picks
 
     def _seed_streams(self, seed: int | None) -> None:

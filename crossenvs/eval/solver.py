@@ -27,8 +27,8 @@ import numpy as np
 from ..core.checks import check_memory
 from ..core.errors import CrossenvsError, InvalidArgumentError
 from ..core.game import Game
+from ..core.specialize import specialize
 from ..core.state import State
-from ..kernels.specialize import specialize
 
 #: the default budget: nodes visited before the search gives up
 DEFAULT_NODES = 50_000_000

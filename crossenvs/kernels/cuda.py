@@ -22,8 +22,8 @@ import numpy as np
 from ..core.checks import check_memory
 from ..core.errors import CrossenvsError, InvalidArgumentError
 from ..core.extras import install_hint
+from ..core.targets import enable_cuda_target
 from . import numba_internals
-from .portable import enable_cuda_target
 
 #: the compute capability the PTX tests name when no GPU is here (Hopper: H100, H200)
 DEFAULT_PTX_CC = (9, 0)
@@ -192,7 +192,7 @@ class OfflineKernel:
     """A CUDA kernel built as numba-cuda builds it for a device of compute capability ``cc``, with no device.
 
     ``ptx`` is what the driver would be given; ``kernel`` is numba-cuda's own kernel object, the one
-    ``cuda.jit(cache=True)`` pickles into its disk cache (:mod:`crossenvs.kernels.compiled_checks` checks both).
+    ``cuda.jit(cache=True)`` pickles into its disk cache (:mod:`crossenvs.testing.compiled_checks` checks both).
     """
 
     def __init__(self, function: Callable[..., Any], signature: tuple[Any, ...], cc: tuple[int, int]) -> None:

@@ -14,15 +14,14 @@ What each is for:
 * :func:`contraction_off`: our kernels compile with NVVM's ``-fma=0`` (``nvvm.compile_ir``), so the
   floats are the CPU's bit for bit.
 * :func:`cached_signatures`: what the disk cache holds of a function (a test counts compiles).
-* :func:`cache_apart`: each game's functions cached in a folder keyed by that game's sources.
 * :func:`links_with_nvjitlink`: which CUDA version the driver must run (the driver check).
 * :func:`named_compute_capability` and :func:`build_kernel`: a kernel built as numba-cuda would build
   it for a card of a given compute capability, with no card here (``dispatcher._Kernel``,
   ``dispatcher.get_current_device``, ``CUDACodeLibrary._ensure_cc``, ``compiler.compile_cuda``).
 
-One known numba fault shapes our code rather than a patch: numba 0.68 drops stores through a
-NamedTuple's array inside a ``prange`` body a function was inlined into, so batched kernels are
-called by their loops, never inlined (:mod:`crossenvs.kernels.batched` refuses ``inline="always"``).
+One known numba fault shapes our code rather than a patch: numba 0.68 drops the stores of a function
+inlined into a ``prange`` body through arrays taken from a tuple, so a parallel loop calls its kernel,
+never an inlined twin (:func:`crossenvs.kernels.threads.inline_twin`).
 """
 
 from __future__ import annotations
@@ -108,38 +107,6 @@ def cached_signatures(dispatcher: Any) -> list[tuple[Any, ...]]:
         return list(dispatcher.signatures)
     index = internal(cache_file, "_load_index", "reading the cache's index")()
     return [key[0] for key in index]
-
-
-_cache_apart_installed = False
-
-
-def cache_apart(folder_of: Callable[[str], Any]) -> None:
-    """Cache the functions of a source file in the folder ``folder_of(path)`` names (numba's choice where None).
-
-    A locator of our own, first in numba's list (``CacheImpl._locator_classes``): the games' functions
-    go to folders keyed by each game's sources (:func:`crossenvs.kernels.cache.game_cache_folder`).
-    Must run before the first function of such a file is decorated: numba picks a locator then.
-    """
-    global _cache_apart_installed
-    if _cache_apart_installed:
-        return
-    from numba.core import caching
-
-    user_provided = internal(caching, "UserProvidedCacheLocator", "caching each game apart")
-    locators = internal(internal(caching, "CacheImpl", "caching each game apart"), "_locator_classes", "caching")
-
-    class FolderOfItsOwn(user_provided):
-        def __init__(self, py_func: Any, py_file: str, folder: Any) -> None:
-            super().__init__(py_func, py_file)
-            self._cache_path = str(folder)
-
-        @classmethod
-        def from_function(cls, py_func: Any, py_file: str) -> Any:
-            folder = folder_of(py_file)
-            return None if folder is None else cls(py_func, py_file, folder)
-
-    locators.insert(0, FolderOfItsOwn)
-    _cache_apart_installed = True
 
 
 # ----------------------------------------------------------------------------- CUDA: codegen

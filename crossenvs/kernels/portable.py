@@ -1,21 +1,21 @@
 """What a rule kernel may use so that one source compiles for the CPU (numba) and for CUDA (numba-cuda).
 
-The rules are written once, as ``@njit`` functions. A CUDA kernel (:mod:`crossenvs.gpu`) calls them
-and numba-cuda compiles them again as device functions. Device code cannot allocate, so a kernel
+The rules are written once, as ``@njit`` functions. A CUDA kernel (the device env's and the device
+search's, launched by :mod:`crossenvs.kernels.launch`) calls them and numba-cuda compiles them again as
+device functions. Device code cannot allocate, so a kernel
 never calls ``np.empty``/``np.zeros``/``.copy()``: it takes fixed-size scratch space from
 :func:`scratch_array`, which is stack memory on both targets (an ``alloca`` in the calling
 function: cheaper than numba's heap arrays on the CPU, local memory or registers on the GPU).
 
 Some primitives need a different instruction on each target (the bit counts of
 :mod:`crossenvs.core.bits`). Their CPU versions are numba overloads registered at import; their CUDA
-versions are registered by :func:`enable_cuda_target`, which :mod:`crossenvs.gpu` calls before it
-compiles anything: a CPU-only install never imports ``numba.cuda``. A module adds its CUDA
-versions with :func:`on_cuda_target`.
+versions are registered by :func:`~crossenvs.core.targets.enable_cuda_target`, which
+:func:`crossenvs.kernels.cuda.cuda_module` calls before it compiles anything: a CPU-only install never
+imports ``numba.cuda``. A module adds its CUDA versions with :func:`~crossenvs.core.targets.on_cuda_target`.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -24,36 +24,8 @@ from numba import from_dtype, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
+from ..core.targets import on_cuda_target
 from . import numba_internals
-
-_CUDA_REGISTRATIONS: list[Callable[[], None]] = []
-_cuda_enabled = False
-_lock = threading.Lock()
-
-
-def on_cuda_target(register: Callable[[], None]) -> Callable[[], None]:
-    """Run ``register`` (which adds CUDA implementations with ``numba.cuda.extending``) when CUDA is enabled.
-
-    A decorator: at once if :func:`enable_cuda_target` has run, else the first time it does.
-    """
-    with _lock:
-        if _cuda_enabled:
-            register()
-        else:
-            _CUDA_REGISTRATIONS.append(register)
-    return register
-
-
-def enable_cuda_target() -> None:
-    """Register every primitive's CUDA implementation (imports ``numba.cuda``; idempotent)."""
-    global _cuda_enabled
-    with _lock:
-        if _cuda_enabled:
-            return
-        for register in _CUDA_REGISTRATIONS:
-            register()
-        _CUDA_REGISTRATIONS.clear()
-        _cuda_enabled = True
 
 
 def _strides(shape: tuple[int, ...], itemsize: int) -> list[int]:

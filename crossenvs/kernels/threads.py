@@ -1,59 +1,41 @@
-"""How batched loops use the CPU: serially or across numba's threads, whichever is faster now.
+"""How batched loops use the CPU: serially, or across numba's threads for a batch big enough to pay.
 
-Every batched loop (the vector env's step and view, random moves) exists twice, parallel and
-serial, and a :class:`BatchRunner` picks one per call:
+Every batched kernel's CPU loop is written twice beside it, ``<name>_serial`` (``range``) and
+``<name>_parallel`` (``prange``), each taking the kernel's NamedTuple's fields in order (``*fields``:
+numba types positional arrays in C, a tuple's fields in Python, a quarter of a microsecond each).
+:func:`run` picks one by a simple rule:
 
-* **Small batches run serially**: below :data:`SERIAL_BELOW` games, waking threads costs more
-  than it saves.
-* **Otherwise the measured faster one.** On an idle machine the parallel loop wins on large
-  batches. With a busy neighbour on a machine with few cores it can lose many times over: a parallel loop
-  ends only when its last thread does, and a thread that shares a core with the neighbour waits
-  for a time slice (milliseconds) while the serial loop would have finished. So the runners time
-  both (seconds per game), keep the faster, and try the other again now and then. Trials are
-  spaced in **time**, not calls: a change of load is noticed within a fraction of a second however
-  long each call takes, and the gap grows while the other way keeps losing, but never beyond what
-  keeps the trials' extra cost under :data:`TRIAL_BUDGET` of the time.
-* **One choice for all the runners** (a :class:`WayChoice`, shared): load is a property of the
-  machine, not of a loop, and mixing the ways is the worst of both. Beside a busy neighbour, one
-  loop's parallel call leaves numba's worker thread awake, which then takes a core from the next
-  loop's serial call, so a step of several loops ran slower than serial throughout.
-* **A busy neighbour seen directly**: where Linux's ``/proc/stat`` is readable, the choice also
-  looks at how much CPU other processes used in the last :data:`LOAD_WINDOW` seconds
-  (:class:`NeighbourLoad`). When they leave less than :data:`SPARE_CORES_FOR_PARALLEL` cores
-  spare, every loop runs serially, without trials: timing alone, a neighbour's time slices made
-  parallel calls now and then fast, and the trials and false switches they caused cost more
-  than they found. OpenMP's own ``OMP_DYNAMIC`` uses the load average the same way.
-* **A trial must win on its mean, over up to** :data:`TRIAL_CALLS` **calls**: beside a busy
-  neighbour a parallel call is now and then as fast as idle, so one call decides nothing. The
-  trial ends at the first call that leaves its mean losing, so a losing trial costs about a call.
-* PPO training runs numba on one thread (``crossenvs train ppo``, ``numba_on_one_thread``, says
-  why): there torch's threads and numba's must not compete.
-* Torch's threads are chosen the same way (:class:`FasterOf`, a choice of their own), by
-  ``crossenvs.az.torch_threads.torch_thread_choice``, beside the network: the core does not name torch.
-* **Chunks, not shares**: a parallel loop hands out :data:`CHUNK` games at a time rather than
-  one equal share per thread, so a thread slowed by a neighbour takes fewer games.
+* **serially below** :data:`SERIAL_BELOW` **games** (waking threads costs more than it saves), or where
+  numba has one thread (``NUMBA_NUM_THREADS=1``, ``numba.set_num_threads(1)``, ``numba_on_one_thread``);
+* **serially where other processes leave less than** :data:`SPARE_CORES_FOR_PARALLEL` **cores spare**
+  (:class:`NeighbourLoad`, from Linux's ``/proc/stat``; OpenMP's ``OMP_DYNAMIC`` looks at the load the
+  same way): a parallel loop ends only when its last thread does, and a thread sharing a core with a
+  busy neighbour waits for its time slices. On the 2-core VM beside a niced ladder build, 5,000 steps
+  of 64 games took 102 s across the threads and 3.2 s serially;
+* **else across numba's threads**, :data:`CHUNK` games at a time (a thread slowed by a neighbour takes
+  fewer games).
+
+No loop is timed. The override is ``CROSSENVS_SERIAL_BELOW``, read on import: a large value keeps every
+loop serial, 0 sends every batch that the neighbours allow to the threads. PPO training runs numba on
+one thread (:func:`numba_on_one_thread` says why).
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numba
+from numba import njit
 
-SERIAL_BELOW = 64  # batches smaller than this always run on the calling thread
+#: batches smaller than this run on the calling thread (``CROSSENVS_SERIAL_BELOW`` overrides it)
+SERIAL_BELOW = int(os.environ.get("CROSSENVS_SERIAL_BELOW") or 64)
 CHUNK = 16  # games per unit of work a thread takes
-FIRST_RETRY = 0.01  # seconds before the losing way is timed again; doubles while it keeps losing
-LAST_RETRY = 0.25  # the longest gap, unless a trial costs so much that TRIAL_BUDGET needs a longer one
-TRIAL_BUDGET = 0.02  # trials of the losing way may cost at most this share of the time
-SWITCH_MARGIN = 0.8  # the other way must be this much faster to take over
-LOAD_WINDOW = 0.1  # seconds of /proc/stat counts behind each look at the neighbours' load
 SPARE_CORES_FOR_PARALLEL = 1.5  # fewer cores left by other processes than this: serial throughout
-TRIAL_CALLS = 32  # calls a winning trial lasts (their mean decides): a lucky streak is not enough
+LOAD_WINDOW = 0.1  # seconds of /proc/stat counts behind each look at the neighbours' load
 
 
 class NeighbourLoad:
@@ -91,158 +73,31 @@ class NeighbourLoad:
         return self.cores
 
 
-class WayChoice:
-    """Which way the calls sharing this choice run now, parallel or serial, and the trials that change it.
-
-    The callers (:class:`FasterOf`) time their own calls; a trial call reports its seconds and
-    what the kept way would have taken (its size times the caller's kept figure), so loops of
-    any cost add up in one verdict.
-    """
-
-    def __init__(
-        self, clock: Callable[[], float] = time.perf_counter, neighbour_load: Callable[[], float] | None = None
-    ) -> None:
-        self.clock = clock
-        #: cores' worth other processes use now (a :class:`NeighbourLoad`), or None to go by timing alone
-        self.neighbour_load = neighbour_load
-        self.cpu_count = os.cpu_count() or 1
-        self.use_parallel = True
-        self.retry_after = FIRST_RETRY  # seconds from one trial of the other way to the next
-        self.next_trial = math.inf  # clock time of the next trial: due once the kept way has a figure
-        #: the trial under way: (calls, seconds, the kept way's seconds for them, its first call's extra)
-        self._trial: tuple[int, float, float, float] | None = None
-
-    def now(self, start: float) -> tuple[bool, bool]:
-        """``(parallel, trial)`` for a call starting at clock time ``start``."""
-        if self.crowded():
-            self._trial = None
-            return False, False
-        trial = self._trial is not None or start >= self.next_trial
-        return self.use_parallel != trial, trial
-
-    def crowded(self) -> bool:
-        """Whether other processes leave too few cores spare for a parallel loop to gain."""
-        return self.neighbour_load is not None and self.cpu_count - self.neighbour_load() < SPARE_CORES_FOR_PARALLEL
-
-    def kept_way_timed(self, start: float) -> None:
-        """A call of the kept way was timed: the first one makes the first trial due."""
-        if self.next_trial == math.inf:
-            self.next_trial = start
-
-    def trial_call(self, tried_parallel: bool, seconds: float, kept_seconds: float) -> None:
-        """One call of a trial: it goes on while its mean wins, up to :data:`TRIAL_CALLS` calls, then decides.
-
-        The trial's first call only wakes the other way up (numba's worker threads sleep after a
-        serial stretch, and waking them costs a first parallel call more than the serial one
-        saves): it counts toward the trial's cost, not toward its mean.
-        """
-        if self._trial is None:
-            self._trial = (0, 0.0, 0.0, seconds - kept_seconds)
-            return
-        calls, total, kept, wake_up = self._trial
-        calls, total, kept = calls + 1, total + seconds, kept + kept_seconds
-        winning = total < SWITCH_MARGIN * kept
-        if winning and calls < TRIAL_CALLS:
-            self._trial = (calls, total, kept, wake_up)
-            return
-        self._trial = None
-        if winning:
-            self.use_parallel = tried_parallel
-            self.retry_after = FIRST_RETRY
-        else:
-            extra = total - kept + wake_up  # what this trial cost beyond the kept way
-            self.retry_after = max(min(2 * self.retry_after, LAST_RETRY), extra / TRIAL_BUDGET)
-        self.next_trial = self.clock() + self.retry_after
-
-
-class FasterOf:
-    """Runs ``parallel(*args)`` or ``serial(*args)``, two interchangeable ways, whichever is measured faster now.
-
-    ``size`` (games, positions: the unit the cost grows with) makes calls of different sizes
-    comparable. Returns what the way returns. Runners given one ``choice`` decide together
-    (default: a choice of its own).
-    """
-
-    def __init__(
-        self, parallel: Callable[..., Any], serial: Callable[..., Any], choice: WayChoice | None = None
-    ) -> None:
-        self.parallel, self.serial = parallel, serial
-        self.choice = WayChoice() if choice is None else choice
-        self.seconds_per_game = {True: 0.0, False: 0.0}  # running averages; 0.0: not timed yet
-        self._warm: set[bool] = set()  # a way's first call compiles or starts threads: not timed
-
-    @property
-    def use_parallel(self) -> bool:
-        return self.choice.use_parallel
-
-    def __call__(self, size: int, *args: Any) -> Any:
-        choice = self.choice
-        start = choice.clock()
-        parallel, trial = choice.now(start)
-        result = (self.parallel if parallel else self.serial)(*args)
-        seconds = choice.clock() - start
-        if parallel not in self._warm:
-            self._warm.add(parallel)  # untimed; a due trial stays due, so the next call times it
-            return result
-        kept = self.seconds_per_game[not parallel] if trial else 0.0
-        self._record(parallel, seconds / size)
-        if not trial:
-            choice.kept_way_timed(start)
-        elif kept:  # a loop that never timed the kept way has nothing to compare with
-            choice.trial_call(parallel, seconds, kept * size)
-        return result
-
-    def _record(self, parallel: bool, per_game: float) -> None:
-        """A running average: one slow call does not decide."""
-        previous = self.seconds_per_game[parallel]
-        self.seconds_per_game[parallel] = per_game if previous == 0.0 else 0.7 * previous + 0.3 * per_game
-
-
-#: what other processes use of the CPU, for every choice of this process
+#: what other processes use of the CPU, for every loop of this process (and torch's choice of threads)
 NEIGHBOURS = NeighbourLoad()
-#: the one choice of every :class:`BatchRunner` of this process (see the module docstring)
-NUMBA_WAYS = WayChoice(neighbour_load=NEIGHBOURS)
+_CPUS = os.cpu_count() or 1
 
 
-class BatchRunner(FasterOf):
-    """A batched numba kernel, ``parallel`` (a ``prange`` loop) or ``serial``: small batches always serially.
+def run(serial: Callable[..., Any], parallel: Callable[..., Any] | None, args: tuple[Any, ...], size: int) -> None:
+    """One batched kernel over ``size`` games: ``serial(*args)`` or ``parallel(*args)`` by the rule above
+    (``parallel`` None: a kernel too cheap for threads has its serial loop only)."""
+    if (
+        parallel is None
+        or size < SERIAL_BELOW
+        or numba.get_num_threads() == 1
+        or _CPUS - NEIGHBOURS() < SPARE_CORES_FOR_PARALLEL
+    ):
+        serial(*args)
+    else:
+        with numba.parallel_chunksize(CHUNK):
+            parallel(*args)
 
-    Every runner shares :data:`NUMBA_WAYS` unless given another ``choice``.
-    """
 
-    def __init__(
-        self, parallel: Callable[..., Any], serial: Callable[..., Any], choice: WayChoice | None = None
-    ) -> None:
-        def in_chunks(*args: Any) -> None:
-            with numba.parallel_chunksize(CHUNK):
-                parallel(*args)
-
-        super().__init__(in_chunks, serial, NUMBA_WAYS if choice is None else choice)
-        self._kernels = (parallel, serial)
-        self._prepared = False
-
-    def __call__(self, size: int, *args: Any) -> None:
-        if not self._prepared:
-            self._compile_both(args)
-        if size < SERIAL_BELOW or numba.get_num_threads() == 1:
-            self.serial(*args)
-        else:
-            super().__call__(size, *args)
-
-    def _compile_both(self, args: tuple[Any, ...]) -> None:
-        """Both ways compiled (or loaded from numba's cache) for these argument types before either runs.
-
-        Otherwise the way not taken first compiled lazily, the first time a trial tried it: a
-        call that stalled for seconds in the middle of a loop (a cold cache, many cores). Done on
-        the first call only (the types a loop passes do not change); numba compiles any other
-        types lazily as before.
-        """
-        self._prepared = True
-        if not hasattr(self._kernels[0], "compile"):  # NUMBA_DISABLE_JIT: plain Python functions
-            return
-        signature = tuple(numba.typeof(arg) for arg in args)
-        for kernel in self._kernels:
-            kernel.compile(signature)
+def inline_twin(kernel: Any) -> Any:
+    """``kernel``'s source compiled ``inline="always"``: what a serial loop calls per game (a call would pass the
+    whole NamedTuple by value). A ``prange`` loop calls ``kernel`` itself: numba 0.68 drops the stores of a
+    function inlined into a ``prange`` body through arrays taken from a tuple."""
+    return njit(inline="always")(getattr(kernel, "py_func", kernel))
 
 
 @contextlib.contextmanager

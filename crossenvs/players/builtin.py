@@ -13,8 +13,8 @@ import numpy as np
 from ..core.checks import check_memory
 from ..core.errors import InvalidActionError, InvalidOptionError
 from ..core.game import Game
+from ..core.specialize import specialize
 from ..core.state import State
-from ..kernels.specialize import specialize
 from .base import Player, Positions
 
 

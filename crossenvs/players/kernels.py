@@ -1,26 +1,26 @@
 """Numba kernels the players run over a batch of games: the uniform random pick among legal actions.
 
-Owned by the players layer (random play is a player); the env layer imports from here.
+Owned by the players layer (random play is a player); the vector env draws its random moves with it too
+(one pick for both: :func:`random_legal_actions`).
 """
 
 from __future__ import annotations
 
-import sys
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..core.bits import byte_sum_8
-from ..kernels.batched import batched, kernels_of
+from ..kernels.threads import run
 
 
 def random_legal_actions(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
     """``out[j]``: the legal action of ``masks[j]`` at quantile ``uniforms[j]`` (a uniform random pick); -1 if none.
 
-    Serially or across threads, whichever is faster now (:mod:`crossenvs.kernels.threads`).
+    Serially, or across numba's threads for a large batch (:mod:`crossenvs.kernels.threads`).
     """
-    kernels_of(sys.modules[__name__]).pick(Picks(masks, uniforms, out))
+    run(pick_serial, pick_parallel, Picks(masks, uniforms, out), len(out))
 
 
 @njit(cache=True, inline="always")
@@ -65,8 +65,24 @@ class Picks(NamedTuple):
     actions: Any  # (n,) int64, out: the legal action at that quantile, -1 where none
 
 
-@batched(over="actions")
 @njit(cache=True)
 def pick(a: Picks, j) -> None:
-    """Row j of :func:`random_legal_actions`: a batched kernel (:mod:`crossenvs.kernels.batched`)."""
+    """Row j of :func:`random_legal_actions`, called (never inlined) by the parallel loop: numba 0.68 drops the
+    stores of a function inlined into a ``prange`` body through arrays taken from a tuple."""
     random_legal_action(a.masks, a.uniforms, a.actions, j)
+
+
+@njit(cache=True)
+def pick_serial(*fields) -> None:
+    """:func:`random_legal_actions` on the calling thread (``fields``: those of :class:`Picks`, in order)."""
+    a = Picks(*fields)
+    for j in range(a.actions.shape[0]):
+        random_legal_action(a.masks, a.uniforms, a.actions, j)
+
+
+@njit(cache=True, parallel=True)
+def pick_parallel(*fields) -> None:
+    """:func:`random_legal_actions` across numba's threads."""
+    a = Picks(*fields)
+    for j in prange(a.actions.shape[0]):
+        pick(a, np.int64(j))  # int64, as range gives: one compile of pick

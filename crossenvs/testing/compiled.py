@@ -12,14 +12,14 @@ def check_compiled_code(
     game: Game, cc: tuple[int, int] | None = None, search: bool = True, which: str = "all"
 ) -> list[Any]:
     """Every device kernel of ``game`` (the env's, and the search's unless ``search`` is False) built as for a
-    GPU of compute capability ``cc`` (default Hopper, 9.0) and checked (:mod:`crossenvs.kernels.compiled_checks`).
+    GPU of compute capability ``cc`` (default Hopper, 9.0) and checked (:mod:`crossenvs.testing.compiled_checks`).
 
     ``which``: "all", "per game" (the game's own kernels) or "shared" (the kernels compiled once for every game:
     their code is the same whatever the game)."""
     from ..az.device_search import search_kernel_sources
     from ..envs.device import device_kernel_sources
-    from ..kernels.compiled_checks import check_kernel
     from ..kernels.cuda import DEFAULT_PTX_CC
+    from .compiled_checks import check_kernel
 
     cc = cc or DEFAULT_PTX_CC
     setup = game_label(game)

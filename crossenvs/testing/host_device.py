@@ -1,4 +1,4 @@
-"""The device env and search run on the host build of their CUDA kernels (:mod:`crossenvs.kernels.host_run`).
+"""The device env and search run on the host build of their CUDA kernels (:mod:`crossenvs.testing.host_run`).
 
 Here, above the engine, because it swaps the host stand-in into the device env's and the search's modules;
 the kernel wing below knows neither (the layering of docs/architecture.md).
@@ -12,8 +12,8 @@ from typing import Any
 
 from ..az import device_search
 from ..envs import device
-from ..kernels import batched, cuda
-from ..kernels.host_run import HostCuda
+from ..kernels import cuda, launch
+from .host_run import HostCuda
 
 
 @contextlib.contextmanager
@@ -31,10 +31,8 @@ def host_device(
     host = HostCuda(plant, compiled)
     patched = [(cuda, "simulated"), (cuda, "cuda_module"), (device, "cuda_module"), (device_search, "cuda_module")]
     saved = [getattr(owner, name) for owner, name in patched]
-    kernels = [kernel for kernel_set in list(batched._SETS.values()) for kernel in kernel_set.values()]
-    compiled = {kernel: kernel._cuda_kernel for kernel in kernels}
-    for kernel in kernels:
-        kernel._cuda_kernel = None
+    kept = dict(launch._COMPILED)
+    launch._COMPILED.clear()
     cuda.simulated, cuda.cuda_module = (lambda: True), (lambda: host)
     device.cuda_module = device_search.cuda_module = lambda: host
     try:
@@ -42,6 +40,5 @@ def host_device(
     finally:
         for (owner, name), value in zip(patched, saved):
             setattr(owner, name, value)
-        for kernel_set in list(batched._SETS.values()):
-            for kernel in kernel_set.values():
-                kernel._cuda_kernel = compiled.get(kernel)
+        launch._COMPILED.clear()
+        launch._COMPILED.update(kept)

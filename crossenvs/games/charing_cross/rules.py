@@ -1,7 +1,7 @@
 """Charing Cross's rules as numba kernels, and the tables they read: sizes, piece codes, the meta slots,
 each piece's forward directions, homes and goals, and the observation's constant planes. Every kernel is a
 module-level function of this module, which is how the generic batch loops and searches find them
-(:mod:`crossenvs.kernels.specialize`).
+(:mod:`crossenvs.core.specialize`).
 """
 
 from __future__ import annotations

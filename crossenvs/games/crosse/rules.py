@@ -1,6 +1,6 @@
 """Crosse's rules as numba kernels: ``apply_kernel``, ``mask_kernel`` and ``observe_kernel`` and what they
 call (jumps, token moves on bitboards, the turn flow). Every kernel is a module-level function of this
-module, which is how the generic batch loops and searches find them (:mod:`crossenvs.kernels.specialize`).
+module, which is how the generic batch loops and searches find them (:mod:`crossenvs.core.specialize`).
 """
 
 from __future__ import annotations

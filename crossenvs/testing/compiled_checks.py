@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.extras import install_hint
-from .cuda import CudaUnavailableError, OfflineKernel
+from ..kernels.cuda import CudaUnavailableError, OfflineKernel
 
 #: a thread's registers: ptxas's ceiling is 255, and near it a kernel spills; the most today is 165 (the
 #: Neo-Crossings search's backup_then_select; its step kernel took 250 before its symmetry test was rolled up)
@@ -214,7 +214,7 @@ def wide_byte_array_accesses(ptx: str, signature: tuple[Any, ...]) -> list[str]:
 # ----------------------------------------------------------------------------- one kernel, every check
 def check_kernel(setup: str, function: Any, signature: tuple[Any, ...], cc: tuple[int, int]) -> KernelCheck:
     """Build ``function`` as numba-cuda would for a device of compute capability ``cc`` and run every check."""
-    name = getattr(function, "__name__", str(function))
+    name = getattr(function, "__name__", str(function)).removesuffix("_cuda")  # the one-index kernel it runs
     report = KernelCheck(setup, name)
     try:
         offline = OfflineKernel(function, signature, cc)
@@ -272,8 +272,8 @@ def host_callable(function: Any, argument_types: tuple[Any, ...]) -> Any:
 
     import llvmlite.binding as llvm
 
-    from .cuda import DEFAULT_PTX_CC, _import_numba_cuda
-    from .numba_internals import compile_device_function
+    from ..kernels.cuda import DEFAULT_PTX_CC, _import_numba_cuda
+    from ..kernels.numba_internals import compile_device_function
 
     _import_numba_cuda()
     compiled = compile_device_function(function, argument_types, DEFAULT_PTX_CC)
@@ -300,7 +300,7 @@ def host_callable(function: Any, argument_types: tuple[Any, ...]) -> Any:
 def _host_module(modules: list[str], target: Any, rewrite: Any = None) -> Any:
     """``modules`` (numba-cuda's LLVM IR) linked with the libdevice functions they call, for the host's triple and
     data layout; ``rewrite`` (text -> text) is applied to every module, libdevice's bodies included, before parsing
-    (:mod:`crossenvs.kernels.host_run` maps the NVVM intrinsics there)."""
+    (:mod:`crossenvs.testing.host_run` maps the NVVM intrinsics there)."""
     import llvmlite.binding as llvm
 
     def for_host(text: str) -> str:

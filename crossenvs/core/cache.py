@@ -5,7 +5,9 @@ the machine code of every function it called when it was compiled: edit a rule a
 it would still run the old one. So :func:`use_versioned_cache` (called on ``import crossenvs``, before
 any kernel is decorated) points numba's cache at a folder named after a hash of the package's sources;
 it deletes nothing. On the package's first write to its cache (:func:`prepared_cache_root`) the
-folder is marked as used and other versions' old folders pruned.
+folder is marked as used and other versions' old folders pruned. The per-game copies of templates
+(:mod:`crossenvs.core.specialize`, the only code made at run time) are written into its
+``specialized/`` folder (:func:`copies_folder`; ``crossenvs doctor`` prints it).
 
 The cache lives under ``$CROSSENVS_CACHE_DIR`` (else a ``NUMBA_CACHE_DIR`` you set, else
 ``~/.cache/crossenvs``); ``import crossenvs`` sets ``NUMBA_CACHE_DIR`` to the version's folder.
@@ -35,99 +37,17 @@ def digest(*chunks: bytes) -> str:
     return hasher.hexdigest()[:16]
 
 
-def _sources_digest(paths: list[Path], root: Path) -> str:
+def package_hash(root: Path = PACKAGE_ROOT) -> str:
+    """A hash of every source file of the package (numba's own index keys numba's and Python's versions)."""
+    return _package_hash(root)
+
+
+@cache
+def _package_hash(root: Path) -> str:
     chunks = []
-    for path in sorted(paths):
+    for path in sorted(root.rglob("*.py")):
         chunks += [str(path.relative_to(root)).encode(), path.read_bytes()]
     return digest(*chunks)
-
-
-def package_hash(root: Path = PACKAGE_ROOT) -> str:
-    """A hash of the engine's sources: every source file of the package but the games' (each game has its own,
-    :func:`game_hash`). numba's own index keys numba's and Python's versions."""
-    return _engine_hash(root)
-
-
-@cache
-def _engine_hash(root: Path) -> str:
-    return _sources_digest([path for path in root.rglob("*.py") if game_entry(path, root) is None], root)
-
-
-# ----------------------------------------------------------------------------- each game keyed on its own
-def game_entry(path: Path, root: Path = PACKAGE_ROOT) -> Path | None:
-    """The game a source file belongs to: its module or package directly under ``games/`` (None for the rest
-    of the package, and for ``games/__init__.py``, the list of built-in games)."""
-    games = root / "games"
-    try:
-        parts = path.resolve().relative_to(games.resolve()).parts
-    except ValueError:
-        return None
-    if not parts or parts == ("__init__.py",):
-        return None
-    return games / parts[0]
-
-
-def game_hash(entry: Path, root: Path = PACKAGE_ROOT) -> str:
-    """A hash of one game's sources and of the other games' modules they import, transitively (Crossings
-    imports the phalanx movement): an edit to a game changes its hash and no other game's."""
-    return _game_hash(entry, root)
-
-
-@cache
-def _game_hash(entry: Path, root: Path) -> str:
-    entries, todo = set(), [entry]
-    while todo:
-        current = todo.pop()
-        if current in entries:
-            continue
-        entries.add(current)
-        for path in _entry_files(current):
-            todo += [found for found in _imported_entries(path, root) if found not in entries]
-    return _sources_digest([path for current in entries for path in _entry_files(current)], root)
-
-
-def _entry_files(entry: Path) -> list[Path]:
-    return sorted(entry.rglob("*.py")) if entry.is_dir() else [entry] if entry.is_file() else []
-
-
-def _imported_entries(path: Path, root: Path) -> set[Path]:
-    """The games' entries (module or package under ``games/``) that ``path`` imports, relative or absolute."""
-    import ast
-
-    found: set[Path] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if not isinstance(node, ast.ImportFrom):
-            continue
-        if node.level:
-            base = path.parent
-            for _ in range(node.level - 1):
-                base = base.parent
-        elif (node.module or "").startswith("crossenvs."):
-            base = root.parent
-        else:
-            continue
-        module = base.joinpath(*(node.module or "").split(".")) if node.module else base
-        for target in [module, *(module / alias.name for alias in node.names)]:
-            for candidate in (target.with_suffix(".py"), target):
-                entry = game_entry(candidate, root) if candidate.exists() else None
-                if entry is not None:
-                    found.add(entry)
-    return found
-
-
-def game_cache_folder(source_file: str) -> Path | None:
-    """Where numba caches the functions of ``source_file``: a folder of its game's own, named after
-    :func:`game_hash` (None outside the games: those go to :func:`cache_root`).
-
-    numba keeps a cached function until its own file changes, but the function holds the machine code
-    of what it called in other files (a game's tables, the phalanx movement): keyed by the game's
-    sources and what they import, no edit can leave stale code, and an edit to one game recompiles
-    that game only.
-    """
-    entry = game_entry(Path(source_file))
-    if entry is None:
-        return None
-    return cache_root() / "games" / f"{entry.stem}-{game_hash(entry)}"
 
 
 def cache_base() -> Path:
@@ -152,6 +72,11 @@ def cache_root() -> Path:
     return cache_base() / f"numba-{package_hash()}"
 
 
+def copies_folder() -> Path:
+    """Where the per-game copies of the templates are written: the only code made at run time."""
+    return cache_root() / "specialized"
+
+
 def use_versioned_cache() -> Path:
     """Point numba's disk cache at :func:`cache_root` (the environment too, so subprocesses agree).
 
@@ -165,9 +90,6 @@ def use_versioned_cache() -> Path:
     numba = sys.modules.get("numba")
     if numba is not None:
         numba.config.CACHE_DIR = str(root)
-    from .numba_internals import cache_apart
-
-    cache_apart(game_cache_folder)  # each game's functions in a folder keyed by that game's sources
     return root
 
 
@@ -202,14 +124,15 @@ def _prune_old_versions(root: Path, keep: int) -> None:
 def generated_module(stem: str, text: str) -> ModuleType:
     """Import the generated source ``text`` as the module ``crossenvs._specialized.<stem>``, from a file.
 
-    numba caches a function by its source file, so generated code (per-game copies of templates, the loops
-    of batched kernels) is written once into :func:`prepared_cache_root` and imported from there: atomically
-    (concurrent writers write the same text), and only when missing (an unchanged file keeps numba's stamps).
+    numba caches a function by its source file, so a per-game copy is written once into
+    :func:`copies_folder` and imported from there: atomically (concurrent writers write the same
+    text), and only when missing (an unchanged file keeps numba's stamps).
     """
     module_name = f"crossenvs._specialized.{stem}"
     if module_name in sys.modules:
         return sys.modules[module_name]
-    folder = prepared_cache_root() / "specialized"
+    prepared_cache_root()
+    folder = copies_folder()
     path = folder / f"{stem}.py"
     if not path.is_file():
         folder.mkdir(parents=True, exist_ok=True)

@@ -99,7 +99,7 @@ def map_intrinsics(text: str) -> str:
     if unknown:
         raise HostRunError(
             f"NVVM intrinsics the host run cannot map: {', '.join(unknown)} (add them to "
-            "crossenvs.kernels.host_run.NVVM_ON_HOST)"
+            "crossenvs.testing.host_run.NVVM_ON_HOST)"
         )
     return _INTRINSIC.sub(lambda m: f'@"{_host_name(m.group(1))}"', text)
 
@@ -197,11 +197,11 @@ class HostKernel:
     ) -> None:
         import llvmlite.binding as llvm
 
-        from .cuda import DEFAULT_PTX_CC, _import_numba_cuda
-        from .numba_internals import build_kernel
+        from ..kernels.cuda import DEFAULT_PTX_CC, _import_numba_cuda
+        from ..kernels.numba_internals import build_kernel
 
         _import_numba_cuda()
-        self.name = getattr(function, "__name__", str(function))
+        self.name = getattr(function, "__name__", str(function)).removesuffix("_cuda")
         self.signature = tuple(signature)
         if compiled is None:
             compiled, _ = build_kernel(function, self.signature, cc or DEFAULT_PTX_CC)

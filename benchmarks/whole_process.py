@@ -1,0 +1,86 @@
+"""One figure a process, for timing whole processes against another checkout (issue 59's paired runs).
+
+    python benchmarks/whole_process.py steps crisscross 64 20000    # a vector env: reset, then random steps
+    python benchmarks/whole_process.py search crisscross 64 32 20   # CPU Gumbel searches (a fixed evaluator)
+    python benchmarks/whole_process.py aec crisscross 300            # PettingZoo AEC games, random legal moves
+    python benchmarks/whole_process.py cold-vector crisscross        # a vector env's first step (time it cold)
+    python benchmarks/whole_process.py cold-search crisscross        # a first search (time it cold)
+
+Each prints the seconds of its own work; time the whole process from outside with ``/usr/bin/time`` (or any
+paired runner), warm cache (``CROSSENVS_CACHE_DIR`` used once before) or cold (a fresh one each run). It uses
+only what every checkout since the kernel wing's start has (``CrossVectorEnv``, ``random_actions``,
+``GumbelSearch``, ``envs.aec.make_env``), so ``PYTHONPATH=<other checkout> python benchmarks/whole_process.py ...``
+times another checkout with the same script.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+
+def steps(game: str, num_envs: int, count: int) -> None:
+    from crossenvs.envs.vector import CrossVectorEnv
+
+    env = CrossVectorEnv(game, num_envs=num_envs)
+    env.reset(seed=0)
+    for _ in range(count):
+        env.step(env.random_actions())
+
+
+def search(game: str, batch: int, simulations: int, count: int) -> None:
+    import crossenvs
+    from crossenvs.az.search import GumbelSearch
+
+    g = crossenvs.make_game(game)
+    rng = np.random.default_rng(0)
+    start = g.initial_state()
+    boards, metas = np.repeat(start.board[None], batch, axis=0), np.repeat(start.meta[None], batch, axis=0)
+    logits, values = np.zeros((batch, g.num_actions), np.float32), np.zeros(batch, np.float32)
+
+    def evaluate(observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = len(observations)
+        return logits[:n], values[:n]
+
+    searcher = GumbelSearch(g, batch, simulations)
+    for _ in range(count):
+        searcher.run(boards, metas, evaluate, rng)
+
+
+def aec(game: str, games: int) -> None:
+    from crossenvs.envs.aec import make_env
+
+    env = make_env(game)
+    rng = np.random.default_rng(0)
+    for episode in range(games):
+        env.reset(seed=episode)
+        for _agent in env.agent_iter():
+            observation, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                env.step(None)
+            else:
+                env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+
+
+def main(argv: list[str]) -> None:
+    mode, game, *numbers = argv
+    started = time.perf_counter()
+    if mode == "steps":
+        steps(game, int(numbers[0]), int(numbers[1]))
+    elif mode == "search":
+        search(game, *map(int, numbers))
+    elif mode == "aec":
+        aec(game, int(numbers[0]))
+    elif mode == "cold-vector":
+        steps(game, 64, 1)
+    elif mode == "cold-search":
+        search(game, 8, 4, 1)
+    else:
+        raise SystemExit(f"unknown mode {mode!r}")
+    print(f"{mode} {game} {' '.join(numbers)}: {time.perf_counter() - started:.3f} s")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
