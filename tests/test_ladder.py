@@ -34,7 +34,7 @@ from crossenvs.eval.ladder import (
     shipped_ladder,
 )
 from crossenvs.eval.ladder.adaptive import rung_sd
-from crossenvs.eval.ladder.checks import widen_rungs
+from crossenvs.eval.ladder.checks import outside, widen_rungs
 from crossenvs.eval.ladder.pool import JOB_GAMES, JournalError, pair_jobs
 from crossenvs.eval.ratings import GameRecord
 from crossenvs.players import make_player
@@ -215,6 +215,24 @@ def test_a_ladder_rated_with_another_agent_is_refused():
 
 
 SHIPPED = [make_game(name, **options) for name, options in agents.available()]
+
+
+#: shipped ladders fitted before the build checked itself; each leaves this set when its rebuild lands
+NOT_YET_REBUILT = {"charing_cross.json", "crosse.json"}
+
+
+@pytest.mark.parametrize("game", SHIPPED, ids=ladder_file_name)
+def test_every_rebuilt_ladder_agrees_with_itself(game):
+    ladder = load_ladder(game)
+    report = ladder.extra.get("consistency")
+    if ladder_file_name(game) in NOT_YET_REBUILT:
+        assert report is None, "rebuilt: take it out of NOT_YET_REBUILT"
+        return
+    assert report is not None, "a shipped ladder records its own fit (crossenvs ladder writes it)"
+    assert outside(report) == []  # every rung rated alone against the others lands inside its interval
+    assert len(report["leave_one_out"]) == len(ladder.rungs) - 1  # every rung but the anchor was checked
+    widened = ladder.extra["intervals_widened_by"]
+    assert widened == pytest.approx(max(1.0, report["dispersion"]) ** 0.5, abs=0.01)
 
 
 @pytest.mark.parametrize("game", SHIPPED, ids=ladder_file_name)
