@@ -19,7 +19,7 @@ actions with the mixed value, Q is min-max rescaled over the node's legal action
 
 **One source, both targets.** The trees share nothing, so each step of the search is one tree's work
 over the :class:`~crossenvs.az.tree_math.Tree` of the whole batch, with its loops beside it (as in
-:mod:`crossenvs.envs.game_batch`): ``<step>_serial`` and ``<step>_parallel`` on the CPU
+``crossenvs.envs.game_batch``): ``<step>_serial`` and ``<step>_parallel`` on the CPU
 (:class:`crossenvs.az.search.GumbelSearch`, through :func:`crossenvs.kernels.threads.run`) and
 ``<step>_cuda``, one GPU thread a tree (:class:`crossenvs.az.device_search.DeviceGumbelSearch`), in the
 same order: :func:`init_root`, then

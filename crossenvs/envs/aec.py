@@ -81,6 +81,21 @@ class SteppedGame:
         return self.stepper.mask.copy()
 
 
+class SteppedEnv:
+    """An env whose game is a :class:`SteppedGame` (``self._game``): its ``state`` is the game's position."""
+
+    _game: SteppedGame
+
+    @property
+    def state(self) -> State:
+        """The position (a copy); setting it continues the game from there."""
+        return self._game.state
+
+    @state.setter
+    def state(self, state: State) -> None:
+        self._game.state = state
+
+
 def resolve_game(game: str | Game, options: dict[str, Any]) -> Game:
     """A Game from a name plus options, or a ready Game (then options must be empty)."""
     if isinstance(game, Game):
@@ -112,7 +127,7 @@ def render_state(
     return text
 
 
-class CrossAECEnv(AECEnv, EzPickle):
+class CrossAECEnv(SteppedEnv, AECEnv, EzPickle):
     """Two-player AEC env: agents ``player_0`` (moves first) and ``player_1``.
 
     Observation of each agent: ``{"observation": float32 (H, W, C) egocentric planes,
@@ -146,15 +161,6 @@ class CrossAECEnv(AECEnv, EzPickle):
         self._no_actions = np.zeros(self.game.num_actions, dtype=np.int8)
         self._game = SteppedGame(self.game)  # one numba call a move (crossenvs.core.stepper)
         self._last_move: list[Cell] = []  # cells of the last move, for render()
-
-    @property
-    def state(self) -> State:
-        """The position (a copy); setting it continues the game from there."""
-        return self._game.state
-
-    @state.setter
-    def state(self, state: State) -> None:
-        self._game.state = state
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]

@@ -4,8 +4,8 @@
 subclass that ``CrossVectorEnv(game, num_envs, device="cuda")`` makes: the same games, stepped by the same
 rule kernels compiled for CUDA by numba-cuda (``crossenvs.kernels.portable`` says how one source
 serves both targets), one GPU thread a game and one kernel launch a call (the kernels are
-:func:`~crossenvs.envs.game_batch.step_cuda`, :func:`~crossenvs.envs.game_batch.restart_cuda` and
-:func:`~crossenvs.envs.batch_kernels.random_actions_cuda`, launched by :mod:`crossenvs.kernels.launch`). What a step returns is
+``game_batch.step_cuda``, ``game_batch.restart_cuda`` and
+``batch_kernels.random_actions_cuda``, launched by :mod:`crossenvs.kernels.launch`). What a step returns is
 written into torch CUDA tensors that the caller gets without a copy to the host (numba reads and
 writes torch's memory through the CUDA array interface, on torch's current stream).
 

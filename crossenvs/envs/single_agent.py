@@ -24,11 +24,10 @@ from ..core.actions import action_id
 from ..core.checks import check_seed
 from ..core.errors import CallOrderError, IllegalActionError, InvalidActionError
 from ..core.game import Cell, Game
-from ..core.state import State
-from .aec import RENDER_MODES, SteppedGame, check_render_mode, render_state, resolve_game
+from .aec import RENDER_MODES, SteppedEnv, SteppedGame, check_render_mode, render_state, resolve_game
 
 
-class CrossSingleAgentEnv(gymnasium.Env):
+class CrossSingleAgentEnv(SteppedEnv, gymnasium.Env):
     """One seat against a built-in opponent (random unless told otherwise)."""
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 2}
@@ -49,15 +48,6 @@ class CrossSingleAgentEnv(gymnasium.Env):
         self._game = SteppedGame(self.game)  # one numba call a move (crossenvs.core.stepper)
         self._episode_over = False  # set by the end of the game or an illegal learner move
         self._last_move: list[Cell] = []  # cells of the last move, for render()
-
-    @property
-    def state(self) -> State:
-        """The position (a copy); setting it continues the game from there."""
-        return self._game.state
-
-    @state.setter
-    def state(self, state: State) -> None:
-        self._game.state = state
 
     # ----------------------------------------------------------------- gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:

@@ -84,7 +84,7 @@ class DeviceKernel:
 
     def launch(self, args: NamedTuple, stream: Any = 0) -> None:
         """One GPU thread per index, on ``stream``. Each failure says what failed: the driver's (loading,
-        launching, a fault) is one :class:`~crossenvs.kernels.cuda.CudaLaunchError` with CUDA's error name;
+        launching, a fault) is one ``crossenvs.kernels.cuda.CudaLaunchError`` with CUDA's error name;
         numba's refusal to compile (on the first launch) is one ``KernelError``."""
         size = self.size(args)
         if size == 0:
