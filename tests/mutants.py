@@ -89,15 +89,15 @@ MUTANTS = [
     Mutant(
         "gym-mask-shifted",
         "crossenvs.envs.single_agent:CrossSingleAgentEnv.action_masks",
-        "self.game.legal_mask(self.state).astype(bool)",
-        "np.roll(self.game.legal_mask(self.state).astype(bool), 1)",
+        "self._game.mask().astype(bool)",
+        "np.roll(self._game.mask().astype(bool), 1)",
         ("tests/test_envs.py", "tests/test_signs.py"),
     ),
     Mutant(
         "gym-observes-other-seat",
         "crossenvs.envs.single_agent:CrossSingleAgentEnv._observation",
-        "self.game.observe(self.state, self.learner)",
-        "self.game.observe(self.state, 1 - self.learner)",
+        "self._game.observe(self.learner)",
+        "self._game.observe(1 - self.learner)",
         ("tests/test_envs.py", "tests/test_env_faces.py"),
     ),
     Mutant(
@@ -117,8 +117,8 @@ MUTANTS = [
     Mutant(
         "aec-mask-shifted",
         "crossenvs.envs.aec:CrossAECEnv.observe",
-        "mask = self.game.legal_mask(self.state) if on_move",
-        "mask = np.roll(self.game.legal_mask(self.state), 1) if on_move",
+        "mask = self._game.mask() if on_move",
+        "mask = np.roll(self._game.mask(), 1) if on_move",
         ("tests/test_envs.py", "tests/test_env_faces.py"),
     ),
     Mutant(

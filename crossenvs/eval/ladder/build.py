@@ -87,7 +87,7 @@ def build_ladder(
     new neighbours play too, for up to ``repair_rounds`` rounds: a rung that swept everything it met
     would otherwise be rated by the fit's prior alone. ``specs`` must include the anchor, ``random``.
     Where the pairs' scores scatter about the fit more than chance allows, every rung's interval is widened
-    for it (:func:`~crossenvs.eval.ladder.checks.widen_rungs`).
+    for it (``crossenvs.eval.ladder.checks.widen_rungs``).
 
     ``journal``: where each finished job's games are kept (:func:`~crossenvs.eval.ladder.play_pairs`); the
     same build run again reads them back instead of playing them, so a build may span several sessions.
