@@ -15,7 +15,9 @@ numba types positional arrays in C, a tuple's fields in Python, a quarter of a m
 * **else across numba's threads**, :data:`CHUNK` games at a time (a thread slowed by a neighbour takes
   fewer games).
 
-No loop is timed. The override is ``CROSSENVS_SERIAL_BELOW``, read on import: a large value keeps every
+The first two calls big enough for threads run the parallel loop and then the serial one, whatever the
+load, so a process compiles (or loads) both and a later one, under other load, compiles neither. No loop
+is timed. The override is ``CROSSENVS_SERIAL_BELOW``, read on import: a large value keeps every
 loop serial, 0 sends every batch that the neighbours allow to the threads. PPO training runs numba on
 one thread (:func:`numba_on_one_thread` says why).
 """
@@ -76,21 +78,31 @@ class NeighbourLoad:
 #: what other processes use of the CPU, for every loop of this process (and torch's choice of threads)
 NEIGHBOURS = NeighbourLoad()
 _CPUS = os.cpu_count() or 1
+#: the parallel loops this process has run once (and so compiled or loaded from numba's cache)
+_LOADED: set[Any] = set()
 
 
 def run(serial: Callable[..., Any], parallel: Callable[..., Any] | None, args: tuple[Any, ...], size: int) -> None:
     """One batched kernel over ``size`` games: ``serial(*args)`` or ``parallel(*args)`` by the rule above
     (``parallel`` None: a kernel too cheap for threads has its serial loop only)."""
-    if (
-        parallel is None
-        or size < SERIAL_BELOW
-        or numba.get_num_threads() == 1
-        or _CPUS - NEIGHBOURS() < SPARE_CORES_FOR_PARALLEL
-    ):
+    if parallel is None or size < SERIAL_BELOW or numba.get_num_threads() == 1:
         serial(*args)
+        return
+    # the first two calls big enough for threads run the parallel loop, then the serial one, whatever the load:
+    # both are then compiled (or loaded from numba's cache) in this process, so "compiled once" holds whichever
+    # loop the load makes a later process pick (both loops compute the same)
+    if parallel not in _LOADED:
+        use_serial = False
+    elif serial not in _LOADED:
+        use_serial = True
     else:
-        with numba.parallel_chunksize(CHUNK):
-            parallel(*args)
+        use_serial = _CPUS - NEIGHBOURS() < SPARE_CORES_FOR_PARALLEL
+    _LOADED.add(serial if use_serial else parallel)
+    if use_serial:
+        serial(*args)
+        return
+    with numba.parallel_chunksize(CHUNK):
+        parallel(*args)
 
 
 def inline_twin(kernel: Any) -> Any:
