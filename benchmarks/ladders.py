@@ -24,6 +24,7 @@ from crossenvs.eval.ladder import (
     LADDER_DIR,
     MCTS_RUNGS,
     PRETRAINED_RUNGS,
+    Ladder,
     available,
     build_ladder,
     default_rungs,
@@ -63,7 +64,7 @@ def markdown_table() -> str:
     return "\n".join(lines)
 
 
-def _widened(ladder) -> str:
+def _widened(ladder: Ladder) -> str:
     """The factor a ladder's intervals were widened by for its misfit, or why there is none."""
     factor = ladder.extra.get("intervals_widened_by")
     return "not (built before the checks)" if factor is None else f"{factor:.2f}x"

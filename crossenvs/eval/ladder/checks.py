@@ -80,11 +80,16 @@ def leave_one_out(records: Sequence[GameRecord], rungs: Sequence[Rung]) -> dict[
     return found
 
 
+def fit_chi_square(pairs: Sequence[PairFit], rung_count: int) -> tuple[float, int]:
+    """Pearson's chi-square of the pairs' scores about the fit, and its degrees of freedom (pairs less the
+    ratings fitted); their ratio is the dispersion, 1 when the rungs agree as well as chance allows."""
+    return sum(pair.z**2 for pair in pairs), max(1, len(pairs) - (rung_count - 1))
+
+
 def consistency(records: Sequence[GameRecord], rungs: Sequence[Rung]) -> dict[str, Any]:
     """What a ladder file records of how well its rungs agree: the fit, the departing pairs, leave-one-out."""
     pairs = pair_fits(records, rungs)
-    chi_square = sum(pair.z**2 for pair in pairs)
-    freedom = max(1, len(pairs) - (len(rungs) - 1))
+    chi_square, freedom = fit_chi_square(pairs, len(rungs))
     by_spec = {rung.spec: rung for rung in rungs}
     alone = leave_one_out(records, rungs)
     return {
@@ -113,9 +118,8 @@ def widen_rungs(records: Sequence[GameRecord], rungs: Sequence[Rung]) -> tuple[l
     every half-width is scaled by its root, as :func:`~crossenvs.eval.ratings.widen` does for a rated player
     (quasi-likelihood). A ladder whose rungs are not quite transitive (greedy against MCTS, networks against
     both) then says so in its intervals, which every rating made against it carries on."""
-    pairs = pair_fits(records, rungs)
-    freedom = max(1, len(pairs) - (len(rungs) - 1))
-    factor = math.sqrt(max(1.0, sum(pair.z**2 for pair in pairs) / freedom))
+    chi_square, freedom = fit_chi_square(pair_fits(records, rungs), len(rungs))
+    factor = math.sqrt(max(1.0, chi_square / freedom))
     widened = [
         Rung(r.spec, r.rating, r.rating - factor * (r.rating - r.low), r.rating + factor * (r.high - r.rating), r.games)
         for r in rungs
