@@ -126,6 +126,11 @@ def test_a_journal_cut_by_a_kill_plays_the_cut_job_again_and_a_damaged_one_is_re
     journal.write_text("not json\n" + line)
     with pytest.raises(JournalError, match="line 1, is not a job's games"):
         play_pairs(SMALL, specs, pairs, 4, seed=1, journal=journal)
+    journal.write_text(
+        line.replace('"records": [["random"', '"records": [["random", "greedy", "x", 1, 1], ["random"', 1) + line
+    )
+    with pytest.raises(JournalError, match="not a game: \\['random', 'greedy', 'x'"):  # a score is 0, 1/2 or 1
+        play_pairs(SMALL, specs, pairs, 4, seed=1, journal=journal)
 
 
 def scripted_games(first: str, second: str, wins: int, losses: int) -> list[GameRecord]:

@@ -147,13 +147,21 @@ def read_journal(journal: str | Path) -> dict[str, list[GameRecord]]:
     for number, line in enumerate(lines, 1):
         try:
             entry = json.loads(line)
-            kept[json.dumps(entry["job"], sort_keys=True)] = [GameRecord(*row) for row in entry["records"]]
+            kept[json.dumps(entry["job"], sort_keys=True)] = [_record(row) for row in entry["records"]]
         except (ValueError, KeyError, TypeError) as exc:
             if number == len(lines):
                 continue  # the last line, cut short by a kill: that job is played again
             raise JournalError(f"the games journal {path}, line {number}, is not a job's games ({exc}); "
                                "a journal is written only by `crossenvs ladder`") from None  # fmt: skip
     return kept
+
+
+def _record(row: list) -> GameRecord:
+    """A journal row back as a game, its fields checked: a score is a win, a draw or a loss."""
+    first, second, score, plies, seed = row
+    if not (isinstance(first, str) and isinstance(second, str) and score in (0, 0.5, 1)):
+        raise ValueError(f"not a game: {row!r}")
+    return GameRecord(first, second, float(score), int(plies), int(seed))
 
 
 def _record_row(record: GameRecord) -> list:
