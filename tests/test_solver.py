@@ -100,6 +100,25 @@ def test_the_solver_agrees_with_brute_force_near_the_end_of_random_games(name, o
     assert checked >= 3
 
 
+@pytest.mark.parametrize(("name", "options", "stop_at_ply"), SHORT_GAMES, ids=[g[0] for g in SHORT_GAMES])
+def test_one_position_a_game_agrees_with_brute_force(name, options, stop_at_ply):
+    """The fast tier's cross-check of every game: one position of the slow test's kind (it checks six, twice)."""
+    game = make_game(name, **options)
+    rng = np.random.default_rng(3)
+    for _ in range(20):  # a game that ends before the position is reached is played again
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            left = int((state.board == 0).sum()) - 7 if stop_at_ply is None else stop_at_ply - state.ply
+            if left <= 0:
+                break
+            legal = game.legal_actions(state)
+            state = game.apply(state, int(legal[rng.integers(legal.size)]))
+        if not game.is_terminal(state):
+            break
+    assert not game.is_terminal(state), "no random game reached the position"
+    solved_as_brute_force_says(game, state, 0)
+
+
 @pytest.mark.parametrize("deepening", [1, 2, 3, 4])
 def test_every_depth_of_deepening_agrees_with_brute_force_on_wins_draws_and_losses(deepening):
     """Bounded searches that stop at any depth, on positions worth +1, 0 and -1 (tic-tac-toe draws)."""
