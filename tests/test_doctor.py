@@ -36,16 +36,21 @@ def test_without_a_gpu_the_doctor_says_so_in_one_line():
 
 @pytest.mark.slow
 def test_the_doctor_checks_every_setup_it_is_given_under_the_simulator():
-    done = _crossenvs(
-        "doctor", "--games", "crisscross:size=3", "crossings", "--envs", "4", "--steps", "3", "--compare", "4",
-        "--trees", "2", "--simulations", "2", NUMBA_ENABLE_CUDASIM="1", NUMBA_DISABLE_JIT="1",
-    )  # fmt: skip
+    """The run docs/gpu.md quotes, by the command it quotes: the same lines, but for versions and timings."""
+    from test_docs_output import doctor_block, doctor_shape
+
+    quoted = doctor_block().source
+    command = " ".join(line.strip().rstrip("\\") for line in quoted.splitlines()[:2]).removeprefix("$ ").split()
+    env = dict(word.split("=", 1) for word in command[:2])
+    assert env == {"NUMBA_ENABLE_CUDASIM": "1", "NUMBA_DISABLE_JIT": "1"} and command[2] == "crossenvs", command
+    done = _crossenvs(*command[3:], **env)
     assert done.returncode == 0, done.stdout + done.stderr[-2000:]
     lines = done.stdout.splitlines()
     assert lines[0].startswith("card: none, numba's CUDA simulator") and "numba-cuda" in lines[1]
     rows = [line for line in lines if line.startswith(("crisscross size=3", "crossings"))]
     assert len(rows) == 2 and all(row.endswith("  ok") for row in rows), done.stdout
     assert lines[-1].startswith("2 of 2 setups passed")
+    assert doctor_shape(done.stdout) == doctor_shape("\n".join(quoted.splitlines()[2:])), done.stdout
 
 
 def test_the_doctor_refuses_an_unknown_setup_before_any_work(capsys):
