@@ -177,3 +177,15 @@ def read_only(monkeypatch):
     yield make
     for folder in folders:
         folder.chmod(0o755)
+
+
+@pytest.fixture
+def one_torch_thread():
+    """Torch on one thread, as under xdist, for the small networks of the training tests: two thread pools on a
+    busy 2-core machine waited on each other (tests/test_learning.py's gymnasium test took 64 s instead of 5)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

@@ -21,18 +21,6 @@ ROOT = Path(__file__).resolve().parent.parent
 EVAL_GAMES = 200
 
 
-@pytest.fixture
-def one_torch_thread():
-    """Torch on one thread, as under xdist: these networks are too small to split, and two thread pools on a
-    busy 2-core machine waited on each other (the gymnasium test took 64 s instead of 5)."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def test_maskable_ppo_self_play_on_the_sb3_vector_env_beats_random(tmp_path, one_torch_thread):
     """``make train-ppo``'s pieces (its Run with the opponent pool, model and callback) on 4x4 Crisscross: 32
     games, 16,384 steps (4 s). Against random over 200 games it scores 0.945 (0.945 and 0.865 with seeds 1
