@@ -420,14 +420,15 @@ def test_league_self_play_learns_to_beat_random(local_ray, tmp_path):
     assert score >= 0.6
 
 
-def test_the_rllib_speed_benchmark_times_the_driver_and_an_env_runner(local_ray, tmp_path, capsys):
-    """benchmarks/rllib_speed.py on 4x4 Crisscross, one tiny timed iteration per row, in the running Ray; speed
-    is not checked, only that each row sampled what it was asked to."""
+def test_the_rllib_speed_benchmark_times_training_on_the_driver(local_ray, tmp_path, capsys):
+    """benchmarks/rllib_speed.py on 4x4 Crisscross, one tiny timed iteration on the driver, in the running Ray
+    (a remote env runner's row starts an actor: test_env_runner_learner_league_and_seed_flags_... starts one);
+    speed is not checked, only that the row sampled what it was asked to."""
     bench = runpy.run_path(str(ROOT / "benchmarks" / "rllib_speed.py"))
     out = tmp_path / "rllib_speed.json"
-    argv = ["--game", "crisscross", "--option", "size=4", "--runners", "0", "1", "--iterations", "1", "--batch", "250"]
+    argv = ["--game", "crisscross", "--option", "size=4", "--runners", "0", "--iterations", "1", "--batch", "250"]
     rows = bench["main"]([*argv, "--json", str(out)])
-    assert [row["env_runners"] for row in rows] == [0, 1] and all(row["env_steps"] >= 250 for row in rows)
+    assert [row["env_runners"] for row in rows] == [0] and all(row["env_steps"] >= 250 for row in rows)
     assert all(row["train_steps_per_s"] > 0 and row["sample_steps_per_s"] > 0 for row in rows)
     assert json.loads(out.read_text()) == rows
-    assert "crisscross: 1 env runner(s): " in capsys.readouterr().out and ray.is_initialized()
+    assert "crisscross: 0 env runner(s): " in capsys.readouterr().out and ray.is_initialized()
