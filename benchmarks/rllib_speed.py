@@ -21,6 +21,7 @@ import ray
 from ray.rllib.execution.rollout_ops import synchronous_parallel_sample
 
 import crossenvs
+from crossenvs.core.options import parse_options
 from crossenvs.integrations import rllib
 
 
@@ -45,17 +46,21 @@ def measure(game: crossenvs.Game, runners: int, iterations: int, batch: int) -> 
     return {"env_runners": runners, "env_steps": steps, "train_steps_per_s": training, "sample_steps_per_s": sampling}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> list[dict[str, float]]:
+    """A row per count of env runners, on a local Ray (or the one already running in this process: a test's)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="crosse", choices=crossenvs.list_games())
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option")
     parser.add_argument("--runners", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--iterations", type=int, default=3)
     parser.add_argument("--batch", type=int, default=2000)
     parser.add_argument("--num-cpus", type=int, default=2)
     parser.add_argument("--json", help="write the rows here")
-    args = parser.parse_args()
-    game = crossenvs.make_game(args.game)
-    ray.init(num_cpus=max(args.num_cpus, *args.runners), include_dashboard=False, logging_level=logging.ERROR)
+    args = parser.parse_args(argv)
+    game = crossenvs.make_game(args.game, **parse_options(args.option))
+    started_ray = not ray.is_initialized()
+    if started_ray:
+        ray.init(num_cpus=max(args.num_cpus, *args.runners), include_dashboard=False, logging_level=logging.ERROR)
     rows = []
     try:
         for runners in args.runners:
@@ -64,10 +69,12 @@ def main() -> None:
             print(f"{args.game}: {runners} env runner(s): {row['train_steps_per_s']:,.0f} env steps/s training "
                   f"(sampling alone {row['sample_steps_per_s']:,.0f}/s) over {row['env_steps']:,} steps", flush=True)  # fmt: skip
     finally:
-        ray.shutdown()
+        if started_ray:
+            ray.shutdown()
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(rows, handle, indent=2)
+    return rows
 
 
 if __name__ == "__main__":

@@ -71,10 +71,10 @@ def crosse_in_play(page, url: str, out: Path) -> None:
     save(page, out)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=IMAGES, help="folder for the PNGs")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     with served() as url, chromium_page(width=1280, height=800) as page:
         for game in (name for name in GAMES if name in list_games()):

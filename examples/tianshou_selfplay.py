@@ -72,8 +72,9 @@ def make_dqn(env: PettingZooEnv, hidden: int, cls: type[DQN] = DQN) -> DQN:
     return cls(policy=policy, optim=AdamOptimizerFactory(lr=1e-3), gamma=0.9, target_update_freq=100)
 
 
-def train_phase(algorithm, make_env, epochs: int, seed: int) -> VectorReplayBuffer:
-    """Collect and learn for ``epochs`` epochs; returns the replay buffer for the reward report."""
+def train_phase(algorithm, make_env, epochs: int, seed: int, epoch_steps: int = 2000) -> VectorReplayBuffer:
+    """Collect and learn for ``epochs`` epochs of ``epoch_steps`` env steps; returns the replay buffer for the
+    reward report."""
     train_envs = DummyVectorEnv([make_env for _ in range(4)])
     buffer = VectorReplayBuffer(20_000, len(train_envs))
     train_envs.seed(seed)
@@ -83,7 +84,7 @@ def train_phase(algorithm, make_env, epochs: int, seed: int) -> VectorReplayBuff
         OffPolicyTrainerParams(
             training_collector=collector,
             max_epochs=epochs,
-            epoch_num_steps=2000,
+            epoch_num_steps=epoch_steps,
             collection_step_num_env_steps=40,
             batch_size=64,
             update_step_num_gradient_steps_per_sample=0.25,
@@ -123,15 +124,17 @@ def as_player(algorithm: DQN, name: str) -> FunctionPlayer:
     return FunctionPlayer(act, batched=True, name=name)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> dict[str, float]:
+    """Both phases, the rewards each seat received, then the DQN against random; returns that match's rates."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="crisscross", choices=crossenvs.list_games())
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
-    parser.add_argument("--epochs", type=int, default=4, help="epochs of 2,000 env steps per phase")
+    parser.add_argument("--epochs", type=int, default=4, help="epochs per phase")
+    parser.add_argument("--epoch-steps", type=int, default=2000, help="env steps per epoch (a smoke test: 100)")
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--games", type=int, default=100, help="evaluation games against random")
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     options = parse_options(args.option) or ({"size": 4} if args.game == "crisscross" else {})
     logging.getLogger().setLevel(logging.ERROR)  # Tianshou's statistics warn about 2-seat reward vectors
     torch.manual_seed(args.seed)
@@ -148,7 +151,7 @@ def main() -> None:
         if isinstance(opponent, FrozenDQN):
             opponent.policy.load_state_dict(copy.deepcopy(learner.policy.state_dict()))
         algorithm = MultiAgentOffPolicyAlgorithm(algorithms=[learner, opponent], env=env)
-        buffer = train_phase(algorithm, make_env, args.epochs, args.seed)
+        buffer = train_phase(algorithm, make_env, args.epochs, args.seed, args.epoch_steps)
         print(f"phase vs {label}: rewards reaching each seat in the replay buffer: {rewards_by_seat(buffer)}")
     game = crossenvs.make_game(args.game, **options)
     result = match(game, as_player(learner, "dqn"), make_player("random"), args.games, seed=args.seed)
@@ -157,6 +160,7 @@ def main() -> None:
         f"(trained) {result['win_rate_first_seat']:.0%}, as second seat (never trained there) "
         f"{result['win_rate_second_seat']:.0%}"
     )
+    return result
 
 
 def _aec(name: str, options: dict):

@@ -101,6 +101,30 @@ MUTANTS = [
         ("tests/test_envs.py", "tests/test_env_faces.py"),
     ),
     Mutant(
+        "rllib-reward-other-seat",
+        "crossenvs.integrations.rllib.env:CrossMultiAgentEnv.step",
+        "dict(zip(AGENTS, outcome))",
+        "dict(zip(AGENTS, outcome[::-1]))",
+        ("tests/test_rllib.py",),
+    ),
+    Mutant(
+        "torchrl-seat-rewards-swapped",
+        "crossenvs.integrations.torchrl:CrossTorchRLEnv._step",
+        'self._tensor(info["seat_rewards"])',
+        'self._tensor(info["seat_rewards"][:, ::-1].copy())',
+        ("tests/test_torchrl.py",),
+    ),
+    Mutant(
+        "torchrl-recipe-credit-other-seat",
+        "torchrl_selfplay:mover_frame_advantages",
+        "[..., :1]",
+        "[..., 1:]",
+        (
+            "tests/test_learning.py::test_the_torchrl_recipe_beats_random_within_twenty_thousand_steps",
+            "tests/test_torchrl.py",
+        ),
+    ),
+    Mutant(
         "aec-reward-other-seat",
         "crossenvs.envs.aec:CrossAECEnv.step",
         "self.rewards[name] = outcome[index]",
@@ -224,4 +248,5 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT / "examples"))  # the recipes' mutants name their modules (torchrl_selfplay)
     sys.exit(main(sys.argv[1:]))

@@ -171,10 +171,22 @@ def test_setups_refused_a_second_context_run_again_one_at_a_time(monkeypatch, tm
     setups = ["crisscross", "charing_cross", "neo_crossings"]
     status, lines = _doctor_with(monkeypatch, tmp_path, "--games", *setups, "--jobs", "3", "--timeout", "30")
     assert status == 0, lines
+    assert "checking 3 setups, 3 at a time" in lines[1]
     assert any("refused a CUDA context beside the others" in line and "one at a time" in line for line in lines)
     rows = [line for line in lines if line.split()[:1] and line.split()[0] in setups]
     assert len(rows) == 3 and all(row.endswith("  ok") for row in rows), lines
     assert lines[-1].startswith("3 of 3 setups passed")
+
+
+def test_jobs_one_runs_the_setups_one_at_a_time_and_a_refused_context_is_a_failure(monkeypatch, tmp_path):
+    """Alone on the card a setup refused a context has no one to blame: it fails, and is not run again."""
+    setups = ["crisscross", "charing_cross", "neo_crossings"]
+    status, lines = _doctor_with(monkeypatch, tmp_path, "--games", *setups, "--jobs", "1", "--timeout", "30")
+    assert status == 1 and "checking 3 setups, 1 at a time" in lines[1], lines
+    assert not any("beside the others" in line for line in lines)
+    rows = {line.split()[0]: line for line in lines if line.split()[:1] and line.split()[0] in setups}
+    assert rows["crisscross"].endswith("  ok") and "busy or unavailable" in rows["charing_cross"], lines
+    assert lines[-1].startswith("1 of 3 setups passed")
 
 
 def test_the_table_prints_each_setups_wall_seconds():

@@ -10,6 +10,8 @@ from __future__ import annotations
 import io
 import json
 import logging
+import runpy
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +27,7 @@ from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 import crossenvs
 from crossenvs import CheckpointError, make_game
 from crossenvs.cli import main as cli_main
-from crossenvs.eval.arena import round_robin
+from crossenvs.eval.arena import match, round_robin
 from crossenvs.integrations import rllib
 from crossenvs.players import make_player
 
@@ -286,6 +288,13 @@ def test_script_resumes_a_run_from_its_newest_checkpoint(local_ray, tmp_path, ca
         (["--minibatch", "5000"], "--minibatch 5000 is larger than --batch"),
         (["--eval-opponent", "nobody"], "unknown player 'nobody'"),
         (["--option", "size=99"], "size"),
+        (["--num-cpus", "0"], "--num-cpus must be at least 1"),
+        (["--env-runners", "-1"], "--env-runners must be at least 0"),
+        (["--envs-per-runner", "0"], "--envs-per-runner must be at least 1"),
+        (["--learners", "-1"], "--learners must be at least 0"),
+        (["--league-recent", "0"], "--league-recent must be at least 1"),
+        (["--gpus-per-learner", "-1"], "--gpus-per-learner 0 or more"),
+        (["--seed", "-1"], "--seed must be in 0..2**63-1"),
     ],
 )
 def test_script_refuses_bad_flags_before_starting_ray(flags, message, tmp_path, capsys):
@@ -307,3 +316,119 @@ def test_resuming_what_is_not_a_run_is_one_clear_error(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:  # argparse: one or the other
         rllib_selfplay.main(["--resume", str(tmp_path), "--game", "crosse"])
     assert exit_info.value.code == 2 and "not allowed with argument --resume" in capsys.readouterr().err
+
+
+class FakeRay:
+    """What :func:`rllib_run.start_ray` asks of Ray, recorded: no cluster is started or joined."""
+
+    def __init__(self, reachable: bool = True) -> None:
+        self.reachable, self.calls = reachable, []
+
+    def is_initialized(self) -> bool:
+        return False
+
+    def init(self, **kwargs) -> None:
+        self.calls.append(kwargs)
+        if "address" in kwargs and not self.reachable:
+            raise ConnectionError("no GCS there")
+
+    def cluster_resources(self) -> dict:
+        return {"CPU": 96.0}
+
+
+def start_ray_with(monkeypatch, fake: FakeRay, *flags: str) -> str:
+    """``start_ray`` for ``crossenvs train rllib <flags>``, with ``fake`` standing in for Ray."""
+    from crossenvs.integrations import rllib_run
+
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    return rllib_run.start_ray(rllib_run.build_parser().parse_args(["--game", "crisscross", *flags]))
+
+
+def test_num_cpus_sizes_the_local_ray_and_the_actors_get_theirs(monkeypatch):
+    """A local Ray gets --num-cpus CPUs, or one per env runner and learner when they ask for more."""
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    fake = FakeRay()
+    assert start_ray_with(monkeypatch, fake, "--num-cpus", "3") == "local Ray (3 CPUs)"
+    assert start_ray_with(monkeypatch, fake, "--num-cpus", "1", "--env-runners", "3", "--learners", "2") == (
+        "local Ray (5 CPUs)"
+    )
+    assert [call["num_cpus"] for call in fake.calls] == [3, 5] and "address" not in fake.calls[0]
+
+
+def test_address_joins_that_cluster_and_an_unreachable_one_is_one_clear_error(monkeypatch):
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    fake = FakeRay()
+    assert start_ray_with(monkeypatch, fake, "--address", "head:6379") == "Ray cluster at head:6379 (96 CPUs)"
+    monkeypatch.setenv("RAY_ADDRESS", "auto")
+    assert start_ray_with(monkeypatch, fake, "--num-cpus", "8") == "Ray cluster at auto (96 CPUs)"
+    assert [call["address"] for call in fake.calls] == ["head:6379", "auto"]
+    with pytest.raises(crossenvs.UsageError, match=r"cannot reach a Ray cluster at head:1 \(.*ray start --head"):
+        start_ray_with(monkeypatch, FakeRay(reachable=False), "--address", "head:1")
+
+
+def test_env_runner_learner_league_and_seed_flags_reach_the_running_algorithm(local_ray, tmp_path, capsys, monkeypatch):
+    """``crossenvs train rllib`` with a remote env runner stepping two games, a remote learner, the newest
+    snapshot alone drawn from the league and a seed: the algorithm is looked at just before it stops."""
+    from crossenvs.integrations import rllib_run
+
+    seen = {}
+    iterate = rllib_run.iterate
+
+    def iterate_and_look(algo, args, game, start):
+        done = iterate(algo, args, game, start)
+        runners = algo.env_runner_group
+        seen.update(
+            runners=runners.num_remote_env_runners(),
+            games=runners.foreach_env_runner(lambda runner: len(runner.env.envs), local_env_runner=False),
+            learners=algo.learner_group.is_remote,
+            league=rllib.league_opponents(algo),
+            drawn=algo.config.policy_mapping_fn.opponents,
+            seed=algo.config.seed,
+        )
+        return done
+
+    monkeypatch.setattr(rllib_run, "iterate", iterate_and_look)
+    out = tmp_path / "run"
+    argv = ["train", "rllib", "--game", "crisscross", "--option", "size=4", "--iterations", "3", "--batch", "200",
+            "--minibatch", "100", "--epochs", "1", "--snapshot-every", "1", "--league-recent", "1",
+            "--env-runners", "1", "--envs-per-runner", "2", "--learners", "1", "--seed", "7", "--eval-games", "2",
+            "--out", str(out)]  # fmt: skip
+    assert cli_main(argv) == 0
+    assert "1 env runner(s), 1 learner(s)" in capsys.readouterr().out
+    assert seen["runners"] == 1 and seen["games"] == [2] and seen["learners"]
+    assert seen["league"] == ["random", "main_v1", "main_v2"] and seen["drawn"] == ("random", "main_v2")
+    assert seen["seed"] == 7 and json.loads((out / "run.json").read_text())["seed"] == 7
+
+
+@pytest.mark.slow
+def test_league_self_play_learns_to_beat_random(local_ray, tmp_path):
+    """The league ``crossenvs train rllib`` builds (main against random), with a 16-channel CNN, on 4x4
+    Crisscross: 12 iterations of 1,000 env steps (35 s). Its checkpoint, as the arena's player, then scores 0.91
+    against random over 200 games (0.745 with seed 1); with the seats' rewards swapped in the env, 0.27."""
+    game = make_game("crisscross", size=4)
+    config = rllib.league_config(
+        game, batch=1000, minibatch=250, epochs=8, lr=4e-3, model={"channels": 16, "layers": 1}, seed=0
+    )
+    algo = config.build_algo()
+    try:
+        for _ in range(12):
+            algo.train()
+        folder = rllib.save_checkpoint(algo, tmp_path / "iter_000012", game)
+    finally:
+        algo.stop()
+    score = match(game, make_player(f"rllib:{folder}", game=game), make_player("random"), 200, seed=5)["score"]
+    assert score >= 0.6
+
+
+def test_the_rllib_speed_benchmark_times_training_on_the_driver(local_ray, tmp_path, capsys):
+    """benchmarks/rllib_speed.py on 4x4 Crisscross, one tiny timed iteration on the driver, in the running Ray
+    (a remote env runner's row starts an actor: test_env_runner_learner_league_and_seed_flags_... starts one);
+    speed is not checked, only that the row sampled what it was asked to."""
+    bench = runpy.run_path(str(ROOT / "benchmarks" / "rllib_speed.py"))
+    out = tmp_path / "rllib_speed.json"
+    argv = ["--game", "crisscross", "--option", "size=4", "--runners", "0", "--iterations", "1", "--batch", "250"]
+    rows = bench["main"]([*argv, "--json", str(out)])
+    assert [row["env_runners"] for row in rows] == [0] and all(row["env_steps"] >= 250 for row in rows)
+    assert all(row["train_steps_per_s"] > 0 and row["sample_steps_per_s"] > 0 for row in rows)
+    assert json.loads(out.read_text()) == rows
+    assert "crisscross: 0 env runner(s): " in capsys.readouterr().out and ray.is_initialized()
