@@ -101,6 +101,20 @@ MUTANTS = [
         ("tests/test_envs.py", "tests/test_env_faces.py"),
     ),
     Mutant(
+        "vector-seat-rewards-swapped",
+        "crossenvs.envs.vector:_seat_rewards",
+        "st.SEAT_RETURNS[status]",
+        "st.SEAT_RETURNS[status][..., ::-1]",
+        ("tests/test_signs.py", "tests/test_vector.py", "tests/test_eval.py"),
+    ),
+    Mutant(
+        "openspiel-returns-swapped",
+        "crossenvs.integrations.openspiel.game:CrossenvsState.returns",
+        "list(outcome)",
+        "list(outcome)[::-1]",
+        ("tests/test_openspiel.py",),
+    ),
+    Mutant(
         "rllib-reward-other-seat",
         "crossenvs.integrations.rllib.env:CrossMultiAgentEnv.step",
         "dict(zip(AGENTS, outcome))",
