@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import runpy
 from pathlib import Path
 
@@ -234,3 +235,22 @@ def test_the_rating_agreement_script_reads_what_crossenvs_rate_prints(monkeypatc
     script["main"]()
     rows = capsys.readouterr().out.splitlines()
     assert rows[-1].startswith("| crisscross_size6 | 600 | ") and rows[-1].endswith(" | 10 of 10 |")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["steps", "crisscross", "4", "3"], ["search", "crisscross", "2", "4", "1"], ["aec", "crisscross", "1"],
+     ["cold-vector", "crisscross"], ["cold-search", "crisscross"]],
+    ids=lambda argv: argv[0],
+)  # fmt: skip
+def test_the_whole_process_timer_runs_each_mode_and_prints_its_seconds(argv, capsys):
+    """benchmarks/whole_process.py, each mode at a smoke size (the paired runs of the benchmarks page time it)."""
+    timer = runpy.run_path(str(BENCH.parent / "whole_process.py"))
+    timer["main"](argv)
+    assert re.fullmatch(rf"{argv[0]} crisscross {' '.join(argv[2:])}: \d+\.\d{{3}} s\n", capsys.readouterr().out)
+
+
+def test_the_whole_process_timer_refuses_an_unknown_mode():
+    timer = runpy.run_path(str(BENCH.parent / "whole_process.py"))
+    with pytest.raises(SystemExit, match="unknown mode 'walk'"):
+        timer["main"](["walk", "crisscross"])

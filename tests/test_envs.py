@@ -205,6 +205,22 @@ def test_single_agent_illegal_action_loses():
         env.step(int(np.flatnonzero(env.unwrapped.game.legal_mask(env.state))[0]))
 
 
+def test_single_agent_step_after_a_finished_game_is_a_call_order_error_until_reset():
+    """A game played to its end (not cut short by an illegal move): the next step says to reset, and nothing moves."""
+    env = CrossSingleAgentEnv("crisscross", size=4)
+    _, info = env.reset(seed=3)
+    rng, terminated = np.random.default_rng(0), False
+    while not terminated:
+        _, reward, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+    assert reward in (-1.0, 1.0) and "illegal_action" not in info
+    before = env.state
+    with pytest.raises(crossenvs.CallOrderError, match=r"after the episode ended; call reset\(\) first"):
+        env.step(0)
+    assert env.state == before
+    _, info = env.reset(seed=4)
+    env.step(int(np.flatnonzero(info["action_mask"])[0]))  # a new episode steps again
+
+
 def test_draw_gives_zero_to_both_agents():
     """The drawn 6x6 board of test_text_and_errors with a6 empty; Red fills it."""
     env = crisscross_v0.env(size=6)
