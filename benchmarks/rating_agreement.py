@@ -4,6 +4,7 @@ against its own rung.
     python benchmarks/rating_agreement.py                          # every shipped ladder, seeds 1 and 2
     python benchmarks/rating_agreement.py --only crisscross_size6 --ladder-dir /tmp/ladders
     python benchmarks/rating_agreement.py --only crisscross_size6 --train-runs 2   # and two fresh 2-minute runs
+    python benchmarks/rating_agreement.py --only neo_crossings --rungs pretrained:256   # one rung
 
 For each ladder file with pretrained rungs (``pretrained:0``, ``:16``, ``:64``, ``:256``), each rung's agent is
 rated by the command a user types, ``crossenvs rate pretrained:<n> --game <game> [--option ...] --seed <s>``
@@ -79,11 +80,11 @@ def overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
     return a[0] <= b[1] and b[0] <= a[1]
 
 
-def check_ladder(path: Path, seeds: list[int]) -> list[str]:
-    """The rows of one ladder: each pretrained rung rated once per seed, then the ladder's own fit."""
+def check_ladder(path: Path, seeds: list[int], only: list[str] | None = None) -> list[str]:
+    """The rows of one ladder: each pretrained rung (or those of ``only``) rated once per seed."""
     ladder = read_ladder(path)
     rows = []
-    for rung in (r for r in ladder.rungs if r.spec.startswith("pretrained")):
+    for rung in (r for r in ladder.rungs if r.spec.startswith("pretrained") and (not only or r.spec in only)):
         found = [rate_by_command(path, rung.spec, seed) for seed in seeds]
         cells = [f"{rating:.0f} ({low:.0f} .. {high:.0f})" for rating, low, high, _ in found]
         agree = all(overlap(a[1:3], b[1:3]) for a in found for b in found)
@@ -114,6 +115,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2], help="the seeds of the rate runs")
     parser.add_argument("--fit-only", action="store_true", help="print the ladders' own fit, rate no agent")
     parser.add_argument("--no-rungs", action="store_true", help="rate no pretrained rung (with --train-runs)")
+    parser.add_argument("--rungs", nargs="+", help="rate only these rungs (pretrained:256 ...)")
     parser.add_argument("--train-runs", type=int, default=0, help="fresh Crisscross 6x6 training runs to rate too")
     parser.add_argument("--train-minutes", type=float, default=2.0, help="each training run's --max-minutes")
     args = parser.parse_args()
@@ -131,7 +133,7 @@ def main() -> None:
     if not args.no_rungs:
         print(f"\n| ladder | rung | shipped rating | {seeds} | runs overlap | each holds the rung |")
         print("|---|---|---" + "|---" * len(args.seeds) + "|---|---|")
-        rows = [row for path in paths for row in check_ladder(path, args.seeds)]
+        rows = [row for path in paths for row in check_ladder(path, args.seeds, args.rungs)]
     if args.train_runs:
         print(f"\n| agent | trainer's line | {seeds} | all overlap |")
         print("|---|---" + "|---" * len(args.seeds) + "|---|")

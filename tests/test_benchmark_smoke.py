@@ -231,6 +231,7 @@ def test_the_rating_agreement_script_reads_what_crossenvs_rate_prints(monkeypatc
     rating, low, high, command = script["rate_by_command"](ladder, "random", 1)
     assert low <= 0.0 <= high and abs(rating) < 150  # random, rated on a ladder anchored at random
     assert command.startswith("crossenvs rate random --game crisscross --option=size=6 --ladder ")
+    assert script["check_ladder"](ladder, [1], ["mcts:8"]) == []  # --rungs: none of the pretrained rungs chosen
     monkeypatch.setattr("sys.argv", ["rating_agreement.py", "--fit-only", "--only", "crisscross_size6"])
     script["main"]()
     rows = capsys.readouterr().out.splitlines()
