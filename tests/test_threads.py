@@ -154,6 +154,25 @@ def test_a_crowded_machine_runs_serially_without_trials_until_the_neighbour_leav
     assert fake.ways(since=idle_since).count("parallel") >= 90
 
 
+def test_a_process_that_starts_crowded_goes_parallel_once_the_neighbour_leaves():
+    """Serial from the first call (the parallel way never timed), then the machine empties: the parallel way
+    is run and timed, and kept. It once stayed serial for the whole run: every later call was a trial of the
+    serial way with no figure of the parallel one to compare with (make train at a third of its speed)."""
+    fake = FakeKernels(parallel_cost=0.0005, serial_cost=0.001)
+    neighbour = {"cores": 1.0}
+    choice = WayChoice(clock=fake.clock, neighbour_load=lambda: neighbour["cores"])
+    choice.cpu_count = 2
+    runner = fake.runner(choice)
+    for _ in range(200):
+        runner(1024)
+    assert set(fake.ways()) == {"serial"}
+    neighbour["cores"] = 0.0
+    idle_since = fake.now
+    for _ in range(200):
+        runner(1024)
+    assert fake.ways(since=idle_since).count("parallel") >= 180
+
+
 def test_neighbour_load_counts_other_processes_not_this_one(monkeypatch):
     """The machine's busy CPU time less this process's own, per second of wall clock, a new look once a window.
 

@@ -121,6 +121,10 @@ class FasterOf:
         choice = self.choice
         start = choice.clock()
         parallel, trial = choice.now(start)
+        if trial and not self.seconds_per_game[not parallel]:
+            # the kept way has no figure yet (a process that started beside a busy neighbour ran the other way
+            # only): a trial would have nothing to be compared with, so the kept way runs, to be timed
+            parallel, trial = not parallel, False
         result = (self.parallel if parallel else self.serial)(*args)
         seconds = choice.clock() - start
         if parallel not in self._warm:
