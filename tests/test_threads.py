@@ -133,12 +133,18 @@ def test_runners_sharing_a_choice_switch_together_on_their_summed_times():
     assert late.count("parallel") <= 0.01 * late.count("serial")  # the cheap loop goes serial too
 
 
-def test_a_crowded_machine_runs_serially_without_trials_until_the_neighbour_leaves():
-    fake = FakeKernels(parallel_cost=0.0005, serial_cost=0.001)  # parallel would win on timing alone
-    neighbour = {"cores": 0.0}
+def beside_a_neighbour(cores: float) -> tuple[FakeKernels, dict, FasterOf]:
+    """Fake kernels (parallel would win on timing alone) on a 2-core machine whose other processes use
+    ``neighbour["cores"]`` cores, which the test changes as it goes."""
+    fake = FakeKernels(parallel_cost=0.0005, serial_cost=0.001)
+    neighbour = {"cores": cores}
     choice = WayChoice(clock=fake.clock, neighbour_load=lambda: neighbour["cores"])
     choice.cpu_count = 2
-    runner = fake.runner(choice)
+    return fake, neighbour, fake.runner(choice)
+
+
+def test_a_crowded_machine_runs_serially_without_trials_until_the_neighbour_leaves():
+    fake, neighbour, runner = beside_a_neighbour(cores=0.0)
     for _ in range(100):
         runner(1024)
     assert fake.ways(since=fake.now / 2).count("parallel") >= 40  # idle: parallel kept
@@ -158,11 +164,7 @@ def test_a_process_that_starts_crowded_goes_parallel_once_the_neighbour_leaves()
     """Serial from the first call (the parallel way never timed), then the machine empties: the parallel way
     is run and timed, and kept. It once stayed serial for the whole run: every later call was a trial of the
     serial way with no figure of the parallel one to compare with (make train at a third of its speed)."""
-    fake = FakeKernels(parallel_cost=0.0005, serial_cost=0.001)
-    neighbour = {"cores": 1.0}
-    choice = WayChoice(clock=fake.clock, neighbour_load=lambda: neighbour["cores"])
-    choice.cpu_count = 2
-    runner = fake.runner(choice)
+    fake, neighbour, runner = beside_a_neighbour(cores=1.0)
     for _ in range(200):
         runner(1024)
     assert set(fake.ways()) == {"serial"}
