@@ -122,6 +122,12 @@ def main() -> None:
     paths = sorted(p for p in args.ladder_dir.glob("*.json") if not args.only or p.stem in args.only)
     if not paths:
         raise SystemExit(f"no ladder files in {args.ladder_dir}" + (f" named {args.only}" if args.only else ""))
+    for path in paths if args.rungs and not args.no_rungs else []:  # a misspelt rung would rate nothing, silently
+        pretrained = [rung.spec for rung in read_ladder(path).rungs if rung.spec.startswith("pretrained")]
+        if unknown := sorted(set(args.rungs) - set(pretrained)):
+            raise SystemExit(
+                f"--rungs {' '.join(unknown)}: not a pretrained rung of {path.stem} ({', '.join(pretrained)})"
+            )
     print("| ladder | games a pair | dispersion (chi-square on freedom) | pairs departing | leave-one-out inside |")
     print("|---|---|---|---|---|")
     for path in paths:

@@ -236,6 +236,11 @@ def test_the_rating_agreement_script_reads_what_crossenvs_rate_prints(monkeypatc
     script["main"]()
     rows = capsys.readouterr().out.splitlines()
     assert rows[-1].startswith("| crisscross_size6 | 600 | ") and rows[-1].endswith(" | 10 of 10 |")
+    monkeypatch.setattr("sys.argv", ["rating_agreement.py", "--only", "crisscross_size6", "--rungs", "pretrained:32"])
+    with pytest.raises(
+        SystemExit, match=r"--rungs pretrained:32: not a pretrained rung of crisscross_size6 \(pretrained:0"
+    ):
+        script["main"]()  # refused before any game
 
 
 @pytest.mark.parametrize(
