@@ -58,7 +58,7 @@ from pathlib import Path
 import numpy as np
 
 import crossenvs
-from crossenvs.integrations.pgx_peer import DEFAULT_CHAIN, pgx_random_play
+from crossenvs.integrations.pgx_peer import DEFAULT_CHAIN, SAME_GAME, pgx_random_play
 
 #: ``loop(deadline)`` plays until ``time.perf_counter()`` passes the deadline and returns its steps.
 Loop = Callable[[float], int]
@@ -91,8 +91,10 @@ class SameGame:
 
 
 SAME_GAMES = {
-    "hex": SameGame("hex 11x11", {"size": 11}, "hex(board_size=11)", "hex", {"size": 11, "swap": True}, False),
-    "connect_four": SameGame("connect_four 7x6", {}, "connect_four", "connect_four", {}, True),
+    "hex": SameGame("hex 11x11", {"size": 11}, "hex(board_size=11)", "hex", SAME_GAME["hex"][1], False),
+    "connect_four": SameGame(
+        "connect_four 7x6", {}, "connect_four", "connect_four", SAME_GAME["connect_four"][1], True
+    ),
 }
 
 

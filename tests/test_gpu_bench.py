@@ -33,7 +33,7 @@ def _plan(gpu, capsys, *argv: str) -> list[list[str]]:
     assert gpu.main([*argv, "--plan"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert all(line.startswith("plan: ") for line in lines)
-    return [line.removeprefix("plan: ").replace("crisscross ", "crisscross_").split() for line in lines]
+    return [re.sub(r"(crisscross|hex) (\d)", r"\1_\2", line.removeprefix("plan: ")).split() for line in lines]
 
 
 def test_check_alone_plans_only_the_checks_of_the_named_games(gpu, capsys):
@@ -51,20 +51,60 @@ def test_check_alone_plans_only_the_checks_of_the_named_games(gpu, capsys):
 def test_without_a_part_the_env_rows_run_and_with_several_each_part_follows_the_games(gpu, capsys):
     default = _plan(gpu, capsys)
     assert {line[0] for line in default} == {"env"}  # no check, no search rows
-    assert [line[2] for line in default if line[1] == "crossenvs"] == [
-        "crisscross_8x8", "crisscross_11x11", "charing_cross", "crosse", "crossings", "neo_crossings"] * 2  # fmt: skip
-    assert [line[3] for line in default if line[1] == "pgx"] == ["B=4,096"] * 2 + ["B=65,536"] * 2
+    assert [line[2] for line in default if line[1] == "crossenvs"] == ["hex_11x11", "connect_four", "crisscross_8x8",
+            "crisscross_11x11", "charing_cross", "crosse", "crossings", "neo_crossings"] * 2  # fmt: skip
+    assert [line[2:] for line in default if line[1] == "pgx"] == [
+        [peer, f"B={batch}"] for batch in ("4,096", "65,536") for peer in ("hex", "connect_four", "othello")]  # fmt: skip
     both = _plan(gpu, capsys, "--check", "--env", "--search", "--games", "crosse", "--batches", "1024",
                  "--search-batches", "256")  # fmt: skip
-    assert [line[0] for line in both] == ["check"] * 2 + ["env"] * 3 + ["search"] * 3  # checks first
+    assert [line[0] for line in both] == ["check"] * 2 + ["env"] + ["search"] * 3  # checks first
     ours = [line for line in both if line[1] not in ("pgx", "mctx")]
     assert all("crosse" in line for line in ours) and len(ours) == 5
-    assert ["search", "mctx", "othello", "B=256"] in both and ["env", "pgx", "hex", "B=1,024"] in both
+    assert ["search", "mctx", "othello", "B=256"] in both
+    assert ["env", "pgx"] not in [line[:2] for line in both]  # pgx has no 10x10 game: no peer row beside Crosse
     peerless = _plan(gpu, capsys, "--search", "--no-pgx", "--search-batches", "64")
     assert peerless == [
         ["search", "search", "crisscross_8x8", "B=64"],
         ["search", "training", "crisscross_8x8", "B=64"],
     ]
+
+
+def test_the_same_game_pairs_come_first_each_beside_its_pgx_row_and_the_nearest_peers_follow(gpu, capsys):
+    """Ours on pgx's own game, then pgx's row of it, before any cross-game row; a game pgx lacks brings the
+    nearest pgx game along (Crisscross 11x11: hex; the 8x8 games: othello), and only what is asked for runs."""
+    rows = [line[1:3] for line in _plan(gpu, capsys, "--batches", "64")]
+    assert rows[:4] == [
+        ["crossenvs", "hex_11x11"],
+        ["pgx", "hex"],
+        ["crossenvs", "connect_four"],
+        ["pgx", "connect_four"],
+    ]
+    assert rows[-1] == ["pgx", "othello"] and ["pgx", "hex"] not in rows[4:]  # hex's peer row is not timed twice
+    hex_only = _plan(gpu, capsys, "--games", "crisscross", "--batches", "64")
+    assert [line[1:3] for line in hex_only] == [["crossenvs", "crisscross_8x8"], ["crossenvs", "crisscross_11x11"],
+                                                ["pgx", "hex"], ["pgx", "othello"]]  # fmt: skip
+    four = _plan(gpu, capsys, "--games", "connect_four", "--batches", "64")
+    assert [line[1:3] for line in four] == [["crossenvs", "connect_four"], ["pgx", "connect_four"]]
+
+
+def test_ratios_name_the_same_game_pairs_apart_from_the_cross_game_context(gpu, capsys):
+    rows = [gpu.Row("crossenvs hex 11x11", 64, [3.0]), gpu.Row("pgx hex 11x11", 64, [2.0]),
+            gpu.Row("crossenvs crisscross 11x11", 64, [1.0])]  # fmt: skip
+    found = gpu.ratios(rows)
+    assert [(r["row"], r["kind"], r["ratio"]) for r in found] == [
+        ("hex 11x11", "same game", 1.5), ("crisscross 11x11", "a different game", 0.5)]  # fmt: skip
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["hex 11x11 / pgx hex 11x11 at B=64: 1.50x (target >= 1.0, aim 2.0)",
+                   "crisscross 11x11 / pgx hex 11x11 at B=64: 0.50x (context: a different game)"]  # fmt: skip
+
+
+def test_the_same_game_pairs_are_the_pgx_baselines_own(gpu):
+    """gpu.py keeps crossenvs out of its imports until it runs, so its pairs are written there: they must be
+    the ones bench.py times on the CPU (pgx_peer.SAME_GAME), and ours must play pgx's rules."""
+    from crossenvs.integrations.pgx_peer import SAME_GAME
+
+    assert gpu.SAME_GAME == SAME_GAME and set(SAME_GAME) <= set(gpu.PEERS)
+    assert SAME_GAME["hex"][1]["swap"] is True  # pgx's hex always offers the swap
 
 
 def test_a_run_does_what_its_plan_says(gpu, capsys, monkeypatch):

@@ -29,6 +29,13 @@ from crossenvs.core.errors import InvalidArgumentError
 #: steps chained per jitted call unless asked otherwise (both benchmarks' ``--chain`` default)
 DEFAULT_CHAIN = 16
 
+#: pgx's games that we have too, by pgx env id: our (game, options) that play exactly its rules, the
+#: same-game pairs of both benchmarks (pgx's hex always offers the swap, so ours plays with ``swap=True``)
+SAME_GAME: dict[str, tuple[str, dict]] = {
+    "hex": ("hex", {"size": 11, "swap": True}),
+    "connect_four": ("connect_four", {}),
+}
+
 
 def pgx_random_play(env_id: str, batch: int, chain: int = DEFAULT_CHAIN) -> Callable[[float], int]:
     """A timing loop of pgx random legal play: ``loop(deadline) -> steps``.
