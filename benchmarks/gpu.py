@@ -88,7 +88,6 @@ def label(game: str, options: dict) -> str:
 def ours(game: str, options: dict, batch: int) -> tuple[Callable[[float], int], Row]:
     """Our device env stepping random legal actions; returns (loop, row)."""
     import numpy as np
-    import torch
 
     from crossenvs.envs.vector import CrossVectorEnv
 
@@ -96,7 +95,7 @@ def ours(game: str, options: dict, batch: int) -> tuple[Callable[[float], int], 
     env.reset(seed=0)
     for _ in range(3):  # compile and warm
         env.step(env.random_actions())
-    torch.cuda.synchronize()
+    synchronize()
     per_game = 4 * int(np.prod(env.game.observation_shape)) + env.game.num_actions + 8 * 6 + 8
     row = Row(f"crossenvs {label(game, options)}", batch, [], bytes_per_step=per_game)
 
@@ -105,8 +104,9 @@ def ours(game: str, options: dict, batch: int) -> tuple[Callable[[float], int], 
         while time.perf_counter() < deadline:
             env.step(env.random_actions())
             steps += batch
-        torch.cuda.synchronize()
-        row.kernel_seconds = row.kernel_seconds or kernel_seconds(env)
+        synchronize()
+        if torch_device().type == "cuda":  # CUDA events time the kernels on a card (not under the simulator)
+            row.kernel_seconds = row.kernel_seconds or kernel_seconds(env)
         return steps
 
     return loop, row
@@ -459,6 +459,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--check-steps", type=positive, default=100, help="steps of the env check")
     parser.add_argument("--check-positions", type=positive, default=1024, help="positions of the search check")
     parser.add_argument("--search-batches", type=positive, nargs="+", default=SEARCH_BATCHES)
+    parser.add_argument("--simulations", type=positive, default=SIMULATIONS,
+                        help=f"of every search, ours and mctx's (default {SIMULATIONS})")  # fmt: skip
+    parser.add_argument("--warmup", type=float, default=TRAINING_WARMUP,
+                        help=f"seconds of self-play at most before the training row is timed (default {TRAINING_WARMUP:.0f})")  # fmt: skip
     parser.add_argument("--json", default=None, help="write every figure to this file")
     args = parser.parse_args(argv)
     args.env = args.env or not (args.check or args.search)
@@ -480,7 +484,9 @@ def gpu_missing() -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global SIMULATIONS, TRAINING_WARMUP  # the search rows' constants, as the command line sets them
     args = parse(argv)
+    SIMULATIONS, TRAINING_WARMUP = args.simulations, args.warmup
     items = plan(args)
     if args.plan:
         print("\n".join(f"plan: {item}" for item in items))
@@ -495,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
     # (its convolutions already do by default)
     torch.backends.cuda.matmul.allow_tf32 = True
     torch.backends.cudnn.allow_tf32 = True
-    card = torch.cuda.get_device_name()
+    card = torch.cuda.get_device_name() if torch_device().type == "cuda" else "none, numba's CUDA simulator"
     print(f"card: {card}", flush=True)
     report: dict = {"card": card, "date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv),
                     "plan": [str(item) for item in items]}  # fmt: skip

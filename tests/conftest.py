@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -68,6 +70,7 @@ LONG_FILES = {
     "test_device.py": 110,
     "test_contract.py": 110,
     "test_first_contact.py": 95,
+    "test_on_a_card.py": 60,  # every step of the device session's script under the simulator
     "test_phalanx_invariants.py": 90,
     "test_training.py": 70,
     "test_learning.py": 90,
@@ -97,6 +100,21 @@ def training_script(name: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@contextlib.contextmanager
+def benchmark_script(name: str) -> Iterator[ModuleType]:
+    """``benchmarks/<name>.py`` loaded as a module while a test file uses it; listed in ``sys.modules`` meanwhile,
+    since its dataclasses look their module up while being defined."""
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        del sys.modules[spec.name]
 
 
 def trainer_error(main, arguments: list[str], capsys) -> str:

@@ -172,40 +172,6 @@ def test_the_core_sweep_runs_and_reports_rows_spreads_and_scaling(tmp_path):
     assert len(report["scaling"]) == 4 and all(entry["scaling_over_2"] is None for entry in report["scaling"])
 
 
-GPU_ROWS = """
-import sys, time, warnings
-import numpy as np
-np.seterr(over="ignore")  # numba off: the random streams' 64-bit products wrap, as they do compiled
-warnings.simplefilter("ignore", RuntimeWarning)
-sys.path.insert(0, {benchmarks!r})
-import gpu
-gpu.SIMULATIONS, gpu.TRAINING_WARMUP = 4, 1.0
-for make in (gpu.our_search, gpu.our_training, gpu.mctx_search):
-    loop, row = make(2)
-    done = loop(time.perf_counter() + 0.05)
-    print(row.name, done, row.network_share)
-"""
-
-
-@pytest.mark.slow
-def test_the_gpu_benchmarks_search_rows_run_without_a_gpu():
-    """benchmarks/gpu.py's search rows as far as a machine without a GPU can take them: ours under the CUDA
-    simulator (the torch side on the CPU), mctx over pgx on CPU JAX; tiny batches, speed not checked."""
-    import os
-    import subprocess
-    import sys
-
-    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "NUMBA_DISABLE_JIT": "1", "JAX_PLATFORMS": "cpu"}
-    script = GPU_ROWS.format(benchmarks=str(BENCH.parent))
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    lines = [line for line in done.stdout.splitlines() if line.startswith(("crossenvs ", "mctx "))]
-    names = [line.rsplit(" ", 2)[0] for line in lines]
-    assert names == ["crossenvs search crisscross 8x8", "crossenvs training crisscross 8x8", "mctx gumbel othello"]
-    assert all(int(line.rsplit(" ", 2)[1]) >= 2 for line in lines)  # each searched at least one move of 2 games
-    assert 0 < float(lines[0].rsplit(" ", 1)[1]) <= 1  # the network's share of a searched move
-
-
 def test_the_kernel_split_optimal_moves_and_ladder_fits_scripts_run(monkeypatch, capsys):
     split = runpy.run_path(str(BENCH.parent / "kernel_split.py"))["main"](["crisscross", "--rounds", "1"])
     assert list(split) == ["crisscross"] and all(

@@ -237,3 +237,22 @@ def test_the_cuda_byte_loops_compute_what_the_cpu_loops_do():
     expected = np.zeros(5, dtype=np.int64)
     random_legal_actions(masks, uniforms, expected)
     assert [pick(masks, uniforms, out, j) for j in range(5)] == expected.tolist() and expected[3] == -1
+
+
+def test_ptxas_is_the_extras_else_a_toolkits_on_the_path(tmp_path, monkeypatch):
+    """A GPU machine's image may have the CUDA toolkit's ptxas and no nvidia-cuda-nvcc wheel (the device image
+    here: CUDA 13 in /usr/local/cuda): the checks then use that one rather than refuse."""
+    import importlib.util
+
+    from crossenvs.testing import compiled_checks
+
+    wheel = compiled_checks.ptxas_path()
+    assert wheel.parent.parent.name == "cuda_nvcc"  # the cuda extra's, first
+    (tmp_path / "ptxas").write_text("#!/bin/sh\n")
+    (tmp_path / "ptxas").chmod(0o755)
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name: None if name == "nvidia.cuda_nvcc" else real_find_spec(name)
+    )
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert compiled_checks.ptxas_path() == tmp_path / "ptxas"

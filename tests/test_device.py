@@ -81,6 +81,27 @@ def test_asking_for_the_gpu_where_there_is_none_is_one_clear_error():
         CrossVectorEnv("crisscross", num_envs=4, device="gpu")
 
 
+NUMPY_2_5 = """
+import numpy
+del numpy.row_stack  # what numpy 2.5 removed, and numba-cuda 0.30's lowering still names
+from crossenvs.kernels.cuda import _import_numba_cuda
+_import_numba_cuda()
+"""
+
+
+def test_a_numpy_that_numba_cuda_cannot_import_beside_is_one_error_with_the_pin():
+    """With numpy 2.5 (Python 3.12's default, and a GPU machine's image) numba-cuda 0.30's CUDA lowering does not
+    import: one CudaUnavailableError saying which numpy would do, before any kernel, not a traceback from inside
+    numba-cuda at the first game registered (found preparing the on-a-card session, 2026-11-29)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", NUMPY_2_5], capture_output=True, text=True, timeout=300)
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode == 1 and last.startswith("crossenvs.kernels.cuda.CudaUnavailableError: numba-cuda"), last
+    assert 'pip install "numpy<2.5"' in last and "row_stack" in last
+
+
 SIMULATED = """
 import json, sys, warnings
 import numpy as np

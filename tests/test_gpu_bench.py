@@ -1,18 +1,19 @@
 """benchmarks/gpu.py without a GPU: its plan (which parts run, on which games, at which batches) follows the
 flags, a run does what the plan says, and asking for a run where there is no GPU is one line, not a traceback.
 
-The rows themselves (timed on a card) are smoke-tested under the simulator in test_benchmark_smoke.py.
+The rows themselves (timed on a card) are smoke-tested under the simulator in test_on_a_card.py (the device
+session's script runs them).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import benchmark_script
 from test_device import NO_GPU
 
 GPU_BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "gpu.py"
@@ -20,12 +21,8 @@ GPU_BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "gpu.py"
 
 @pytest.fixture(scope="module")
 def gpu():
-    spec = importlib.util.spec_from_file_location("gpu_bench", GPU_BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while being defined
-    spec.loader.exec_module(module)
-    yield module
-    del sys.modules[spec.name]
+    with benchmark_script("gpu") as module:
+        yield module
 
 
 def _plan(gpu, capsys, *argv: str) -> list[list[str]]:

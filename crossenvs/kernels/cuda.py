@@ -77,10 +77,27 @@ def _import_numba_cuda() -> Any:
             f"the GPU path needs numba-cuda, which is not installed ({exc}); {INSTALL_LINE}"
         ) from None
     if not simulated():
+        try:
+            from numba.cuda import cudaimpl  # noqa: F401  (numba-cuda's lowering, which names numpy functions)
+        except AttributeError as exc:
+            _refuse_numpy(exc)
         enable_cuda_target()
         numba_internals.share_constant_tables()
         numba_internals.contraction_off()
     return cuda
+
+
+def _refuse_numpy(exc: AttributeError) -> None:
+    """numba-cuda 0.30 registers ``numpy.row_stack``, which numpy 2.5 removed (Python 3.12 and newer get 2.5 by
+    default): its CUDA lowering then does not import, which would be a traceback deep inside numba-cuda."""
+    import numpy as np
+
+    if "numpy" not in str(exc):
+        raise exc
+    raise CudaUnavailableError(
+        f"numba-cuda {numba_internals.installed('numba-cuda')} does not work beside numpy {np.__version__} ({exc}): "
+        f'pip install "numpy<2.5" (the cuda extra asks for it)'
+    ) from None
 
 
 def _require_python_stack() -> None:

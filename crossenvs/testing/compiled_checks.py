@@ -22,8 +22,10 @@ Each check here reads the kernel as numba-cuda builds it for a named compute cap
 from __future__ import annotations
 
 import importlib.util
+import os
 import pickle
 import re
+import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -99,13 +101,16 @@ class PtxasReport:
 
 
 def ptxas_path() -> Path:
-    """The ``ptxas`` that the ``cuda`` extra installs (the nvidia-cuda-nvcc wheel)."""
+    """The ``ptxas`` that the ``cuda`` extra installs (the nvidia-cuda-nvcc wheel), else a CUDA toolkit's (on the
+    PATH, under ``CUDA_HOME``, or in /usr/local/cuda: a GPU machine's image may have only that one)."""
     spec = importlib.util.find_spec("nvidia.cuda_nvcc")
-    folders = list(spec.submodule_search_locations or []) if spec else []
-    for folder in folders:
-        path = Path(folder, "bin", "ptxas")
-        if path.is_file():
-            return path
+    folders = [Path(folder, "bin") for folder in (spec.submodule_search_locations or [])] if spec else []
+    on_path = shutil.which("ptxas")
+    folders += [Path(on_path).parent] if on_path else []
+    folders += [Path(os.environ["CUDA_HOME"], "bin")] if os.environ.get("CUDA_HOME") else []
+    for folder in [*folders, Path("/usr/local/cuda/bin")]:
+        if (folder / "ptxas").is_file():
+            return folder / "ptxas"
     raise CudaUnavailableError(f"ptxas not found: it comes with the cuda extra, {install_hint('cuda')}")
 
 
