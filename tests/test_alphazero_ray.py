@@ -172,7 +172,10 @@ def test_a_policy_lag_below_the_publishing_interval_is_refused():
 def test_a_simulated_cluster_spreads_the_actors_and_survives_a_lost_node(tmp_path):
     from ray.cluster_utils import Cluster
 
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
+    # the head notices a lost node within about a second (Ray's default health checks take 15 s or more)
+    quick = {"health_check_initial_delay_ms": 500, "health_check_period_ms": 500, "health_check_timeout_ms": 500,
+             "health_check_failure_threshold": 2}  # fmt: skip
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "_system_config": quick})
     try:
         workers = [cluster.add_node(num_cpus=1) for _ in range(3)]
         cluster.wait_for_nodes()
@@ -185,7 +188,8 @@ def test_a_simulated_cluster_spreads_the_actors_and_survives_a_lost_node(tmp_pat
         assert not refused.exists()
 
         run_dir = tmp_path / "run"
-        config = config_file(tmp_path, max_minutes=1.0)  # time for the lost actor to restart and answer
+        # the lost actor restarts on another node and answers within about 10 s
+        config = config_file(tmp_path, max_minutes=0.5)
         flags = ("--config", str(config), "--actors", "2", "--address", cluster.address, "--run-dir", str(run_dir))
         process, seen = start(*flags), []
         places = actor_places(read_until(process, "actors:", seen))
