@@ -13,21 +13,26 @@ brings back what it found. Steps, in the order of the on-a-card issue:
   sanitizer  one game's device env and search under compute-sanitizer, memcheck then racecheck
   check      ``benchmarks/gpu.py --check`` at 65,536 games, a process per game, several at once
   env        ``benchmarks/gpu.py --env`` at 4,096 and 65,536 games: each same-game pair with pgx, then ours
-  search     ``benchmarks/gpu.py --search`` beside mctx at 1,024, 4,096 and 16,384 games
+             (a process per pair and batch)
+  search     ``benchmarks/gpu.py --search`` beside mctx at 4,096, 16,384 and 1,024 games (a process each)
   train      ``make train``'s run with ``--device cuda`` for 3 minutes, its match against MCTS-5000 included
   cores      ``benchmarks/cores.py`` on every core of the machine
 
 Here, once: ``python benchmarks/on_a_card.py --fetch-wheels`` saves the packages the device image lacks
 (:data:`CARRIED`), built for its Python 3.12, into ``.whl/`` (git ignores it). There, naming ``.whl`` in
-the run's carry, each call well inside the tool's 10 minutes a command (``--budget``, seconds, stops
-starting commands that could not finish in time)::
+the run's carry, each call well inside the tool's 10 minutes a command (``--budget``, seconds: a command
+gets at most what is left of it, and none starts with under 30 s left)::
 
     python3 benchmarks/on_a_card.py stack doctor check --out $OUT --budget 540
-    python3 benchmarks/on_a_card.py env search --out $OUT --budget 540
+    python3 benchmarks/on_a_card.py env --out $OUT --budget 540
+    python3 benchmarks/on_a_card.py "search:B=4096" "search:B=16384" --out $OUT --budget 540
     python3 benchmarks/on_a_card.py sanitizer train cores --out $OUT --budget 540
 
+``step:command`` runs one command of a step (``search:B=1024``), for a call cut short or a later session.
+
 The script installs the wheels itself (into a folder of its own under /tmp; numba-cuda and cuda-core only
-where the image's numba-cuda is not the checked one) and runs every command with that folder and this
+where the image's numba-cuda is not the checked one, numpy only where the image's is 2.5 or newer) and runs
+every command with that folder and this
 checkout on ``PYTHONPATH``. ``--plan`` prints the commands and their limits and exits; ``--smoke``
 shrinks every size so that the whole plan runs under numba's CUDA simulator in minutes
 (tests/test_on_a_card.py runs it so).
@@ -88,6 +93,8 @@ DOCTOR_SETUPS = ["crisscross", "crisscross:size=11", "charing_cross", "crosse", 
 #: gpu.py's --games names, a process each for the checks (crisscross holds both of its sizes)
 CHECK_GAMES = ["hex", "connect_four", "crisscross", "charing_cross", "crosse", "crossings", "neo_crossings"]
 #: the env rows in three processes: each same-game pair, then our games beside pgx's nearest
+#: the batches of the env and search rows (the issue's): each its own process
+ENV_BATCHES, SEARCH_BATCHES = [4096, 65536], [4096, 16384, 1024]  # the targets first
 ENV_GROUPS = {"hex": ["hex"], "connect_four": ["connect_four"],
               "our games": ["crisscross", "charing_cross", "crosse", "crossings", "neo_crossings"]}  # fmt: skip
 
@@ -136,17 +143,18 @@ def commands(step: str, work: Path, smoke: bool) -> list[Command]:
         games = ["connect_four"] if smoke else CHECK_GAMES
         return [Command(step, game, bench("gpu.py", "--check", "--games", game, *sizes, "--json", str(figures(game))),
                         300, figures(game)) for game in games]  # fmt: skip
-    if step == "env":
-        sizes = ["--batches", "4", "--seconds", "0.05", "--rounds", "1"] if smoke else []
+    if step == "env":  # a process per pair and batch: one that hangs or runs long costs only its own rows
+        small = ["--seconds", "0.05", "--rounds", "1"] if smoke else []
         groups = {"connect_four": ["connect_four"]} if smoke else ENV_GROUPS
-        return [Command(step, name, bench("gpu.py", "--env", "--games", *games, *sizes, "--json",
-                        str(figures(name.replace(" ", "_")))), 300, figures(name.replace(" ", "_")))
-                for name, games in groups.items()]  # fmt: skip
-    if step == "search":
-        sizes = ["--search-batches", "2", "--seconds", "0.05", "--rounds", "1", "--simulations", "4", "--warmup",
-                 "1"] if smoke else []  # fmt: skip
-        return [Command(step, "search", bench("gpu.py", "--search", *sizes, "--json", str(figures("search"))), 540,
-                        figures("search"))]  # fmt: skip
+        return [Command(step, f"{name} B={batch}", bench("gpu.py", "--env", "--games", *games, "--batches", str(batch),
+                        *small, "--json", str(figures(f"{name}_{batch}".replace(" ", "_")))), 240,
+                        figures(f"{name}_{batch}".replace(" ", "_")))
+                for batch in ([4] if smoke else ENV_BATCHES) for name, games in groups.items()]  # fmt: skip
+    if step == "search":  # a process per batch
+        small = ["--seconds", "0.05", "--rounds", "1", "--simulations", "4", "--warmup", "1"] if smoke else []
+        return [Command(step, f"B={batch}", bench("gpu.py", "--search", "--search-batches", str(batch), *small,
+                        "--json", str(figures(f"search_{batch}"))), 300, figures(f"search_{batch}"))
+                for batch in ([2] if smoke else SEARCH_BATCHES)]  # fmt: skip
     if step == "train":
         run = work / "train-run"
         sizes = [f"--set={key}={value}" for key, value in SMOKE_TRAINING.items()] if smoke else []
@@ -347,7 +355,8 @@ def nvvm_found() -> str:
 # ----------------------------------------------------------------------------- main
 def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("steps", nargs="*", metavar="STEP", help=f"any of: {', '.join(STEPS)}")
+    parser.add_argument("steps", nargs="*", metavar="STEP[:COMMAND]",
+                        help=f"any of: {', '.join(STEPS)}; STEP:COMMAND runs that one command of it (search:B=4096)")  # fmt: skip
     parser.add_argument("--out", type=Path, default=None, help="where the logs and figures.json go (the run's $OUT)")
     parser.add_argument("--budget", type=float, default=540.0, help="seconds this call may take in all")
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, for the simulator")
@@ -355,18 +364,33 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--fetch-wheels", action="store_true", help="here: the carried packages into .whl/")
     parser.add_argument("--stack-report", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    unknown = [step for step in args.steps if step not in STEPS]
+    unknown = [step for step in args.steps if step.partition(":")[0] not in STEPS]
     if unknown:
         parser.error(f"no step {unknown[0]!r}; the steps: {', '.join(STEPS)}")
     if not (args.steps or args.fetch_wheels or args.stack_report):
         parser.error("name at least one step (or --fetch-wheels)")
-    if (
-        len(set(args.steps)) > 7 and not args.plan
-    ):  # a log each and figures.json: the device tool brings 8 files back from $OUT
+    steps = {step.partition(":")[0] for step in args.steps}
+    if len(steps) > 7 and not args.plan:  # a log each and figures.json: the tool brings 8 files back from $OUT
         parser.error("at most 7 steps a call: the device tool brings back 8 files from $OUT")
     if args.steps and not args.plan and args.out is None:
         parser.error("--out is needed to run steps (the run's $OUT)")
     return args
+
+
+def chosen_commands(steps: list[str], work: Path, smoke: bool) -> dict[str, list[Command]]:
+    """The commands of each step named, in order; ``step:name`` keeps only that command of the step (one a later
+    call runs again, or one a cut-short call never started)."""
+    planned: dict[str, list[Command]] = {}
+    for token in steps:
+        step, _, name = token.partition(":")
+        todo = commands(step, work, smoke)
+        picked = [command for command in todo if not name or command.name == name]
+        if not picked:
+            names = ", ".join(f"{step}:{command.name}" for command in todo)
+            print(f"error: step {step} has no command {name!r}; its commands: {names}", file=sys.stderr)
+            raise SystemExit(2)
+        planned.setdefault(step, []).extend(c for c in picked if c not in planned.get(step, []))
+    return planned
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -380,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.plan
         else Path(tempfile.mkdtemp(prefix="crossenvs-card-"))
     )
-    planned = {step: commands(step, work, args.smoke) for step in args.steps}
+    planned = chosen_commands(args.steps, work, args.smoke)
     if args.plan:
         for step, todo in planned.items():
             for command in todo:

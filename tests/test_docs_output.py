@@ -181,15 +181,18 @@ def doctor_block() -> Block:
 
 def doctor_shape(text: str) -> list[list[str]]:
     """The doctor's lines as words, with what varies from run to run and machine to machine masked: versions,
-    wall seconds, compile seconds and microseconds a step. The setups, mismatches and results stay."""
-    shaped = []
+    wall seconds, compile seconds and microseconds a step, and the order of the setups' rows (each is printed as
+    its process ends, so two setups run at once may end either way). The setups, mismatches and results stay."""
+    shaped, rows = [], []
     for line in _lines(text):
         words = line.split()
         if words[:1] == ["CUDA"]:  # the toolkit and package versions
             words = [re.sub(r"\d[\w.+]*", "#", word) for word in words]
         elif words[-1:] in (["ok"], ["FAIL"]) and len(words) >= 9:  # a setup's row: s, compile s, step us
             words[-8:-5] = ["#"] * 3
+            rows.append(words)
+            continue
         elif line.endswith(" s") and "setups passed in" in line:
             words[-2] = "#"
         shaped.append(words)
-    return shaped
+    return shaped + sorted(rows)

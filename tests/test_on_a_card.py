@@ -100,11 +100,11 @@ def test_every_step_runs_under_the_simulator_and_brings_its_figures_back(smoke):
     assert figures["stack"]["stack"]["as_checked"] is True and figures["stack"]["stack"]["cpu_cores"] >= 1
     check = figures["check"]["connect_four"]["check"]
     assert [(row["game"], row["mismatches"]) for row in check] == [("connect_four", 0)]
-    env_rows = {row["name"]: row for row in figures["env"]["connect_four"]["rows"]}
+    env_rows = {row["name"]: row for row in figures["env"]["connect_four B=4"]["rows"]}
     assert set(env_rows) == {"crossenvs connect_four", "pgx connect_four"}
     assert all(row["median"] > 0 for row in env_rows.values())
-    assert [r["kind"] for r in figures["env"]["connect_four"]["ratios"]] == ["same game"]
-    search = figures["search"]["search"]["search_rows"]
+    assert [r["kind"] for r in figures["env"]["connect_four B=4"]["ratios"]] == ["same game"]
+    search = figures["search"]["B=2"]["search_rows"]
     assert [row["name"] for row in search] == ["crossenvs search crisscross 8x8", "crossenvs training crisscross 8x8",
                                               "mctx gumbel othello"]  # fmt: skip
     assert all(row["median"] > 0 for row in search) and 0 < search[0]["network_share"] <= 1
@@ -186,7 +186,7 @@ def test_a_tool_missing_there_is_one_line_and_a_failed_command(card, tmp_path):
 
 def test_bad_calls_are_refused_by_name(capsys):
     for argv, message in ((["dcotor", "--out", "x"], "no step 'dcotor'"), (["doctor"], "--out is needed"),
-                          ([], "name at least one step"),
+                          ([], "name at least one step"), (["search:B=7", "--plan"], "step search has no command 'B=7'"),
                           (["stack", "doctor", "sanitizer", "check", "env", "search", "train", "cores", "--out", "x"],
                            "at most 7 steps a call")):  # fmt: skip
         done = subprocess.run([sys.executable, str(CARD), *argv], capture_output=True, text=True, timeout=60)
@@ -205,3 +205,11 @@ def test_every_command_line_the_docs_show_parses(card, capsys):
         argv = [word for word in shlex.split(command.replace("$OUT", "out"))]
         assert card.main([*argv, "--plan"]) == 0, command
         assert capsys.readouterr().out.startswith("plan: "), command
+
+
+def test_one_command_of_a_step_can_be_run_alone(card, capsys):
+    """What a later call runs again, or what a cut-short call never started: step:name."""
+    assert card.main(["--plan", "search:B=16384", "env:hex B=65536", "search:B=16384"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[1:3] for line in lines] == [["search", "B=16384"], ["env", "hex"]]
+    assert "--search-batches 16384" in lines[0] and "--games hex --batches 65536" in lines[1]
