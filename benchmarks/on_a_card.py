@@ -29,6 +29,8 @@ gets at most what is left of it, and none starts with under 30 s left)::
     python3 benchmarks/on_a_card.py sanitizer train cores --out $OUT --budget 540
 
 ``step:command`` runs one command of a step (``search:B=1024``), for a call cut short or a later session.
+Back here, ``python benchmarks/on_a_card.py --tables figures.json ...`` writes the benchmarks page's tables
+from the files the calls brought back.
 
 The script installs the wheels itself (into a folder of its own under /tmp; numba-cuda and cuda-core only
 where the image's numba-cuda is not the checked one, numpy only where the image's is 2.5 or newer) and runs
@@ -352,6 +354,70 @@ def nvvm_found() -> str:
         return f"not found: {type(exc).__name__}: {exc}"
 
 
+# ----------------------------------------------------------------------------- the benchmarks page's tables
+def tables(figures: dict) -> list[str]:
+    """Markdown for the benchmarks page from a call's (or several calls' merged) figures.json: the card, then the
+    checks, the env rows with their ratios, the search rows beside mctx, and the core sweep."""
+    out = []
+    stack = next(iter(figures.get("stack", {}).values()), {})
+    if stack:
+        out += [f"Card: {stack.get('gpu', 'none')}; {stack.get('cpu_cores')} CPU cores; Python {stack.get('python')}; "
+                + ", ".join(f"{k} {v}" for k, v in stack.get("packages", {}).items() if v) + ".", ""]  # fmt: skip
+    checks = [row for part in figures.get("check", {}).values() for row in part.get("check", [])]
+    if checks:
+        out += ["| env check | games | steps | games ended | mismatches |", "|---|---|---|---|---|"]
+        out += [f"| {r['game']} | {r['num_envs']:,} | {r['steps']} | {r['games_ended']:,} | {r['mismatches']} |"
+                for r in checks]  # fmt: skip
+        out.append("")
+    rows = [row for part in figures.get("env", {}).values() for row in part.get("rows", [])]
+    if rows:
+        batches = sorted({row["batch"] for row in rows})
+        out += ["| steps/s | " + " | ".join(f"B={b:,}" for b in batches) + " |", "|---" * (len(batches) + 1) + "|"]
+        for name in dict.fromkeys(row["name"] for row in rows):
+            rates = {row["batch"]: row["median"] for row in rows if row["name"] == name}
+            out.append(f"| {name} | " + " | ".join(rate_text(rates.get(b)) for b in batches) + " |")
+        ratios = [r for part in figures.get("env", {}).values() for r in part.get("ratios", [])]
+        for kind in ("same game", "a different game"):
+            for label in dict.fromkeys(r["row"] for r in ratios if r["kind"] == kind):
+                by_batch = {r["batch"]: r for r in ratios if r["row"] == label and r["kind"] == kind}
+                peer = next(iter(by_batch.values()))["peer"]
+                cells = [f"{by_batch[b]['ratio']:.2f}x" if b in by_batch else "-" for b in batches]
+                out.append(f"| {label} / {peer} ({kind}) | " + " | ".join(cells) + " |")
+        out.append("")
+    searched = [row for part in figures.get("search", {}).values() for row in part.get("search_rows", [])]
+    if searched:
+        out += ["| positions/s | B | median | network share |", "|---|---|---|---|"]
+        for row in searched:
+            share = f"{row['network_share']:.0%}" if row.get("network_share") is not None else "-"
+            out.append(f"| {row['name']} | {row['batch']:,} | {rate_text(row['median'])} | {share} |")
+        out.append("")
+    sweep = next(iter(figures.get("cores", {}).values()), {})
+    if sweep:
+        cores = sorted({row["cores"] for row in sweep["results"]})
+        out += ["| per second | B | " + " | ".join(f"{c} cores" for c in cores) + " | over 2 cores |",
+                "|---" * (len(cores) + 3) + "|"]  # fmt: skip
+        for entry in sweep["scaling"]:
+            rates = {row["cores"]: row["median"] for row in sweep["results"] if row["kind"] == entry["kind"]
+                     and label_of(row) == entry["game"] and row["batch"] == entry["batch"]}  # fmt: skip
+            scaling = f"{entry['scaling_over_2']:.1f}x" if entry.get("scaling_over_2") else "-"
+            out.append(f"| {entry['kind']} {entry['game']} | {entry['batch']:,} | "
+                       + " | ".join(rate_text(rates.get(c)) for c in cores) + f" | {scaling} |")  # fmt: skip
+        out.append("")
+    return out
+
+
+def rate_text(rate: float | None) -> str:
+    """12,345,678 -> 12.3M; 45,678 -> 45.7k (the benchmarks page's way); None -> -."""
+    if rate is None:
+        return "-"
+    return f"{rate / 1e6:.2f}M" if rate >= 1e6 else f"{rate / 1e3:.1f}k" if rate >= 1e3 else f"{rate:.0f}"
+
+
+def label_of(row: dict) -> str:
+    size = row.get("options", {}).get("size")
+    return f"{row['game']} {size}x{size}" if size else row["game"]
+
+
 # ----------------------------------------------------------------------------- main
 def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -362,12 +428,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, for the simulator")
     parser.add_argument("--plan", action="store_true", help="print the commands and their limits, and exit")
     parser.add_argument("--fetch-wheels", action="store_true", help="here: the carried packages into .whl/")
+    parser.add_argument("--tables", type=Path, nargs="+", default=None, metavar="FIGURES",
+                        help="here: the benchmarks page's tables from figures.json files brought back")  # fmt: skip
     parser.add_argument("--stack-report", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     unknown = [step for step in args.steps if step.partition(":")[0] not in STEPS]
     if unknown:
         parser.error(f"no step {unknown[0]!r}; the steps: {', '.join(STEPS)}")
-    if not (args.steps or args.fetch_wheels or args.stack_report):
+    if not (args.steps or args.fetch_wheels or args.stack_report or args.tables):
         parser.error("name at least one step (or --fetch-wheels)")
     steps = {step.partition(":")[0] for step in args.steps}
     if len(steps) > 7 and not args.plan:  # a log each and figures.json: the tool brings 8 files back from $OUT
@@ -399,6 +467,13 @@ def main(argv: list[str] | None = None) -> int:
         return stack_report(args.stack_report)
     if args.fetch_wheels:
         return fetch_wheels()
+    if args.tables:
+        merged: dict = {}
+        for path in args.tables:  # several calls' files: later ones add to or replace earlier ones' commands
+            for step, found in json.loads(path.read_text()).items():
+                merged.setdefault(step, {}).update(found)
+        print("\n".join(tables(merged)))
+        return 0
     work = (
         Path(tempfile.gettempdir()) / "crossenvs-card"
         if args.plan

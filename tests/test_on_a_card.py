@@ -213,3 +213,16 @@ def test_one_command_of_a_step_can_be_run_alone(card, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[1:3] for line in lines] == [["search", "B=16384"], ["env", "hex"]]
     assert "--search-batches 16384" in lines[0] and "--games hex --batches 65536" in lines[1]
+
+
+@pytest.mark.slow
+def test_the_figures_brought_back_become_the_benchmarks_pages_tables(card, smoke, capsys):
+    done, out, _ = smoke
+    assert done.returncode == 0, done.stdout[-4000:]
+    assert card.main(["--tables", str(out / "figures.json")]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("Card: ") and "| connect_four | 4 | 5 |" in text  # the check's row: games, steps
+    assert "| crossenvs connect_four |" in text and "| pgx connect_four |" in text
+    assert "| connect_four / pgx connect_four (same game) |" in text
+    assert "| mctx gumbel othello | 2 |" in text and "| random play crisscross 8x8 | 8 |" in text
+    assert [card.rate_text(r) for r in (None, 950, 45_678, 12_345_678)] == ["-", "950", "45.7k", "12.35M"]
