@@ -201,8 +201,11 @@ def test_every_command_line_the_docs_show_parses(card, capsys):
     texts = [path.read_text() for path in root.glob("docs/**/*.md")] + [card.__doc__]
     found = {c.strip() for text in texts for c in re.findall(r"python3? benchmarks/on_a_card\.py([^`\n#]*)", text)}
     assert len(found) >= 4 and "--fetch-wheels" in found
-    for command in sorted(found - {"--fetch-wheels"}):
-        argv = [word for word in shlex.split(command.replace("$OUT", "out"))]
+    for command in sorted(found):
+        argv = shlex.split(command.replace("$OUT", "out"))
+        if argv[0] in ("--fetch-wheels", "--tables"):  # here, not there: they parse, and run nothing on a card
+            assert card.parse(argv), command
+            continue
         assert card.main([*argv, "--plan"]) == 0, command
         assert capsys.readouterr().out.startswith("plan: "), command
 
