@@ -15,7 +15,8 @@ brings back what it found. Steps, in the order of the on-a-card issue:
   env        ``benchmarks/gpu.py --env`` at 4,096 and 65,536 games: each same-game pair with pgx, then ours
              (a process per pair and batch)
   search     ``benchmarks/gpu.py --search`` beside mctx at 4,096, 16,384 and 1,024 games (a process each)
-  train      ``make train``'s run with ``--device cuda`` for 3 minutes, its match against MCTS-5000 included
+  train      TorchRL's spec check of ``CrossTorchRLEnv(..., device="cuda")`` for every game, then ``make train``'s
+             run with ``--device cuda`` for 3 minutes, its match against MCTS-5000 included
   cores      ``benchmarks/cores.py`` on every core of the machine
 
 Here, once: ``python benchmarks/on_a_card.py --fetch-wheels`` saves the packages the device image lacks
@@ -61,7 +62,8 @@ STEPS = ("stack", "doctor", "sanitizer", "check", "env", "search", "train", "cor
 #: the packages the steps need that the device image lacks (its list: the device tool's KINDS.md), at versions
 #: that meet crossenvs' requirements (tests/test_on_a_card.py checks them against pyproject.toml)
 CARRIED = ["gymnasium==1.2.2", "pettingzoo==1.27.0", "farama-notifications==0.0.6", "pgx==2.6.0", "mctx==0.0.71",
-           "svgwrite==1.4.3"]  # fmt: skip
+           "svgwrite==1.4.3", "torchrl==0.14.1", "tensordict==0.14.3", "pyvers==0.2.3", "hoptorch==0.1.4",
+           "orjson==3.13.0", "importlib-metadata==10.2.0", "lazy-importer==0.1.0"]  # fmt: skip
 #: carried too, installed only where the image's own does not do: numba-cuda and cuda-core where its numba-cuda is
 #: not the one crossenvs was checked against, numpy where its numpy is 2.5 or newer (numba-cuda 0.30 does not
 #: import beside it; the cuda extra holds numpy below 2.5)
@@ -88,7 +90,7 @@ statsmodels sympy tabulate tensorboard tensorboard-data-server tensorstore threa
 tokenizers toolz torch torchaudio torchdiffeq torch-geometric torchmetrics torchvision tqdm transformers treescope
 triton typer typing-extensions typing-inspect urllib3 uvloop wadler-lindig werkzeug wheel wrapt xarray xxhash
 yarl zipp""".split()
-)
+) | {"pytz", "tzdata"}  # pandas' requirements: on the image with pandas, though its list leaves them out
 #: the setups the doctor checks: its own default ones, and the two that gpu.py times beside pgx on the same game
 DOCTOR_SETUPS = ["crisscross", "crisscross:size=11", "charing_cross", "crosse", "crossings", "neo_crossings",
                  "hex:size=11,swap=on", "connect_four"]  # fmt: skip
@@ -163,7 +165,9 @@ def commands(step: str, work: Path, smoke: bool) -> list[Command]:
         minutes, device = ("0.05", "auto") if smoke else ("3", "cuda")  # torch sees no card under the simulator
         argv = crossenvs_cli("train", "alphazero", "--game", "crisscross", "--option", "size=6", "--device", device,
                              "--max-minutes", minutes, "--no-progress", "--run-dir", str(run), *sizes)  # fmt: skip
-        return [Command(step, "train", argv, 560, run / "summary.json")]
+        games = ["crisscross"] if smoke else ["crisscross", "charing_cross", "crosse", "crossings", "neo_crossings"]
+        specs = python("-c", TORCHRL_SPECS, str(2 if smoke else 1024), *games)
+        return [Command(step, "torchrl specs", specs, 240), Command(step, "train", argv, 560, run / "summary.json")]
     if step == "cores":
         sizes = ["--cores", "1", "--games", "crisscross", "--batches", "8", "--search-batch", "4", "--repeats", "1",
                  "--seconds", "0.02"] if smoke else []  # fmt: skip
@@ -172,6 +176,25 @@ def commands(step: str, work: Path, smoke: bool) -> list[Command]:
     raise ValueError(step)
 
 
+#: CrossTorchRLEnv on the device (the issue's step 5): TorchRL's own spec check and a rollout of legal actions
+TORCHRL_SPECS = """
+import os, sys, warnings
+import numpy as np
+if os.environ.get("NUMBA_DISABLE_JIT") == "1":  # the simulator: numba off, the random streams' products wrap
+    np.seterr(over="ignore")
+    warnings.simplefilter("ignore", RuntimeWarning)
+from torchrl.envs.utils import check_env_specs
+from crossenvs.envs.vector import DeviceVectorEnv
+from crossenvs.integrations.torchrl import CrossTorchRLEnv
+for name in sys.argv[2:]:
+    env = CrossTorchRLEnv(name, num_envs=int(sys.argv[1]), device="cuda")
+    assert isinstance(env._vector, DeviceVectorEnv), type(env._vector)
+    env.set_seed(0)
+    check_env_specs(env, seed=None)
+    rollout = env.rollout(4, break_when_any_done=False)
+    assert rollout["action_mask"].gather(-1, rollout["action"].unsqueeze(-1)).all()
+    print(name, "specs ok on", env.device, flush=True)
+"""
 #: the training run's config under --smoke: a few games, a tiny search, a two-game match against random
 SMOKE_TRAINING = {"num_envs": 4, "simulations": 2, "max_considered": 2, "batch_size": 8, "eval_games": 2,
                   "eval_simulations": 2, "eval_opponent": "random", "eval_ladder_games": 0}  # fmt: skip
@@ -272,7 +295,7 @@ def install_wheels(site: Path) -> dict[str, str]:
         if image["numpy"] and tuple(int(part) for part in image["numpy"].split(".")[:2]) < (2, 5):
             unneeded += CARRIED_NUMPY
         skipped = tuple(name.split("==")[0].replace("-", "_") + "-" for name in unneeded)
-        chosen = [wheel for wheel in wheels if not wheel.name.startswith(skipped)]
+        chosen = [wheel for wheel in wheels if not wheel.name.startswith(skipped) and runs_here(wheel)]
         install = python("-m", "pip", "install", "-q", "--no-index", "--no-deps", "--no-compile", "--no-cache-dir",
                          "--target", str(site), *map(str, chosen))  # fmt: skip
         subprocess.run(install, check=True)
@@ -281,6 +304,15 @@ def install_wheels(site: Path) -> dict[str, str]:
     else:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     return env
+
+
+def runs_here(wheel: Path) -> bool:
+    """Whether this Python can install ``wheel`` (the carried ones are built for the device image's 3.12; a test
+    running the steps on another Python keeps its own packages for the rest)."""
+    from packaging.tags import sys_tags
+    from packaging.utils import parse_wheel_filename
+
+    return bool(set(parse_wheel_filename(wheel.name)[3]) & set(sys_tags()))
 
 
 def image_versions(*names: str) -> dict[str, str | None]:
@@ -483,7 +515,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.plan:
         for step, todo in planned.items():
             for command in todo:
-                print(f"plan: {step:<9} {command.name:<24} {command.timeout:>4} s  {' '.join(command.argv)}")
+                words = [word if "\n" not in word else "'<script>'" for word in command.argv]
+                print(f"plan: {step:<9} {command.name:<24} {command.timeout:>4} s  {' '.join(words)}")
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
     runner = Runner(args.out, args.budget, install_wheels(work / "site"))

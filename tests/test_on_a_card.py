@@ -23,22 +23,27 @@ SMOKE_STEPS = ["stack", "doctor", "check", "env", "search", "train", "cores"]
 #: written into a folder on PYTHONPATH, so every process of the run loads it: the packages the device image lacks
 #: (and that are not carried) cannot be imported, and each process records the top-level modules it imported
 AS_ON_THE_IMAGE = """
-import atexit, os, sys
+import atexit, importlib.util, os, sys
 
 _ABSENT = set(os.environ["CARD_ABSENT"].split(","))
 
 
 class _NotOnTheImage:
     def find_spec(self, name, path=None, target=None):
-        # an import of it fails; a look for it (importlib.util.find_spec: torch asks after optional packages
-        # that way and imports none) is left to the usual finders
-        importing = sys._getframe(2).f_code.co_name == "_find_and_load_unlocked"
-        if importing and name.split(".")[0] in _ABSENT:
+        if name.split(".")[0] in _ABSENT:
             raise ModuleNotFoundError(f"No module named {name!r} (not on the device image)", name=name)
         return None
 
 
 sys.meta_path.insert(0, _NotOnTheImage())
+_find_spec = importlib.util.find_spec
+
+
+def _look(name, package=None):  # a look for one (torch, torchrl ask so before importing) finds none, as there
+    return None if name.split(".")[0] in _ABSENT else _find_spec(name, package)
+
+
+importlib.util.find_spec = _look
 
 
 def _record():
@@ -111,6 +116,7 @@ def test_every_step_runs_under_the_simulator_and_brings_its_figures_back(smoke):
     assert figures["train"]["train"]["positions"] > 0  # the run's summary.json
     cores = figures["cores"]["cores"]["results"]
     assert {(row["kind"], row["cores"]) for row in cores} == {("random play", 1), ("tree walk", 1)}
+    assert "crisscross specs ok on cpu" in (out / "train.log").read_text()  # CrossTorchRLEnv(device="cuda"), simulated
     doctor = (out / "doctor.log").read_text()
     assert "1 of 1 setups passed" in doctor and "== doctor doctor: exit 0" in doctor
 
@@ -164,7 +170,7 @@ def test_the_full_plan_fits_the_device_tool_and_asks_what_the_issue_asks(card, c
     text = "\n".join(lines)
     assert "hex:size=11,swap=on" in text and "connect_four" in text  # the doctor checks the same-game setups
     assert "--tool memcheck" in text and "--tool racecheck" in text
-    assert "--device cuda --max-minutes 3" in text
+    assert "--device cuda --max-minutes 3" in text and "torchrl specs" in text  # the issue's step 5, both parts
     checks = [line for line in lines if line.split()[1] == "check"]
     assert len(checks) == len(card.CHECK_GAMES) and all("--check-batch" not in line for line in checks)  # 65,536
 
