@@ -31,7 +31,25 @@ def _crossenvs(*argv: str, **env: str) -> subprocess.CompletedProcess:
 def test_without_a_gpu_the_doctor_says_so_in_one_line():
     done = _crossenvs("doctor")
     assert done.returncode == 1
-    assert done.stdout.startswith("no GPU: ") and len(done.stdout.strip().splitlines()) == 1, done.stdout
+    assert done.stdout.startswith("the GPU path cannot run here: device='cuda' needs an NVIDIA GPU"), done.stdout
+    assert len(done.stdout.strip().splitlines()) == 1, done.stdout
+
+
+def test_a_stack_that_cannot_load_is_named_as_such_not_as_a_missing_gpu(monkeypatch, capsys):
+    """On a GPU machine whose numpy numba-cuda cannot work beside (numpy 2.5: Python 3.12's default), the doctor
+    said "no GPU:", sending its reader after the card; it names what cannot run, with the pin that fixes it."""
+    from crossenvs.cli import doctor
+
+    def numpy_too_new():
+        raise CudaUnavailableError('numba-cuda 0.30.4 does not work beside numpy 2.5.2 (...): pip install "numpy<2.5"')
+
+    monkeypatch.setattr(doctor, "stack_lines", numpy_too_new)
+    assert main(["doctor"]) == 1
+    out = capsys.readouterr().out
+    assert (
+        out
+        == 'the GPU path cannot run here: numba-cuda 0.30.4 does not work beside numpy 2.5.2 (...): pip install "numpy<2.5"\n'
+    )
 
 
 @pytest.mark.slow

@@ -303,7 +303,7 @@ def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> int:
     try:
         lines = stack_lines()
     except CudaUnavailableError as exc:
-        out.write(f"no GPU: {exc}\n")
+        out.write(f"the GPU path cannot run here: {exc}\n")
         return 1
     out.writelines(line + "\n" for line in lines)
     jobs = args.jobs or max(1, min(len(args.games), os.cpu_count() or 1))
