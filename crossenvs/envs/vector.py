@@ -136,6 +136,9 @@ class _Batch:
         return st.State(self.boards[index].copy(), self.metas[index].copy())
 
 
+SEATS = np.array([0, 1], dtype=np.int64)
+
+
 def _seat_rewards(status: np.ndarray) -> np.ndarray:
     """(n, 2) returns of games from their status codes (0 while playing)."""
     return st.SEAT_RETURNS[status].astype(np.float32)
@@ -299,13 +302,13 @@ class CrossVectorEnv(VectorEnv):
 
     def _final_views(self, ids: np.ndarray, movers: np.ndarray) -> dict[str, np.ndarray]:
         """Gymnasium's same-step final-observation keys for the games ``ids`` that just ended."""
-        final_obs = np.full(self.num_envs, None, dtype=object)
-        by_seat = np.full(self.num_envs, None, dtype=object)
-        both_seats = self._batch.view(np.repeat(ids, 2), np.tile([0, 1], len(ids)))[0]
+        final_obs = np.empty(self.num_envs, dtype=object)  # None where no game ended
+        by_seat = np.empty(self.num_envs, dtype=object)
+        both_seats = self._batch.view(np.repeat(ids, 2), np.tile(SEATS, len(ids)))[0]
         views = both_seats.reshape(len(ids), 2, *self.game.observation_shape)
-        for row, index in enumerate(ids):
-            by_seat[index] = views[row]
-            final_obs[index] = views[row, movers[index]]
+        # a list into an object array's rows: one array per row (numpy stops at the target's one dimension)
+        by_seat[ids] = list(views)
+        final_obs[ids] = list(views[np.arange(len(ids)), movers[ids]])
         ended = np.zeros(self.num_envs, dtype=bool)
         ended[ids] = True
         return {"final_obs": final_obs, "_final_obs": ended, "final_obs_by_seat": by_seat}
