@@ -439,6 +439,17 @@ def positive(text: str) -> int:
     return int(text)
 
 
+def not_negative(text: str) -> float:
+    """Seconds on the command line: a number, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"a number of seconds, 0 or more, not {text!r}")
+    return value
+
+
 def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0], epilog="Parts run only when named; with none named, --env runs."
@@ -461,7 +472,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--search-batches", type=positive, nargs="+", default=SEARCH_BATCHES)
     parser.add_argument("--simulations", type=positive, default=SIMULATIONS,
                         help=f"of every search, ours and mctx's (default {SIMULATIONS})")  # fmt: skip
-    parser.add_argument("--warmup", type=float, default=TRAINING_WARMUP,
+    parser.add_argument("--warmup", type=not_negative, default=TRAINING_WARMUP,
                         help=f"seconds of self-play at most before the training row is timed (default {TRAINING_WARMUP:.0f})")  # fmt: skip
     parser.add_argument("--json", default=None, help="write every figure to this file")
     args = parser.parse_args(argv)

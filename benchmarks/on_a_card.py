@@ -51,9 +51,10 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,9 +97,9 @@ DOCTOR_SETUPS = ["crisscross", "crisscross:size=11", "charing_cross", "crosse", 
                  "hex:size=11,swap=on", "connect_four"]  # fmt: skip
 #: gpu.py's --games names, a process each for the checks (crisscross holds both of its sizes)
 CHECK_GAMES = ["hex", "connect_four", "crisscross", "charing_cross", "crosse", "crossings", "neo_crossings"]
-#: the env rows in three processes: each same-game pair, then our games beside pgx's nearest
 #: the batches of the env and search rows (the issue's): each its own process
 ENV_BATCHES, SEARCH_BATCHES = [4096, 65536], [4096, 16384, 1024]  # the targets first
+#: the env rows' groups: each same-game pair, then our games beside pgx's nearest
 ENV_GROUPS = {"hex": ["hex"], "connect_four": ["connect_four"],
               "our games": ["crisscross", "charing_cross", "crosse", "crossings", "neo_crossings"]}  # fmt: skip
 
@@ -112,7 +113,6 @@ class Command:
     argv: list[str]
     timeout: int
     figures: Path | None = None  # a JSON file the command writes, merged into figures.json under step/name
-    env: dict[str, str] = field(default_factory=dict)
 
 
 def python(*args: str) -> list[str]:
@@ -183,17 +183,9 @@ import numpy as np
 if os.environ.get("NUMBA_DISABLE_JIT") == "1":  # the simulator: numba off, the random streams' products wrap
     np.seterr(over="ignore")
     warnings.simplefilter("ignore", RuntimeWarning)
-from torchrl.envs.utils import check_env_specs
-from crossenvs.envs.vector import DeviceVectorEnv
-from crossenvs.integrations.torchrl import CrossTorchRLEnv
+from crossenvs.testing import check_device_torchrl
 for name in sys.argv[2:]:
-    env = CrossTorchRLEnv(name, num_envs=int(sys.argv[1]), device="cuda")
-    assert isinstance(env._vector, DeviceVectorEnv), type(env._vector)
-    env.set_seed(0)
-    check_env_specs(env, seed=None)
-    rollout = env.rollout(4, break_when_any_done=False)
-    assert rollout["action_mask"].gather(-1, rollout["action"].unsqueeze(-1)).all()
-    print(name, "specs ok on", env.device, flush=True)
+    print(name, "specs ok on", check_device_torchrl(name, num_envs=int(sys.argv[1])), flush=True)
 """
 #: the training run's config under --smoke: a few games, a tiny search, a two-game match against random
 SMOKE_TRAINING = {"num_envs": 4, "simulations": 2, "max_considered": 2, "batch_size": 8, "eval_games": 2,
@@ -213,9 +205,10 @@ class Runner:
         self.out, self.env, self.started = out, env, time.monotonic()
         self.deadline = self.started + budget
         self.figures_file = out / "figures.json"
+        self.lock = threading.Lock()  # a step's commands may end at once (the checks run several together)
         self.figures = json.loads(self.figures_file.read_text()) if self.figures_file.exists() else {}
 
-    def step(self, name: str, todo: list[Command], at_once: int = 1) -> list[int | None]:
+    def step(self, todo: list[Command], at_once: int = 1) -> list[int | None]:
         """Each command of a step (``at_once`` at a time): its return code, or None where it was not started."""
         with ThreadPoolExecutor(at_once) as pool:
             return list(pool.map(self.command, todo))
@@ -232,7 +225,7 @@ class Runner:
         with open(log, "a") as sink:
             try:
                 process = subprocess.Popen(command.argv, stdout=sink, stderr=subprocess.STDOUT, cwd=ROOT,
-                                           env={**self.env, **command.env}, start_new_session=True)  # fmt: skip
+                                           env=self.env, start_new_session=True)  # fmt: skip
             except FileNotFoundError:
                 self.note(log, f"== {command.step} {command.name}: {command.argv[0]} is not on this machine")
                 return 127
@@ -255,8 +248,9 @@ class Runner:
             figures = json.loads(command.figures.read_text())
         except json.JSONDecodeError:
             return
-        self.figures.setdefault(command.step, {})[command.name] = figures
-        self.figures_file.write_text(json.dumps(self.figures, indent=1))
+        with self.lock:
+            self.figures.setdefault(command.step, {})[command.name] = figures
+            self.figures_file.write_text(json.dumps(self.figures, indent=1))
 
     def note(self, log: Path, line: str) -> None:
         print(line, flush=True)
@@ -451,12 +445,39 @@ def label_of(row: dict) -> str:
 
 
 # ----------------------------------------------------------------------------- main
+def seconds(text: str) -> float:
+    """A time on the command line: a number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"a number of seconds above 0, not {text!r}")
+    return value
+
+
+def read_figures(paths: list[Path]) -> dict:
+    """Several calls' figures.json merged (a later file adds to or replaces an earlier one's commands); a file
+    that is missing or not JSON is one error naming it."""
+    merged: dict = {}
+    for path in paths:
+        try:
+            found = json.loads(path.read_text())
+            if not isinstance(found, dict) or not all(isinstance(part, dict) for part in found.values()):
+                raise ValueError("its steps are not objects of commands")
+        except (OSError, ValueError) as exc:  # JSONDecodeError is a ValueError
+            raise SystemExit(f"error: --tables {path}: not a figures.json brought back by a call ({exc})") from None
+        for step, commands_found in found.items():
+            merged.setdefault(step, {}).update(commands_found)
+    return merged
+
+
 def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("steps", nargs="*", metavar="STEP[:COMMAND]",
                         help=f"any of: {', '.join(STEPS)}; STEP:COMMAND runs that one command of it (search:B=4096)")  # fmt: skip
     parser.add_argument("--out", type=Path, default=None, help="where the logs and figures.json go (the run's $OUT)")
-    parser.add_argument("--budget", type=float, default=540.0, help="seconds this call may take in all")
+    parser.add_argument("--budget", type=seconds, default=540.0, help="seconds this call may take in all")
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, for the simulator")
     parser.add_argument("--plan", action="store_true", help="print the commands and their limits, and exit")
     parser.add_argument("--fetch-wheels", action="store_true", help="here: the carried packages into .whl/")
@@ -500,11 +521,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.fetch_wheels:
         return fetch_wheels()
     if args.tables:
-        merged: dict = {}
-        for path in args.tables:  # several calls' files: later ones add to or replace earlier ones' commands
-            for step, found in json.loads(path.read_text()).items():
-                merged.setdefault(step, {}).update(found)
-        print("\n".join(tables(merged)))
+        print("\n".join(tables(read_figures(args.tables))))
         return 0
     work = (
         Path(tempfile.gettempdir()) / "crossenvs-card"
@@ -522,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
     runner = Runner(args.out, args.budget, install_wheels(work / "site"))
     failed, skipped = [], []
     for step, todo in planned.items():
-        codes = runner.step(step, todo, at_once_for(step, args.smoke))
+        codes = runner.step(todo, at_once_for(step, args.smoke))
         failed += [f"{step} {c.name}" for c, code in zip(todo, codes, strict=True) if code not in (0, None)]
         skipped += [f"{step} {c.name}" for c, code in zip(todo, codes, strict=True) if code is None]
     outcome = f"failed: {', '.join(failed)}" if failed else "no command failed"

@@ -159,16 +159,9 @@ import warnings
 import numpy as np
 np.seterr(over="ignore")  # numba off: the random streams' 64-bit products wrap, as they do compiled
 warnings.simplefilter("ignore", RuntimeWarning)
-from torchrl.envs.utils import check_env_specs
-from crossenvs.envs.vector import DeviceVectorEnv
-from crossenvs.integrations.torchrl import CrossTorchRLEnv
+from crossenvs.testing import check_device_torchrl
 for name in {games!r}:
-    env = CrossTorchRLEnv(name, num_envs=2, device="cuda")
-    assert isinstance(env._vector, DeviceVectorEnv), type(env._vector)
-    env.set_seed(0)
-    check_env_specs(env, seed=None)
-    rollout = env.rollout(4, break_when_any_done=False)
-    assert rollout["action_mask"].gather(-1, rollout["action"].unsqueeze(-1)).all()
+    check_device_torchrl(name, num_envs=2)
     print(name, "ok")
 """
 

@@ -48,6 +48,7 @@ from .device import _compare_searches as _compare_searches  # tests/test_device*
 from .device import _count as _count
 from .device import check_device_env as check_device_env
 from .device import check_device_search as check_device_search
+from .device import check_device_torchrl as check_device_torchrl
 from .device import linear_evaluator as linear_evaluator
 
 #: what the API reference documents (the contract suite); the device checks import from here as well

@@ -215,3 +215,23 @@ def _compare_searches(
     report.root_observation_mismatches += int((observations != got[3]).reshape(len(observations), -1).any(axis=1).sum())
     report.max_policy_gap = max(report.max_policy_gap, float(np.abs(policies - got[1]).max()))
     report.max_value_gap = max(report.max_value_gap, float(np.abs(values - got[2]).max()))
+
+
+def check_device_torchrl(name: str, num_envs: int, steps: int = 4) -> str:
+    """``CrossTorchRLEnv(name, num_envs, device="cuda")`` passes TorchRL's ``check_env_specs``, and a rollout of
+    ``steps`` plays only legal actions; returns the device its tensors are on (the simulator's: the CPU).
+
+    Needs the ``torchrl`` extra. The tests run it under numba's CUDA simulator; a GPU session runs it on the card.
+    """
+    from torchrl.envs.utils import check_env_specs
+
+    from ..envs.vector import DeviceVectorEnv
+    from ..integrations.torchrl import CrossTorchRLEnv
+
+    env = CrossTorchRLEnv(name, num_envs=num_envs, device="cuda")
+    assert isinstance(env._vector, DeviceVectorEnv), type(env._vector)
+    env.set_seed(0)
+    check_env_specs(env, seed=None)
+    rollout = env.rollout(steps, break_when_any_done=False)
+    assert rollout["action_mask"].gather(-1, rollout["action"].unsqueeze(-1)).all()
+    return str(env.device)
