@@ -25,7 +25,22 @@ from typing import TextIO
 
 from ..core.checks import check_seed
 from ..core.errors import CrossenvsError
-from . import cache, check, doctor, evaluate, gif, ladder, list_games, play, rate, rating_plot, serve, solve, train
+from . import (
+    cache,
+    check,
+    doctor,
+    evaluate,
+    gif,
+    ladder,
+    list_games,
+    mistakes,
+    play,
+    rate,
+    rating_plot,
+    serve,
+    solve,
+    train,
+)
 from .common import Command, GameCommandParser, HelpFormatter, canonical_game, import_module
 
 __all__ = ["COMMANDS", "EXAMPLES", "Command", "build_parser", "canonical_game", "main"]
@@ -41,6 +56,7 @@ COMMANDS: tuple[Command, ...] = tuple(
         gif,
         rating_plot,
         solve,
+        mistakes,
         ladder,
         rate,
         check,
@@ -63,6 +79,7 @@ EXAMPLES = {
         "serve",
         "check",
         "solve",
+        "mistakes",
         "ladder",
         "rate",
         "doctor",

@@ -1,0 +1,182 @@
+"""Connect Four against ground truth: our exact solver against bitbully (an independent solver no one here
+wrote), the benchmark positions and their classes, the mistake rate, and the perfect player."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from bitbully import BitBully, Board
+
+import crossenvs
+from crossenvs.cli import main as cli
+from crossenvs.core.errors import InvalidArgumentError, InvalidOptionError, InvalidStateError
+from crossenvs.eval.connect_four import ConnectFourSolver, SolverBudgetError, mistakes, positions
+from crossenvs.eval.connect_four.bitbully_check import bitbully_scores, bitbully_scores_of_state
+from crossenvs.eval.connect_four.solver_api import plies_left
+from crossenvs.players import make_player
+
+GAME = crossenvs.make_game("connect_four")
+
+
+@pytest.fixture(scope="module")
+def solver() -> ConnectFourSolver:
+    return ConnectFourSolver(table_bits=20)
+
+
+def random_moves(rng, low: int, high: int) -> str:
+    """A random game's first plies (a ply count in ``[low, high)``), redrawn while it ends before."""
+    while True:
+        target, state, moves = int(rng.integers(low, high)), GAME.initial_state(), []
+        while len(moves) < target and not GAME.is_terminal(state):
+            column = int(rng.choice(GAME.legal_actions(state)))
+            state = GAME.apply(state, column)
+            moves.append(column)
+        if not GAME.is_terminal(state):
+            return "".join(map(str, moves))
+
+
+def test_every_move_score_equals_bitbullys_on_random_positions(solver):
+    rng = np.random.default_rng(11)
+    checked = 0
+    for _ in range(300):
+        moves = random_moves(rng, 12, 42)
+        ours = solver.move_scores(positions.replay(GAME, moves)).scores
+        assert ours == bitbully_scores(moves), moves
+        checked += 1
+    assert checked == 300
+
+
+def test_plies_left_is_bitbullys_moves_left(solver):
+    """Our distance to the end from a score is bitbully's (its own conversion), and the start's is 41:
+    Red wins with the last disc."""
+    assert plies_left(1, 0, 42) == 41 == BitBully.score_to_moves_left(1, Board())
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        moves = random_moves(rng, 14, 40)
+        best = solver.move_scores(positions.replay(GAME, moves)).best
+        board = Board.from_moves([int(d) for d in moves])
+        assert plies_left(best, len(moves), 42) == BitBully.score_to_moves_left(best, board), moves
+
+
+def test_a_win_in_one_and_a_forced_loss():
+    """Red (to move) has three across the bottom: the open end wins at once, score (43 - 6) // 2 = 18."""
+    state = positions.replay(GAME, "051626")  # red a1 b1 c1, yellow f1 g1 g2
+    assert GAME.current_player(state) == 0
+    scores = ConnectFourSolver(table_bits=16).move_scores(state).scores
+    assert scores[3] == 18 and all(score < 18 for col, score in scores.items() if col != 3)
+
+
+def test_the_budget_and_the_grid_are_checked(solver):
+    with pytest.raises(SolverBudgetError, match="give a larger budget"):
+        solver.move_scores(GAME.initial_state(), nodes=1000)
+    with pytest.raises(InvalidStateError, match="solver's grid 7x6"):
+        solver.move_scores(crossenvs.make_game("connect_four", columns=6).initial_state())
+    with pytest.raises(InvalidStateError, match="game is over"):
+        solver.move_scores(positions.replay(GAME, "0101010"))
+    with pytest.raises(InvalidArgumentError, match="64 bits"):
+        ConnectFourSolver(columns=12, rows=12)
+    with pytest.raises(InvalidArgumentError, match="nodes must be"):
+        solver.move_scores(GAME.initial_state(), nodes=0)
+
+
+def test_the_solver_survives_a_search_cut_short(solver):
+    """A budget that runs out mid-search leaves nothing wrong behind in the table the next search reuses."""
+    moves = "3324"
+    state = positions.replay(GAME, moves)
+    with pytest.raises(SolverBudgetError):
+        solver.move_scores(state, nodes=200_000)
+    assert solver.move_scores(positions.replay(GAME, "3324334455")).scores == bitbully_scores("3324334455")
+    later = "33243344552"
+    assert solver.move_scores(positions.replay(GAME, later)).scores == bitbully_scores(later)
+
+
+@pytest.mark.parametrize(
+    ("plies", "left", "klass"),
+    [(0, 41, "begin-hard"), (14, 28, "begin-hard"), (14, 27, "begin-medium"), (14, 13, "begin-easy"),
+     (15, 27, "middle-medium"), (28, 14, "middle-medium"), (28, 13, "middle-easy"), (29, 13, "end-easy")],
+)  # fmt: skip
+def test_classes_at_their_edges(plies, left, klass):
+    assert positions.classify(plies, left) == klass
+
+
+def test_a_build_stopped_and_resumed_gives_the_uninterrupted_set(tmp_path):
+    """Two draws, a stop with a half-written line, then the rest: the same positions as in one go."""
+    small = ConnectFourSolver(table_bits=18)
+    whole, parts = tmp_path / "whole.jsonl", tmp_path / "parts.jsonl"
+    for _ in positions.build(whole, seed=5, per_class=2, solver=small, nodes=100_000):
+        pass
+    for _ in positions.build(parts, seed=5, per_class=2, solver=small, nodes=100_000, max_draws=2):
+        pass
+    with parts.open("a") as journal:
+        journal.write('{"moves": "33", "sco')  # the stop came mid-line
+    for _ in positions.build(parts, seed=5, per_class=2, solver=small, nodes=100_000):
+        pass
+    # the same draws and scores; who solved one may differ (the budget counts positions, the table remembers)
+    assert [(r.moves, r.scores) for r in positions.read_journal(parts)] == [
+        (r.moves, r.scores) for r in positions.read_journal(whole)
+    ]
+    sets = positions.load(whole, per_class=2)
+    assert all(len(rows) == 2 for rows in sets.values()), {k: len(v) for k, v in sets.items()}
+    for klass, rows in sets.items():
+        assert all(row.klass == klass for row in rows)
+        for row in rows:  # bitbully where ours ran out of budget, ours checked against bitbully elsewhere
+            assert row.scores == bitbully_scores(row.moves), row
+
+
+def test_the_shipped_positions_agree_with_bitbully():
+    """Every class of the shipped set, checked against bitbully on a sample (the build checked every draw)."""
+    sets = positions.load()
+    rng = np.random.default_rng(0)
+    for klass, rows in sets.items():
+        assert rows, f"the shipped set has no {klass} position"
+        for index in rng.choice(len(rows), size=min(40, len(rows)), replace=False):
+            row = rows[index]
+            assert row.scores == bitbully_scores(row.moves), row
+            assert row.klass == klass and row.plies == len(row.moves)
+
+
+def test_a_mistake_is_a_lost_value_not_a_slower_win():
+    row = positions.BenchmarkPosition("", {0: -2, 1: -1, 2: 0, 3: 1, 4: 0, 5: -1, 6: -2})
+    assert [mistakes.is_mistake(row, col) for col in range(7)] == [True, True, True, False, True, True, True]
+    slower = positions.BenchmarkPosition("3", {0: 5, 1: 3, 2: 0, 3: -4})
+    assert not mistakes.is_mistake(slower, 1) and mistakes.is_mistake(slower, 2)
+    assert mistakes.wilson(0, 1000)[0] == 0.0 and 0.003 < mistakes.wilson(0, 1000)[1] < 0.004
+
+
+def test_perfect_makes_no_mistake_and_random_makes_many():
+    sets = {klass: rows[:25] for klass, rows in positions.load().items()}
+    perfect = mistakes.mistake_rates(make_player("perfect", game=GAME, seed=0), sets)
+    assert all(rate.mistakes == 0 for rate in perfect.values()), perfect
+    rand = mistakes.mistake_rates(make_player("random", game=GAME, seed=0), sets)
+    assert sum(rate.mistakes for rate in rand.values()) > 30, rand
+
+
+def test_perfect_beats_random_from_both_seats():
+    from crossenvs.eval.arena import match
+
+    result = match(GAME, make_player("perfect", seed=1), make_player("random", seed=2), games=4, seed=0)
+    assert result["games"] == 4 and result["win_rate"] == 1.0, result
+
+
+def test_perfect_is_refused_off_the_standard_grid():
+    with pytest.raises(InvalidOptionError, match="standard 7x6 grid"):
+        make_player("perfect", game=crossenvs.make_game("connect_four", rows=5))
+    with pytest.raises(InvalidOptionError, match="standard 7x6 grid"):
+        make_player("perfect", game=crossenvs.make_game("crossings"))
+    with pytest.raises(InvalidOptionError, match="takes no argument"):
+        make_player("perfect:3", game=GAME)
+
+
+def test_bitbully_reads_our_positions_as_we_do():
+    moves = "334455"
+    assert bitbully_scores_of_state(positions.replay(GAME, moves)) == bitbully_scores(moves)
+
+
+def test_the_mistakes_command(capsys):
+    assert cli(["mistakes", "random", "perfect", "--per-class", "5", "--seed", "1"]) in (0, None)
+    out = capsys.readouterr().out
+    assert "| random: class |" in out and "| perfect: class |" in out
+    perfect_rows = out.split("| perfect: class |")[1].splitlines()[2:8]
+    assert len(perfect_rows) == 6 and all("| 5 | 0 | 0.0% |" in row for row in perfect_rows), perfect_rows
+    assert cli(["mistakes", "random", "--per-class", "0"]) == 2
+    assert "--per-class" in capsys.readouterr().err
