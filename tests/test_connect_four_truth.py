@@ -36,14 +36,14 @@ def random_moves(rng, low: int, high: int) -> str:
 
 
 def test_every_move_score_equals_bitbullys_on_random_positions(solver):
-    rng = np.random.default_rng(11)
+    rng = np.random.default_rng(11)  # the build checked its 7,000 positions of ours too
     checked = 0
-    for _ in range(300):
+    for _ in range(150):
         moves = random_moves(rng, 12, 42)
         ours = solver.move_scores(positions.replay(GAME, moves)).scores
         assert ours == bitbully_scores(moves), moves
         checked += 1
-    assert checked == 300
+    assert checked == 150
 
 
 def test_plies_left_is_bitbullys_moves_left(solver):
@@ -59,11 +59,12 @@ def test_plies_left_is_bitbullys_moves_left(solver):
 
 
 def test_a_win_in_one_and_a_forced_loss():
-    """Red (to move) has three across the bottom: the open end wins at once, score (43 - 6) // 2 = 18."""
-    state = positions.replay(GAME, "051626")  # red a1 b1 c1, yellow f1 g1 g2
+    """Red (to move) has three across the bottom, Yellow three up the f file: d1 wins at once, score
+    (43 - 10) // 2 = 16; every other move loses, Yellow's next disc winning (-16) but after the block at f4."""
+    state = positions.replay(GAME, "0516260515")  # red a1 b1 c1 a2 b2, yellow f1 g1 g2 f2 f3
     assert GAME.current_player(state) == 0
     scores = ConnectFourSolver(table_bits=16).move_scores(state).scores
-    assert scores[3] == 18 and all(score < 18 for col, score in scores.items() if col != 3)
+    assert scores[3] == 16 and all(score < 0 for col, score in scores.items() if col != 3), scores
 
 
 def test_the_budget_and_the_grid_are_checked(solver):
@@ -144,11 +145,11 @@ def test_a_mistake_is_a_lost_value_not_a_slower_win():
 
 
 def test_perfect_makes_no_mistake_and_random_makes_many():
-    sets = {klass: rows[:25] for klass, rows in positions.load().items()}
+    sets = {klass: rows[:12] for klass, rows in positions.load().items()}
     perfect = mistakes.mistake_rates(make_player("perfect", game=GAME, seed=0), sets)
     assert all(rate.mistakes == 0 for rate in perfect.values()), perfect
     rand = mistakes.mistake_rates(make_player("random", game=GAME, seed=0), sets)
-    assert sum(rate.mistakes for rate in rand.values()) > 30, rand
+    assert sum(rate.mistakes for rate in rand.values()) > 15, rand
 
 
 def test_perfect_beats_random_from_both_seats():
@@ -180,3 +181,26 @@ def test_the_mistakes_command(capsys):
     assert len(perfect_rows) == 6 and all("| 5 | 0 | 0.0% |" in row for row in perfect_rows), perfect_rows
     assert cli(["mistakes", "random", "--per-class", "0"]) == 2
     assert "--per-class" in capsys.readouterr().err
+
+
+def test_list_says_which_games_have_an_agent_a_ladder_and_perfect_play():
+    import io
+
+    out = io.StringIO()
+    assert cli(["list"], out=out) == 0
+    blocks = {block.split()[0]: block for block in out.getvalue().split("\n") if block and not block[0].isspace()}
+    text = out.getvalue()
+    assert set(blocks) >= {"connect_four", "crossings", "hex"}
+    after = {name: text.split(name + " ", 1)[1].split("\n")[2] for name in ("connect_four", "crossings", "hex")}
+    assert after["crossings"].strip() == "pretrained agent: yes; ladder (crossenvs rate): yes"
+    assert after["hex"].strip() == "pretrained agent: none yet; ladder (crossenvs rate): none yet"
+    assert "perfect play: the perfect player and crossenvs mistakes" in after["connect_four"]
+
+
+def test_a_finished_run_suggests_only_commands_that_work(tmp_path):
+    from crossenvs.az.evaluation import next_commands
+
+    c4 = "\n".join(next_commands("connect_four", {}, tmp_path / "final.pt"))
+    assert "crossenvs rate" not in c4 and "crossenvs mistakes az:" in c4 and "final.pt:0" in c4
+    crossings = "\n".join(next_commands("crossings", {}, tmp_path / "final.pt"))
+    assert "crossenvs rate az:" in crossings and "crossenvs mistakes" not in crossings

@@ -69,15 +69,25 @@ def shown_path(path: Path) -> str:
 
 
 def next_commands(game: str, options: dict[str, Any], checkpoint: Path) -> list[str]:
-    """What to do with a finished run's agent: rate it on the ladder, match it, play it (its ``az:`` spec)."""
+    """What to do with a finished run's agent: rate it where the game has a ladder (on Connect Four, measure its
+    mistakes against perfect play), match it, play it (its ``az:`` spec). Only commands that work are named."""
+    from crossenvs.core.registry import make_game
+    from crossenvs.eval.ladder.scale import shipped_ladder
+
     spec = f"az:{shown_path(checkpoint)}"
     flags = "".join(f" --option {key}={value}" for key, value in options.items())
-    return [
-        "next:",
-        f"  crossenvs rate {spec} --game {game}{flags}                       # its rating on the ladder",
+    lines = ["next:"]
+    if shipped_ladder(make_game(game, **options)) is not None:
+        lines.append(f"  crossenvs rate {spec} --game {game}{flags}                       # its rating on the ladder")
+    if game == "connect_four" and not options:
+        lines.append(
+            f"  crossenvs mistakes {spec} {spec}:0      # its mistakes against perfect play, searching and not"
+        )
+    lines += [
         f"  crossenvs eval {game}{flags} --players {spec} mcts:200 --games 20   # a match against MCTS",
         f"  crossenvs play {game}{flags} --opponent {spec}                   # play it in the terminal",
     ]
+    return lines
 
 
 def ladder_rating(game, agent: AlphaZeroPlayer, config: Config) -> dict[str, Any]:
