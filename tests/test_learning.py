@@ -91,9 +91,11 @@ def test_the_ppo_self_play_example_beats_random_within_twenty_thousand_steps():
 @pytest.mark.slow
 def test_gumbel_alphazero_self_play_learns_a_policy_that_beats_random():
     """Self-play with the Gumbel search, learning from its targets: 4x4 Crisscross, 32 games at once, 500
-    search steps with a gradient step each (about 10 s). The raw policy (no search) then scores about 0.95
-    against random over 200 games, where it scores 0.49 untrained and 0.58 with the value targets negated
-    (after 250 and 300 steps: 0.90 and 0.78, so the margin needs the 500)."""
+    search steps with a gradient step each (about 10 s). The raw policy (no search) then scores about 0.9
+    against random over 200 games, where it scores 0.49 untrained and 0.58 with the value targets negated.
+    The score is one training trajectory's, and float paths differ between CPUs: seeds 0-9 on the 2-core VM
+    (one torch thread, as under xdist) gave 0.855-0.96 (median 0.89), and seed 0 on a CI machine 0.785.
+    Hence 0.75: below every trajectory seen, and about 5 standard deviations (200 games) above the negated control."""
     import numpy as np
     import torch
     from conftest import AZ_TINY
@@ -127,4 +129,4 @@ def test_gumbel_alphazero_self_play_learns_a_policy_that_beats_random():
         return np.where(masks == 1, logits, -np.inf).argmax(axis=1)
 
     score = match(game, FunctionPlayer(policy, batched=True, name="net"), RandomPlayer(), games=200, seed=5)["score"]
-    assert score >= 0.8
+    assert score >= 0.75
