@@ -204,3 +204,22 @@ def test_a_finished_run_suggests_only_commands_that_work(tmp_path):
     assert "crossenvs rate" not in c4 and "crossenvs mistakes az:" in c4 and "final.pt:0" in c4
     crossings = "\n".join(next_commands("crossings", {}, tmp_path / "final.pt"))
     assert "crossenvs rate az:" in crossings and "crossenvs mistakes" not in crossings
+
+
+def test_perfect_asks_the_book_first_in_the_opening_and_our_solver_later(monkeypatch):
+    """Before ply 12 bitbully's book answers at once where our solver would search for minutes; from ply 12
+    our solver answers (the book only past its budget), and without bitbully our solver tries the opening."""
+    from crossenvs.eval.connect_four import bitbully_check, player
+
+    asked = []
+    real = bitbully_check.bitbully_scores_of_state
+    monkeypatch.setattr(bitbully_check, "bitbully_scores_of_state", lambda state: asked.append(1) or real(state))
+    opening, later = positions.replay(GAME, "332"), positions.replay(GAME, "332455662200")
+    perfect = player.PerfectPlayer(seed=0)
+    assert perfect.move_scores(GAME, opening) == bitbully_scores("332") and asked == [1]
+    assert perfect._solver is None  # our solver was not even built
+    assert perfect.move_scores(GAME, later) == bitbully_scores("332455662200") and asked == [1]
+    monkeypatch.setattr(player, "book_installed", lambda: False)
+    small = player.PerfectPlayer(seed=0, nodes=1000)
+    assert small.move_scores(GAME, opening) == bitbully_scores("332")  # ours ran out, then the fallback
+    assert small._solver is not None and asked == [1, 1]

@@ -19,7 +19,9 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("players", metavar="SPEC", nargs="+", help=f"the players to measure: {player_specs()}")
     parser.add_argument("--per-class", type=int, default=1000, help="positions of each class to use (default: 1000)")
     parser.add_argument(
-        "--positions", metavar="FILE", help="a journal of benchmarks/connect_four_positions.py (default: the shipped set)"
+        "--positions",
+        metavar="FILE",
+        help="a journal of benchmarks/connect_four_positions.py (default: the shipped set)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the players' random choices")
 
