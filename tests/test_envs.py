@@ -9,6 +9,7 @@ import warnings
 
 import gymnasium
 import numpy as np
+import pettingzoo
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from pettingzoo.test import api_test, parallel_api_test, seed_test
@@ -32,14 +33,41 @@ def entry(module: str):
     return getattr(crossenvs, module)
 
 
+def from_registry(module: str, options: dict):
+    """The env as PettingZoo 1.27's users make it: ``pettingzoo.make("aec", "crossenvs/<game>-v0", **options)``."""
+    return pettingzoo.make("aec", crossenvs.game_spec(module.removesuffix("_v0")).pettingzoo_id, **options)
+
+
 @pytest.mark.parametrize("module, options", ENV_CASES, ids=CASE_IDS)
 def test_pettingzoo_api_test(module, options):
-    api_test(entry(module).env(**options), num_cycles=1000)
+    api_test(from_registry(module, options), num_cycles=1000)
 
 
 @pytest.mark.parametrize("module, options", ENV_CASES, ids=CASE_IDS)
 def test_pettingzoo_seed_test(module, options):
-    seed_test(lambda: entry(module).env(**options), num_cycles=500)
+    seed_test(lambda: from_registry(module, options), num_cycles=500)
+
+
+def test_pettingzoo_registry_holds_every_game_as_its_entry_module_makes_it():
+    ids = {spec.id for spec in pettingzoo.aec_registry.values() if spec.namespace == "crossenvs"}
+    assert ids == {crossenvs.game_spec(name).pettingzoo_id for name in crossenvs.list_games()}
+    assert "crossenvs/tictactoe-v0" in ids  # the example game, registered after crossenvs was imported
+    made, direct = pettingzoo.make("aec", "crossenvs/crisscross_v0", size=6), crisscross_v0.env(size=6)
+    assert type(made) is type(direct)
+    assert (made.unwrapped.game.name, made.unwrapped.game.options) == ("crisscross", direct.unwrapped.game.options)
+    assert direct.unwrapped.game.options["size"] == 6
+    with pytest.raises(crossenvs.InvalidOptionError, match="size"):
+        pettingzoo.make("aec", "crossenvs/crisscross-v0", size=1)
+
+
+def test_a_pettingzoo_without_a_registry_registers_nothing_and_fails_nothing(monkeypatch):
+    """PettingZoo before 1.27 has no registry: the entry modules are all it gets, as before."""
+    from crossenvs.envs import registration
+
+    monkeypatch.delattr(pettingzoo, "register")
+    monkeypatch.delattr(pettingzoo, "aec_registry")
+    spec = crossenvs.game_spec("crosse")
+    registration.register_with_pettingzoo(spec, crossenvs.crosse_v0)  # returns without a word
 
 
 @pytest.mark.parametrize("module, options", ENV_CASES, ids=CASE_IDS)

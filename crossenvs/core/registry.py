@@ -50,6 +50,11 @@ class GameSpec:
         return f"crossenvs.{self.name}_v0"
 
     @property
+    def pettingzoo_id(self) -> str:
+        """The id in PettingZoo's registry (1.27 and later): ``pettingzoo.make("aec", "crossenvs/crosse-v0")``."""
+        return f"crossenvs/{self.name}-v0"
+
+    @property
     def facts(self) -> GameFacts:
         """What the game's class declares of its name and rules, blanks derived from this registration (loads it)."""
         return self.load().facts.completed(self.name, self.summary)

@@ -1,4 +1,5 @@
-"""What registering a game adds on the env side: its gymnasium id and its PettingZoo entry module.
+"""What registering a game adds on the env side: its gymnasium id, its PettingZoo entry module, and its id in
+PettingZoo's registry (``pettingzoo.make("aec", "crossenvs/crosse-v0")``, PettingZoo 1.27 and later).
 
 This module subscribes to the registry on import (:func:`crossenvs.core.registry.on_register`),
 so the core never imports the envs; ``import crossenvs`` imports it before any game registers.
@@ -16,6 +17,7 @@ from types import ModuleType
 from typing import Any
 
 import gymnasium
+import pettingzoo
 
 from ..core.errors import InvalidOptionError
 from ..core.registry import GameSpec, make_game, on_register
@@ -37,6 +39,18 @@ def register_envs(spec: GameSpec) -> None:
         module = entry_module(spec)
         sys.modules[spec.entry_module] = module
         setattr(sys.modules["crossenvs"], f"{spec.name}_v0", module)
+    register_with_pettingzoo(spec, sys.modules[spec.entry_module])
+
+
+def register_with_pettingzoo(spec: GameSpec, module: ModuleType) -> None:
+    """The game's AEC env in PettingZoo's registry, where the installed PettingZoo has one (1.27 on; older
+    ones have none and lose nothing). PettingZoo reads no plugin list, so ``import crossenvs`` comes first."""
+    registry = getattr(pettingzoo, "aec_registry", None)
+    if registry is None or not hasattr(pettingzoo, "register"):
+        return
+    if spec.pettingzoo_id in registry:
+        return  # registered already: PettingZoo would warn that it overrides it
+    pettingzoo.register("aec", spec.pettingzoo_id, entry_point=module.env)
 
 
 def entry_module(spec: GameSpec) -> ModuleType:
