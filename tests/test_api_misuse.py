@@ -6,6 +6,8 @@ message names what was wrong. Cases that would allocate gigabytes are refused be
 
 from __future__ import annotations
 
+import re
+
 import gymnasium
 import numpy as np
 import pytest
@@ -54,7 +56,19 @@ CASES = {
     "mcts:²": (lambda: make_player("mcts:²"), "not a whole number"),
     "pretrained:²": (lambda: make_player("pretrained:²", game=make_game("crisscross", size=6)), "not a whole number"),
     "az:f.pt:²": (lambda: make_player("az:f.pt:²"), "not a whole number"),
+    "mcts:-5": (lambda: make_player("mcts:-5"), "mcts:<simulations>: -5 is out of range; give a whole number from 1"),
+    "az:f.pt:-3": (lambda: make_player("az:f.pt:-3"), "-3 is out of range; give a whole number from 0"),
 }
+
+
+def test_an_aec_env_stepped_before_reset_says_to_reset_in_our_error_and_pettingzoos():
+    env = crossenvs.crosse_v0.env()
+    for call, name in ((lambda: env.step(0), "step()"), (lambda: env.observe("player_0"), "observe()")):
+        with pytest.raises(
+            crossenvs.ResetFirstError, match=rf"crosse: {re.escape(name)} before reset\(\); call env.reset"
+        ):
+            call()
+    assert issubclass(crossenvs.ResetFirstError, AssertionError)  # what PettingZoo's order wrapper raised here
 
 
 @pytest.mark.parametrize("case", list(CASES))

@@ -59,6 +59,11 @@ class CallOrderError(CrossenvsError, RuntimeError):
     """An env method called when it cannot run: ``step`` after the episode ended or after ``close``."""
 
 
+class ResetFirstError(CallOrderError, AssertionError):
+    """An AEC env stepped or observed before its first ``reset()``. PettingZoo's order wrapper raises a bare
+    ``AssertionError`` there, so this is one too: code that caught that still catches it."""
+
+
 class UsageError(CrossenvsError, ValueError):
     """A command-line flag out of range, or flags that do not go together; the message names the flag."""
 

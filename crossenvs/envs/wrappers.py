@@ -9,7 +9,8 @@ like the stack, move for move, including illegal actions. One deliberate differe
 that is no action id (out of range, a float, ``None`` for a live agent) raises
 :class:`~crossenvs.core.errors.InvalidActionError` ("action is not in action space: ...")
 where the stack's ``AssertOutOfBoundsWrapper`` raises a bare ``AssertionError`` (and accepts
-``True`` as action 1).
+``True`` as action 1); and ``step()`` or ``observe()`` before ``reset()`` raises
+:class:`~crossenvs.core.errors.ResetFirstError` (an ``AssertionError`` too) that says what to call.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from ..core.actions import action_id
+from ..core.errors import ResetFirstError
 
 _BEFORE_RESET = "{} cannot be accessed before reset"
 
@@ -67,7 +69,7 @@ class StandardRulesWrapper(OrderEnforcingWrapper):
 
     def observe(self, agent: str) -> Any:
         if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
+            raise self._reset_first("observe()")
         observation = self._raw.observe(agent)
         if agent == self._raw.agent_selection:
             self._prev_mask = observation["action_mask"]
@@ -75,7 +77,7 @@ class StandardRulesWrapper(OrderEnforcingWrapper):
 
     def step(self, action: Any) -> None:
         if not self._has_reset:
-            EnvLogger.error_step_before_reset()
+            raise self._reset_first("step()")
         raw = self._raw
         if not raw.agents:
             self._has_updated = True
@@ -95,6 +97,12 @@ class StandardRulesWrapper(OrderEnforcingWrapper):
             self._end_game_for_illegal_move(agent)
         else:
             raw.step(action)
+
+    def _reset_first(self, call: str) -> ResetFirstError:
+        return ResetFirstError(
+            f"{self._raw.game.name}: {call} before reset(); call env.reset(seed=...) first, then step through "
+            "env.agent_iter()"
+        )
 
     def _end_game_for_illegal_move(self, agent: str) -> None:
         """As PettingZoo's TerminateIllegalWrapper: the mover gets the penalty, all agents end."""

@@ -105,7 +105,7 @@ def solve(
             return None  # the bounded searches' share is spent: the full search has the rest
         raise SolverBudgetError(
             f"{game.name}: no value proven within {nodes:,} positions ({time.perf_counter() - started:.1f} s); "
-            "give a larger budget (nodes=...) or a position nearer the end"
+            "give a larger budget (--nodes on the command line, nodes= in Python) or a position nearer the end"
         )
 
     def search(position: State) -> int:

@@ -119,7 +119,7 @@ def split_file_argument(argument: str) -> tuple[str, int | None]:
     vetting of that file both split here.
     """
     name, _, count = argument.rpartition(":")
-    if not name or not count.isdigit():  # any digits, ² too: whole_number refuses what int() cannot read
+    if not name or not count.removeprefix("-").isdigit():  # any digits, ² and -3 too: whole_number refuses them
         return argument, None
     return name, whole_number(count, "<checkpoint>:<simulations>", 0, MAX_SEARCH_SIMULATIONS)
 
