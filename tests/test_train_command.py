@@ -162,10 +162,24 @@ def test_the_checkout_scripts_are_the_command(capsys):
     [
         ("simulatons=16", "error: --set simulatons=...: unknown key(s) simulatons; known keys: game,"),
         ("simulations=abc", "error: the command line (--set simulations=...): 'simulations' must be a whole number"),
+        ("simulations=-4", "error: the command line (--set simulations=...): 'simulations' must be 0 or more, got -4"),
     ],
 )
-def test_a_bad_set_is_blamed_on_the_command_line_not_the_shipped_config(setting, said, capsys):
-    """Was: both errors named crossenvs/configs/alphazero/crisscross6.yaml, which the user never touched."""
-    assert cli(["train", "alphazero", "--game", "crisscross", "--option", "size=6", "--set", setting]) == 2
+@pytest.mark.parametrize("trainer", ["alphazero", "ppo"])
+def test_a_bad_set_is_blamed_on_the_command_line_not_the_shipped_config(trainer, setting, said, capsys):
+    """Was: the errors named crossenvs/configs/alphazero/crisscross6.yaml, which the user never touched (the
+    range check of a well-typed value did until 2026-12-02)."""
+    if trainer == "ppo":  # the PPO config has no simulations: the same three faults on a key of its own
+        setting, said = setting.replace("simulations", "num_envs"), said.replace("simulations", "num_envs")
+        said = said.replace("0 or more", "at least 1").replace("simulatons", "num_env")
+        setting = setting.replace("simulatons", "num_env")
+    assert cli(["train", trainer, "--game", "crisscross", "--option", "size=6", "--set", setting]) == 2
     err = capsys.readouterr().err
     assert err.startswith(said) and "crisscross6.yaml" not in err, err
+
+
+def test_a_file_at_fault_is_still_named_when_the_command_line_sets_other_keys(tmp_path, capsys):
+    config = tmp_path / "mine.yaml"
+    config.write_text("game: crisscross\nsimulations: -3\n")
+    assert cli(["train", "alphazero", "--config", str(config), "--set", "seed=3"]) == 2
+    assert capsys.readouterr().err.startswith(f"error: {config}: 'simulations' must be 0 or more, got -3")

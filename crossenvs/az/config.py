@@ -7,6 +7,7 @@ player spec that does not parse, or buffers and networks that cannot fit in this
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from crossenvs.players import make_player
 from crossenvs.trainer.config import (
     ConfigError,
     check_config_memory,
+    check_naming_the_source,
     check_wall_clock,
     config_from_dict,
     read_yaml_config,
@@ -166,9 +168,9 @@ def replay_row_bytes(game) -> int:
 
 def load_config(path: Path | str, overrides: dict[str, Any] | None = None, local_actors: int = 0) -> Config:
     """Read and check a YAML config; ``overrides`` (the command line's) replace its keys where not None."""
-    raw = read_yaml_config(path)
+    file_raw = read_yaml_config(path)
     given = {k: v for k, v in (overrides or {}).items() if v is not None}
-    raw.update(given)
-    config = config_from_dict(Config, raw, str(path), from_command_line=given)
-    config.check(str(path), local_actors)
+    config = config_from_dict(Config, {**file_raw, **given}, str(path), from_command_line=given)
+    check = functools.partial(Config.check, local_actors=local_actors)
+    check_naming_the_source(check, Config, file_raw, config, str(path), given)
     return config

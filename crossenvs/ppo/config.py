@@ -12,6 +12,7 @@ from crossenvs.core.registry import make_game
 from crossenvs.trainer.config import (
     ConfigError,
     check_config_memory,
+    check_naming_the_source,
     check_wall_clock,
     config_from_dict,
     read_yaml_config,
@@ -48,11 +49,10 @@ class Config:
 
 def load_config(path: Path | str, overrides: dict[str, Any] | None = None) -> Config:
     """Read and check a YAML config: unknown keys and wrong types stop the run, naming the key."""
-    raw = read_yaml_config(path)
+    file_raw = read_yaml_config(path)
     given = {k: v for k, v in (overrides or {}).items() if v is not None}
-    raw.update(given)
-    config = config_from_dict(Config, raw, str(path), from_command_line=given)
-    _check_ranges(config, str(path))
+    config = config_from_dict(Config, {**file_raw, **given}, str(path), from_command_line=given)
+    check_naming_the_source(_check_ranges, Config, file_raw, config, str(path), given)
     return config
 
 

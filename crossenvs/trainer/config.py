@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -118,6 +118,29 @@ def config_from_dict(
     if values["game"] not in list_games():
         raise ConfigError(f"{where}: 'game' {values['game']!r} is not one of {', '.join(list_games())}")
     return cls(**values)
+
+
+def check_naming_the_source(
+    check: Callable[[Any, str], None], cls: type, file_raw: dict[str, Any], merged: Any, path: str, given: dict
+) -> None:
+    """``check(config, where)`` on the run's config, naming the command line where its values are to blame
+    (the merged config is refused, the file's own values pass), else the file ``path``."""
+    try:
+        check(merged, path)
+    except ConfigError as refused:
+        if not given or not _passes(check, cls, file_raw, path):
+            raise
+        named = [key for key in given if f"'{key}'" in str(refused)] or list(given)  # the keys the error is about
+        where = f"the command line ({', '.join(f'--set {key}=...' for key in named)})"
+        raise ConfigError(str(refused).replace(path, where, 1)) from None
+
+
+def _passes(check: Callable[[Any, str], None], cls: type, raw: dict[str, Any], path: str) -> bool:
+    try:
+        check(config_from_dict(cls, raw, path), path)
+    except ConfigError:
+        return False
+    return True
 
 
 def check_config_memory(parts: dict[str, int], where: str, keys: str) -> None:
