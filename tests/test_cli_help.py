@@ -91,6 +91,14 @@ def test_check_of_a_module_that_registers_nothing_says_so(tmp_path, capsys, monk
     assert "registers no new game" in capsys.readouterr().err
 
 
+def test_check_of_a_missing_file_names_the_argument_not_a_flag_never_given(tmp_path, capsys):
+    assert cli(["check", str(tmp_path / "missing.py")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: module {tmp_path / 'missing.py'}: no such file") and "--import" not in err, err
+    assert cli(["--import", str(tmp_path / "missing.py"), "list"]) == 2
+    assert f"--import {tmp_path / 'missing.py'}: no such file" in capsys.readouterr().err
+
+
 def help_of(argv, capsys) -> str:
     """A command's help as one line of words (argparse wraps lines wherever the width falls)."""
     with pytest.raises(SystemExit):

@@ -34,7 +34,7 @@ def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> int:
     from ..testing import check_game
 
     before = set(list_games())
-    import_module(args.module)
+    import_module(args.module, given_as="module")
     names = [canonical_game(args.game)] if args.game else sorted(set(list_games()) - before)
     if not names:
         raise UsageError(

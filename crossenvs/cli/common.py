@@ -180,18 +180,19 @@ def chosen_ladder(game: Game, flag: str) -> Any:
     return load_ladder(game, None if flag == SHIPPED_LADDER else flag)
 
 
-def import_module(name: str) -> None:
-    """Import a module by name, or a ``.py`` file by path (its folder joins ``sys.path``)."""
+def import_module(name: str, given_as: str = "--import") -> None:
+    """Import a module by name, or a ``.py`` file by path (its folder joins ``sys.path``); an error names it as
+    the user gave it (``given_as``: the flag, or the argument's name)."""
     path = Path(name)
     try:
         if path.suffix == ".py":
             if not path.is_file():
-                raise InvalidOptionError(f"--import {name}: no such file")
+                raise InvalidOptionError(f"{given_as} {name}: no such file")
             sys.path.insert(0, str(path.resolve().parent))
             importlib.import_module(path.stem)
         else:
             importlib.import_module(name)
     except ImportError as exc:
-        raise InvalidOptionError(f"--import {name}: {exc}") from None
+        raise InvalidOptionError(f"{given_as} {name}: {exc}") from None
     except SyntaxError as exc:  # other errors in the user's module keep their traceback, which shows where
-        raise InvalidOptionError(f"--import {name}: {exc.msg} ({exc.filename}, line {exc.lineno})") from None
+        raise InvalidOptionError(f"{given_as} {name}: {exc.msg} ({exc.filename}, line {exc.lineno})") from None
