@@ -38,6 +38,13 @@ class Mutant(typing.NamedTuple):
 
 MUTANTS = [
     Mutant(
+        "checkpoint-options-not-compared",
+        "crossenvs.checkpoints.files:check_trained_on",
+        "name != game.name or chosen(options, game.OPTIONS) != chosen(dict(game.options), game.OPTIONS)",
+        "name != game.name",
+        ("tests/test_checkpoints.py",),
+    ),
+    Mutant(
         "az-value-target-other-seat",
         "crossenvs.az.selfplay:SelfPlay.step",
         "rewards[i, seat]",

@@ -72,6 +72,22 @@ def test_missing_corrupt_and_wrong_game_checkpoints(tictactoe_checkpoint, tmp_pa
         ck.load_alphazero(tmp_path / "keyless.pt", AlphaZeroNet)
 
 
+def test_a_checkpoint_of_other_options_on_the_same_board_is_refused(tmp_path):
+    """Crosse with move_cap=150 has default Crosse's board, observation and actions, so only the recorded
+    options tell the two apart: loading one into the other is refused; the defaults spelt out are the same game."""
+    capped = make_game("crosse", move_cap=150)
+    net = AlphaZeroNet(capped.observation_shape, capped.num_actions, channels=8, blocks=1)
+    path = ck.save_alphazero(tmp_path / "capped.pt", net, capped)
+    assert capped.observation_shape == make_game("crosse").observation_shape
+    with pytest.raises(
+        CheckpointError, match=r"trained on crosse \{.*'move_cap': 150\}, not crosse \{.*'move_cap': 600\}"
+    ):
+        ck.load_alphazero(path, AlphaZeroNet, make_game("crosse"))
+    ck.load_alphazero(path, AlphaZeroNet, make_game("crosse", move_cap=150))
+    default = ck.save_alphazero(tmp_path / "default.pt", net, make_game("crosse"))
+    ck.load_alphazero(default, AlphaZeroNet, make_game("crosse", move_cap=600))  # 600 is the default, spelt out
+
+
 def test_a_bare_pt_where_a_zip_is_expected_hints_az(tictactoe_checkpoint):
     game, path = tictactoe_checkpoint
     assert ck.detect_kind(path) == ck.ALPHAZERO and ck.spec_for(path) == f"az:{path}"
