@@ -22,6 +22,7 @@ from ..core.errors import InvalidOptionError
 from ..core.game import Cell, Game
 from ..core.registry import make_game
 from ..core.state import State
+from .window import BoardWindow, import_pygame
 from .wrappers import StandardRulesWrapper
 
 RENDER_MODES = ["human", "ansi", "rgb_array"]
@@ -82,9 +83,28 @@ class SteppedGame:
 
 
 class SteppedEnv:
-    """An env whose game is a :class:`SteppedGame` (``self._game``): its ``state`` is the game's position."""
+    """An env whose game is a :class:`SteppedGame` (``self._game``): its ``state`` is the game's position; it
+    renders it in its ``render_mode``, in a window in human mode."""
 
     _game: SteppedGame
+    _board_window: BoardWindow | None = None
+
+    def render(self) -> np.ndarray | str | None:
+        """The board in ``render_mode``, the cells of the last move marked (either side's); in human mode it is
+        drawn in a window (the ``rgb_array`` frame) and nothing is returned."""
+        if self.render_mode == "human":
+            if self._board_window is None:
+                title = f"crossenvs: {self.game.facts.display_name}"
+                self._board_window = BoardWindow(title, self.metadata["render_fps"])
+            self._board_window.show(self.game.render_rgb(self.state, last_move=self._last_move))
+            return None
+        return render_state(self.game, self.state, self.render_mode, self._last_move)
+
+    def close(self) -> None:
+        """Close the window of human mode, if one was opened; nothing else to release."""
+        if self._board_window is not None:
+            self._board_window.close()
+            self._board_window = None
 
     @property
     def state(self) -> State:
@@ -106,25 +126,25 @@ def resolve_game(game: str | Game, options: dict[str, Any]) -> Game:
 
 
 def check_render_mode(render_mode: str | None) -> str | None:
+    """The mode, once it is known and what it needs is installed (human mode's window: the ``window`` extra)."""
     if render_mode is not None and render_mode not in RENDER_MODES:
         raise InvalidOptionError(f"render_mode {render_mode!r} is not one of {RENDER_MODES}")
+    if render_mode == "human":
+        import_pygame()
     return render_mode
 
 
 def render_state(
     game: Game, state: State, render_mode: str | None, last_move: Sequence[Cell] = ()
 ) -> np.ndarray | str | None:
-    """Render for a gymnasium/PettingZoo ``render()`` call in the given mode, the last move marked."""
+    """Render for a gymnasium/PettingZoo ``render()`` call in ``rgb_array`` or ``ansi`` mode, the last move marked
+    (human mode is the env's window, :class:`SteppedEnv`)."""
     if render_mode is None:
         gymnasium.logger.warn("render() called without a render_mode; pass render_mode= when creating the env")
         return None
     if render_mode == "rgb_array":
         return game.render_rgb(state, last_move=last_move)
-    text = game.render_ansi(state, last_move)
-    if render_mode == "human":
-        print(text)
-        return None
-    return text
+    return game.render_ansi(state, last_move)
 
 
 class CrossAECEnv(SteppedEnv, AECEnv, EzPickle):
@@ -183,6 +203,8 @@ class CrossAECEnv(SteppedEnv, AECEnv, EzPickle):
         self.truncations = {agent: False for agent in self.agents}
         self.infos = {agent: {} for agent in self.agents}
         self.agent_selection = self.agents[self._game.to_move]
+        if self.render_mode == "human":
+            self.render()  # the starting board
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         # .get: an agent that has finished may already be gone from terminations
@@ -209,13 +231,6 @@ class CrossAECEnv(SteppedEnv, AECEnv, EzPickle):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
-
-    def render(self) -> np.ndarray | str | None:
-        """The board in ``render_mode``, the cells of the last move marked."""
-        return render_state(self.game, self.state, self.render_mode, self._last_move)
-
-    def close(self) -> None:
-        """Nothing to release (no window is opened)."""
 
 
 def make_raw_env(game: str | Game, render_mode: str | None = None, **options: Any) -> CrossAECEnv:

@@ -24,7 +24,7 @@ from ..core.actions import action_id
 from ..core.checks import check_seed
 from ..core.errors import CallOrderError, IllegalActionError, InvalidActionError
 from ..core.game import Cell, Game
-from .aec import RENDER_MODES, SteppedEnv, SteppedGame, check_render_mode, render_state, resolve_game
+from .aec import RENDER_MODES, SteppedEnv, SteppedGame, check_render_mode, resolve_game
 
 
 class CrossSingleAgentEnv(SteppedEnv, gymnasium.Env):
@@ -59,6 +59,8 @@ class CrossSingleAgentEnv(SteppedEnv, gymnasium.Env):
         self._last_move = []
         self._let_opponent_play()
         self._episode_over = self._game.over
+        if self.render_mode == "human":
+            self.render()  # the board the learner first sees
         return self._observation(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -83,10 +85,6 @@ class CrossSingleAgentEnv(SteppedEnv, gymnasium.Env):
         if self._episode_over:
             return np.zeros(self.game.num_actions, dtype=bool)
         return self._game.mask().astype(bool)
-
-    def render(self) -> np.ndarray | str | None:
-        """The board in ``render_mode``, the cells of the last move (either side's) marked."""
-        return render_state(self.game, self.state, self.render_mode, self._last_move)
 
     # ----------------------------------------------------------------- internals
     def _play(self, action: int) -> None:
