@@ -173,9 +173,16 @@ def test_bitbully_reads_our_positions_as_we_do():
     assert bitbully_scores_of_state(positions.replay(GAME, moves)) == bitbully_scores(moves)
 
 
-def test_the_mistakes_command(capsys):
+def test_the_mistakes_command(capsys, monkeypatch):
+    from crossenvs.core import waits
+
+    monkeypatch.setattr(waits, "SPEAK_AFTER", 0.0)  # every wait speaks: the minutes of a real run are not silent
+    monkeypatch.delenv("CROSSENVS_COMPILE_NOTICE", raising=False)  # the suite may silence them
+    monkeypatch.setattr(waits.LOGGER, "hasHandlers", lambda: False)  # onto stderr, pytest's log capture aside
     assert cli(["mistakes", "random", "perfect", "--per-class", "5", "--seed", "1"]) in (0, None)
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "crossenvs: perfect's moves against the solved ones (30 positions)" in captured.err, captured.err
+    out = captured.out
     assert "| random: class |" in out and "| perfect: class |" in out
     perfect_rows = out.split("| perfect: class |")[1].splitlines()[2:8]
     assert len(perfect_rows) == 6 and all("| 5 | 0 | 0.0% |" in row for row in perfect_rows), perfect_rows

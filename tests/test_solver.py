@@ -200,13 +200,18 @@ def test_bad_arguments_are_one_clear_error():
         solve(game, make_game("crisscross", size=4).initial_state())
 
 
-def test_the_solve_command_prints_the_value_and_the_optimal_moves():
+def test_the_solve_command_prints_the_value_and_the_optimal_moves(monkeypatch, capsys):
     import io
 
     from crossenvs.cli import main as cli
+    from crossenvs.core import waits
 
+    monkeypatch.setattr(waits, "SPEAK_AFTER", 0.0)  # a proof of minutes says so (it was 144 s of silence)
+    monkeypatch.delenv("CROSSENVS_COMPILE_NOTICE", raising=False)
+    monkeypatch.setattr(waits.LOGGER, "hasHandlers", lambda: False)
     out = io.StringIO()
     assert cli(["solve", "crisscross", "--option", "size=3"], out=out) == 0
+    assert "crossenvs: solving crisscross (every move), at most 50,000,000 positions" in capsys.readouterr().err
     text = out.getvalue()
     assert "red to move: red wins with best play" in text
     assert "optimal moves: a1 b1 c1 a2 b2 c2 a3 b3 c3" in text

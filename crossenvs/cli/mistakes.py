@@ -35,6 +35,7 @@ def check(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
     """Each player's mistakes on the benchmark positions of each class, with 95% intervals."""
     from ..core.registry import make_game
+    from ..core.waits import Wait
     from ..eval.connect_four import mistakes, positions
     from ..players import make_player
 
@@ -45,8 +46,11 @@ def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
     if short:
         out.write("note: some classes hold fewer positions than asked: "
                   + ", ".join(f"{k} {v}" for k, v in short.items()) + "\n")  # fmt: skip
+    total = sum(len(rows) for rows in sets.values())
     for spec, player in zip(args.players, players):
-        out.write(mistakes.format_table(mistakes.mistake_rates(player, sets), spec) + "\n\n")
+        with Wait(f"{spec}'s moves against the solved ones", total=total, unit="positions") as wait:
+            rates = mistakes.mistake_rates(player, sets, wait.advance)
+        out.write(mistakes.format_table(rates, spec) + "\n\n")
         out.flush()
 
 

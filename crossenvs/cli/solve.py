@@ -26,13 +26,22 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
     """The proven value of a position (the start, or ``--position`` text) and its optimal moves."""
+    from ..core.waits import Wait
     from ..eval.solver import solve
 
     game = game_of(args)
     state = game.from_text(Path(args.position).read_text()) if args.position else game.initial_state()
-    solution = solve(
-        game, state, nodes=args.nodes, table_bits=args.table_bits, moves=not args.value_only, deepening=args.deepening
-    )
+    with Wait(
+        f"solving {game.name} {'(the value)' if args.value_only else '(every move)'}, at most {args.nodes:,} positions"
+    ):
+        solution = solve(
+            game,
+            state,
+            nodes=args.nodes,
+            table_bits=args.table_bits,
+            moves=not args.value_only,
+            deepening=args.deepening,
+        )
     mover = game.colours[game.current_player(state)]
     verdict = {1: f"{mover} wins", 0: "a draw", -1: f"{mover} loses"}[solution.value]
     out.write(f"{game!r}, {mover} to move: {verdict} with best play\n")

@@ -131,7 +131,7 @@ class Wait:
         estimate: tuple[int, int] | None = None,
         total: int | None = None,
         unit: str = "",
-        after: float = SPEAK_AFTER,
+        after: float | None = None,
         tick: float = 0.5,
         every: float = PIPE_EVERY,
         stream: TextIO | None = None,
@@ -139,7 +139,8 @@ class Wait:
     ) -> None:
         self.busy = busy  # the bar is drawn only while this says so (a compile wait: while numba compiles)
         self.label, self.estimate, self.total, self.unit = label, estimate, total, unit
-        self.after, self.tick, self.every = after, tick, every
+        self.after = SPEAK_AFTER if after is None else after  # read at each wait: a test may lower it
+        self.tick, self.every = tick, every
         self.stream = stream
         self.done = 0
         self.began = 0.0
@@ -162,6 +163,9 @@ class Wait:
         self.began = time.monotonic()
         with _SPEAKING_LOCK:
             _SPEAKING.append(self)
+        if self.after <= 0 and not self.announced and self._speaks():  # said now, not when a thread gets to it
+            say(self.headline())
+            self.announced = True
         threading.Thread(target=self._follow, name="crossenvs-wait", daemon=True).start()
         return self
 

@@ -7,6 +7,7 @@ is no mistake (AlphaZero.jl's measure, which its published table uses).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,12 +54,19 @@ def is_mistake(position: BenchmarkPosition, column: int) -> bool:
     return int(np.sign(position.scores[column])) < int(np.sign(position.best))
 
 
-def choose(player: Player, positions: list[BenchmarkPosition]) -> list[int]:
-    """The player's move in each position (a batched player decides ``BATCH`` at once)."""
+def choose(
+    player: Player, positions: list[BenchmarkPosition], done: Callable[[int], None] = lambda count: None
+) -> list[int]:
+    """The player's move in each position (a batched player decides ``BATCH`` at once); ``done(count)`` hears of
+    every move or batch decided (a command's progress line)."""
     game = make_game("connect_four")
     states = [p.state(game) for p in positions]
     if not getattr(player, "vectorized", False):
-        return [int(player.act(game, state)) for state in states]
+        moves = []
+        for state in states:
+            moves.append(int(player.act(game, state)))
+            done(1)
+        return moves
     chosen: list[int] = []
     for start in range(0, len(states), BATCH):
         part = states[start : start + BATCH]
@@ -71,15 +79,19 @@ def choose(player: Player, positions: list[BenchmarkPosition]) -> list[int]:
             np.arange(len(part), dtype=np.int64),
         )
         chosen.extend(int(a) for a in player.act_batch(batch))
+        done(len(part))
     return chosen
 
 
-def mistake_rates(player: Player, sets: dict[str, list[BenchmarkPosition]]) -> dict[str, ClassRate]:
-    """The player's mistakes in each class of ``sets`` (:func:`.positions.load`), in the tables' order."""
+def mistake_rates(
+    player: Player, sets: dict[str, list[BenchmarkPosition]], done: Callable[[int], None] = lambda count: None
+) -> dict[str, ClassRate]:
+    """The player's mistakes in each class of ``sets`` (:func:`.positions.load`), in the tables' order;
+    ``done(count)`` hears of the positions decided as they are."""
     rates = {}
     for klass in [k for k in CLASSES if k in sets]:
         rows = sets[klass]
-        moves = choose(player, rows)
+        moves = choose(player, rows, done)
         rates[klass] = ClassRate(klass, len(rows), sum(is_mistake(row, move) for row, move in zip(rows, moves)))
     return rates
 
