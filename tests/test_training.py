@@ -65,6 +65,8 @@ def test_a_short_run_writes_checkpoints_resumes_and_plays_as_an_opponent(tmp_pat
     first = run_selfplay("--config", str(tiny_config(tmp_path)), "--run-dir", str(run_dir))
     assert first.returncode == 0, first.stderr
     assert "vs random" in first.stdout and "over 20 games (both seats)" in first.stdout
+    start = "crisscross{'size': 4}: MaskablePPO self-play on cpu, to 1,024 steps or "  # said before the first step
+    assert first.stdout.startswith(start) and f"(0 done) -> {run_dir}" in first.stdout.splitlines()[0], first.stdout
     metas = sorted((run_dir / "checkpoints").glob("step_*.json"), key=lambda p: int(p.stem.split("_")[1]))
     assert len(metas) >= 2  # one on the way (every 512 steps) and one at the end
     metadata = json.loads(metas[-1].read_text())
@@ -454,3 +456,16 @@ def test_resuming_alphazero_from_a_snapshot_moves_the_later_checkpoints_aside(tm
     aside = {path.name for path in (run_dir / "checkpoints" / "superseded").glob("*/*")}
     assert aside == {"latest.pt", "final.pt", "seconds_000120.pt"}
     assert usable(run_dir / "checkpoints" / "latest.pt")  # written anew by the resumed run
+
+
+def test_a_ppo_run_in_a_pipe_says_where_it_stands_against_steps_and_minutes(tmp_path, capsys):
+    """Off a terminal SB3's bar draws nothing a log can use: a line every so often, against both ends."""
+    from crossenvs.ppo.config import load_config
+    from crossenvs.ppo.run import Run, SelfPlayCallback
+
+    run = Run(load_config(tiny_config(tmp_path)), tmp_path / "run", "cpu")
+    callback = SelfPlayCallback(run, pipe_every=1e-9)
+    callback.num_timesteps, callback.next_snapshot, callback.next_checkpoint = 300, 10**9, 10**9
+    assert callback._on_step() is True
+    line = capsys.readouterr().out
+    assert line.startswith("  300/1,024 steps, 0.0 of ") and "min (0 snapshots in the pool)" in line, line

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ with needs_extra("train", "crossenvs train ppo"):
 from crossenvs import checkpoints as ck
 from crossenvs.core.errors import CrossenvsError
 from crossenvs.core.version import __version__
+from crossenvs.core.waits import PIPE_EVERY
 from crossenvs.envs.vector import CrossSB3VecEnv
 from crossenvs.kernels.threads import numba_on_one_thread  # noqa: F401 - training/selfplay.py takes it from here
 from crossenvs.ppo.config import Config
@@ -62,11 +64,14 @@ def new_model(config: Config, env, device: str, tensorboard_log: str | None = No
 class SelfPlayCallback(BaseCallback):
     """Snapshots into the pool, atomic checkpoints, and the wall-clock budget."""
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: Run, pipe_every: float | None = None) -> None:
         super().__init__()
         self.run = run
         self.next_snapshot = 0
         self.next_checkpoint = 0
+        #: off a terminal (a log, a pipe), a progress line this often, where SB3's bar would draw nothing useful
+        self.pipe_every = (PIPE_EVERY if not sys.stdout.isatty() else None) if pipe_every is None else pipe_every
+        self.next_line = time.monotonic() + (self.pipe_every or 0)
 
     def _on_training_start(self) -> None:
         self.next_snapshot = self.num_timesteps + self.run.config.snapshot_every
@@ -80,6 +85,9 @@ class SelfPlayCallback(BaseCallback):
         if self.num_timesteps >= self.next_checkpoint:
             self.run.save_checkpoint(self.model)
             self.next_checkpoint += config.checkpoint_every
+        if self.pipe_every and time.monotonic() >= self.next_line:
+            self.next_line += self.pipe_every
+            print(self.run.progress_line(self.num_timesteps), flush=True)
         return not self.run.out_of_time()
 
 
@@ -117,6 +125,14 @@ class Run:
 
     def out_of_time(self) -> bool:
         return time.monotonic() - self.started >= self.config.max_minutes * 60
+
+    def progress_line(self, steps: int) -> str:
+        """Where the run stands against both of its ends, the steps and the wall-clock cap: whichever comes first."""
+        elapsed = time.monotonic() - self.started
+        return (
+            f"  {steps:,}/{self.config.total_steps:,} steps, {elapsed / 60:.1f} of {self.config.max_minutes:g} min "
+            f"({len(self.pool.snapshots)} snapshots in the pool)"
+        )
 
     def wall_seconds(self) -> float:
         return self.wall_before + time.monotonic() - self.started

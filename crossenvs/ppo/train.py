@@ -67,6 +67,11 @@ def _train(args: argparse.Namespace) -> dict[str, Any]:
     if "OMP_NUM_THREADS" not in os.environ:  # torch on every core, unless the user chose its threads
         torch.set_num_threads(max(1, os.cpu_count() or 1))
     remaining = max(0, config.total_steps - model.num_timesteps)
+    print(
+        f"{config.game}{config.options}: MaskablePPO self-play on {device}, to {config.total_steps:,} steps or "
+        f"{config.max_minutes:g} min, whichever comes first ({model.num_timesteps:,} done) -> {run_dir}",
+        flush=True,
+    )
     steps_before, started = model.num_timesteps, time.monotonic()
     model.learn(
         total_timesteps=remaining,
