@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
 	$(BIN)/pip install $(TORCH)
-	$(BIN)/pip install -e ".[train,eval,bench,dev,web,rllib,openspiel,torchrl,docs,cuda,solver,window]"
+	$(BIN)/pip install -e ".[train,eval,bench,dev,web,rllib,openspiel,torchrl,docs,cuda,solver,window,export]"
 	touch $(STAMP)
 
 # pytest also builds the docs site with warnings as errors and runs its code blocks

@@ -30,6 +30,7 @@ from . import (
     check,
     doctor,
     evaluate,
+    export,
     gif,
     ladder,
     list_games,
@@ -59,6 +60,7 @@ COMMANDS: tuple[Command, ...] = tuple(
         mistakes,
         ladder,
         rate,
+        export,
         check,
         serve,
         doctor,
@@ -82,6 +84,7 @@ EXAMPLES = {
         "mistakes",
         "ladder",
         "rate",
+        "export",
         "doctor",
         "cache",
     )
