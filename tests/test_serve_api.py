@@ -94,6 +94,12 @@ def test_the_catalog_lists_every_game_with_its_options_and_choices(client):
     assert "choices" not in games["crisscross"]["options"][0]  # an integer option has no menu
 
 
+def test_the_rules_page_holds_the_packages_own_rules_and_refuses_a_game_that_is_not(client):
+    page = client.get("/rules/crossings").text
+    assert "<h1>Crossings</h1>" in page and "Rules in brief" in page and "frozen" in page
+    assert client.get("/rules/chess").status_code == 404
+
+
 def test_the_catalog_names_each_game_as_people_do_with_its_rules_and_a_link(client, monkeypatch):
     games = {game["name"]: game for game in client.get("/api/catalog").json()["games"]}
     five = ("crisscross", "crossings", "neo_crossings", "charing_cross", "crosse")
@@ -108,7 +114,9 @@ def test_the_catalog_names_each_game_as_people_do_with_its_rules_and_a_link(clie
     for name in five:
         game = games[name]
         assert 200 < len(game["rules_summary"]) < 600 and "_" not in game["rules_summary"], name
-        assert game["docs_url"] == f"https://crossenvs.readthedocs.io/en/latest/{name}.html"
+        assert game["docs_url"] == f"/rules/{name}"  # served here: the link works wherever the package runs
+        page = client.get(game["docs_url"])
+        assert page.status_code == 200 and f"<h1>{game['display_name']}</h1>" in page.text, name
     assert "checker" in games["crisscross"]["rules_summary"] and "token" in games["crosse"]["rules_summary"]
     assert [o["name"] for o in games["crisscross"]["options"] if not o["advanced"]] == ["size"]
     assert all(option["advanced"] for option in games["crosse"]["options"])

@@ -33,8 +33,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "--docs-url",
         default=None,
         metavar="URL",
-        help="where the page links each game's rules, {name} standing for the game "
-        "(default https://crossenvs.readthedocs.io/en/latest/{name}.html)",
+        help="where the page links each game's rules, {name} standing for the game, e.g. a build of the docs site "
+        "(default /rules/{name}: the rules page this server makes from the package's own words)",
     )
     parser.add_argument(
         "--trust-pickles",

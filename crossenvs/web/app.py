@@ -51,7 +51,7 @@ with needs_extra("web", "the web app (crossenvs serve)"):
     from starlette.exceptions import HTTPException
     from starlette.middleware import Middleware
     from starlette.requests import ClientDisconnect, Request
-    from starlette.responses import FileResponse, JSONResponse, Response
+    from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -60,7 +60,7 @@ from ..core.checks import check_seed
 from ..core.errors import CrossenvsError
 from ..core.game import Game
 from ..core.registry import make_game
-from .board import catalog
+from .board import catalog, rules_page
 from .errors import BadRequestError, ClientGoneError, ContentTypeError, PayloadTooLargeError
 from .opponents import DEFAULT_MAX_SIMULATIONS, CheckpointFolders, make_opponent
 from .sessions import MAX_SESSIONS, Session, SessionStore
@@ -168,6 +168,16 @@ class Api:
     async def index(self, request: Request) -> Response:
         """The page."""
         return FileResponse(STATIC / "index.html")
+
+    async def rules(self, request: Request) -> Response:
+        """A game's rules in the package's own words (the page's default rules link)."""
+        from ..core.errors import UnknownGameError
+
+        name = request.path_params["name"]
+        try:
+            return HTMLResponse(rules_page(name))
+        except UnknownGameError:
+            raise HTTPException(404, f"no game named {name!r}") from None
 
     async def catalog(self, request: Request) -> Response:
         """The games with their options, and the opponents the page suggests."""
@@ -395,6 +405,7 @@ def create_app(
     routes = [
         Route("/", api.index),
         Route("/api/catalog", api.catalog),
+        Route("/rules/{name}", api.rules),
         Route("/api/games", api.new_game, methods=["POST"]),
         Route(game_path, api.state, methods=["GET"]),
         Route(game_path, api.close, methods=["DELETE"]),

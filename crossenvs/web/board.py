@@ -11,6 +11,8 @@ the page shows as a button (``pass``, Crosse's ``remove`` and ``keep``).
 
 from __future__ import annotations
 
+import html
+import inspect
 from typing import Any
 
 from ..core.game import Game
@@ -106,9 +108,10 @@ def legal_moves(game: Game, state: State) -> dict[str, Any]:
     return {"moves": moves, "placements": placements, "choices": choices}
 
 
-#: where the rules pages are: ``{name}`` is the game's registry name (``docs/<name>.md`` builds ``<name>.html``);
-#: ``crossenvs serve --docs-url`` points it at a local build
-DOCS_URL = "https://crossenvs.readthedocs.io/en/latest/{name}.html"
+#: where the page links each game's rules: ``{name}`` is the game's registry name. The default is the page this
+#: server makes itself (:func:`rules_page`), so the link works wherever the package is installed; ``crossenvs
+#: serve --docs-url`` points it at a build of the docs site instead (``docs/<name>.md`` builds ``<name>.html``)
+DOCS_URL = "/rules/{name}"
 #: MCTS levels the page offers (those within the server's cap)
 MCTS_LEVELS = ((200, "easy"), (1000, "medium"), (5000, "strong"))
 #: search strengths of a pretrained agent the page offers (simulations per move, within the cap)
@@ -171,3 +174,21 @@ def catalog(
         "opponent_choices": opponent_choices(checkpoints if own is None else own, max_simulations),
         "max_simulations": max_simulations,
     }
+
+
+def rules_page(name: str) -> str:
+    """A game's rules as one HTML page, in the package's own words: its rules paragraph and its module's text
+    (the built-in games write their rules in brief there; a game of one's own shows what its module says)."""
+    spec = game_spec(name)  # UnknownGameError for a name that is no game
+    facts = spec.facts
+    module = inspect.getmodule(game_class(name))
+    text = inspect.cleandoc(module.__doc__ or "") if module is not None else ""
+    title = html.escape(facts.display_name)
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}: rules</title>'
+        "<style>body{font:16px/1.5 system-ui,sans-serif;max-width:46em;margin:2em auto;padding:0 1em}"
+        "pre{white-space:pre-wrap;font:14px/1.45 ui-monospace,monospace}</style></head><body>"
+        f"<h1>{title}</h1><p>{html.escape(facts.rules_summary)}</p>"
+        + (f"<pre>{html.escape(text)}</pre>" if text else "")
+        + "</body></html>"
+    )
