@@ -38,13 +38,6 @@ class Mutant(typing.NamedTuple):
 
 MUTANTS = [
     Mutant(
-        "checkpoint-options-not-compared",
-        "crossenvs.checkpoints.files:check_trained_on",
-        "name != game.name or chosen(options, game.OPTIONS) != chosen(dict(game.options), game.OPTIONS)",
-        "name != game.name",
-        ("tests/test_checkpoints.py",),
-    ),
-    Mutant(
         "az-value-target-other-seat",
         "crossenvs.az.selfplay:SelfPlay.step",
         "rewards[i, seat]",
@@ -193,6 +186,13 @@ MUTANTS = [
         'info["seat_rewards"][newly, 0]',
         'info["seat_rewards"][newly, 1]',
         ("tests/test_eval.py", "tests/test_example_game.py"),
+    ),
+    Mutant(
+        "checkpoint-options-not-compared",
+        "crossenvs.checkpoints.files:check_trained_on",
+        "name != game.name or chosen(options, game.OPTIONS) != chosen(dict(game.options), game.OPTIONS)",
+        "name != game.name",
+        ("tests/test_checkpoints.py",),
     ),
 ]
 

@@ -207,7 +207,8 @@ def test_a_tiny_run_trains_checkpoints_resumes_and_plays(tmp_path):
     assert first.returncode == 0, first.stderr
     assert "positions/s" in first.stdout and "vs random" in first.stdout
     shown = [line.split()[1:] for line in first.stdout.splitlines() if line.startswith("  crossenvs ")]
-    assert [words[0] for words in shown] == ["rate", "eval", "play"], first.stdout  # what to do with the agent next
+    # what to do with the agent next: Crisscross 4x4 has no ladder, so no `rate` (it would fail there)
+    assert [words[0] for words in shown] == ["eval", "play"], first.stdout
     for words in shown:
         (spec,) = [word for word in words if word.startswith("az:")]
         assert Path(spec[3:]) == run / "checkpoints" / "final.pt", spec

@@ -236,7 +236,9 @@ def test_the_start_view_names_the_games_explains_them_and_lists_the_opponents(pa
     assert sorted(name.strip() for name in cards.locator(".name").all_inner_texts()) == sorted(NAMES.values())
     for card in cards.all():
         assert len(card.locator("p").first.inner_text()) > 200  # a paragraph of rules
-        assert card.locator("a").get_attribute("href").endswith(".html")
+        assert card.locator("a").get_attribute("href").startswith("/rules/")  # the rules page this server makes
+    rules = page.request.get(url.rstrip("/") + cards.first.locator("a").get_attribute("href"))
+    assert rules.status == 200 and "<h1>" in rules.text()  # the link leads somewhere
     page.check("#game-crosse")
     assert not page.locator("#option-move_cap").is_visible()  # folded under Advanced
     assert not page.locator("#opponent").is_visible()  # the free-text spec too

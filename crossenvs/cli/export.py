@@ -44,7 +44,7 @@ def checkpoint_path(text: str) -> Path:
 
 def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
     """Export, check against torch, and say how closely the file agrees."""
-    from ..checkpoints.onnx import TOLERANCE, export_onnx
+    from ..agents.onnx import TOLERANCE, export_onnx
     from ..core.waits import Wait
 
     with Wait(f"exporting {args.checkpoint} to ONNX and checking it on {args.check_positions:,} positions"):

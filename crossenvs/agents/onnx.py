@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
+from ..checkpoints.files import ALPHAZERO, SB3, file_kind, torch_for
 from ..core.errors import CheckpointError, OutputPathError
 from ..core.extras import check_installed
 from ..core.game import Game
 from ..core.registry import make_game
-from .files import ALPHAZERO, SB3, file_kind, torch_for
 
 #: the logit an illegal action gets: far below any real one, finite (a softmax of it is 0, not NaN)
 ILLEGAL_LOGIT = -1e9
@@ -118,7 +118,7 @@ def policy_module(checkpoint: str | Path) -> tuple[Any, Game, str]:
     kind = file_kind(path)
     if kind == ALPHAZERO:
         from ..az.network import AlphaZeroNet
-        from .alphazero import load_alphazero
+        from ..checkpoints.alphazero import load_alphazero
 
         net, document = load_alphazero(path, AlphaZeroNet)
         return (
@@ -127,7 +127,7 @@ def policy_module(checkpoint: str | Path) -> tuple[Any, Game, str]:
             kind,
         )
     if kind == SB3:
-        from .sb3 import load_sb3, read_sb3_metadata, sb3_metadata_path
+        from ..checkpoints.sb3 import load_sb3, read_sb3_metadata, sb3_metadata_path
 
         metadata = read_sb3_metadata(sb3_metadata_path(path))
         game = make_game(metadata["game"], **metadata.get("options", {}))
