@@ -121,11 +121,7 @@ def policy_module(checkpoint: str | Path) -> tuple[Any, Game, str]:
         from ..checkpoints.alphazero import load_alphazero
 
         net, document = load_alphazero(path, AlphaZeroNet)
-        return (
-            _masked(net, lambda observation: net(observation)),
-            make_game(document["game"], **document["options"]),
-            kind,
-        )
+        return _masked(net, net), make_game(document["game"], **document["options"]), kind
     if kind == SB3:
         from ..checkpoints.sb3 import load_sb3, read_sb3_metadata, sb3_metadata_path
 

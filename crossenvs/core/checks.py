@@ -37,10 +37,10 @@ def whole_number(text: str, what: str, low: int = 0, high: int | None = None) ->
     ``int()`` refuses, which used to end in a raw ``ValueError``.
     """
     bound = f"from {low} to {high:,}" if high is not None else f"{low} or more"
-    negative = isinstance(text, str) and text.startswith("-") and text[1:].isascii() and text[1:].isdigit()
-    if not (negative or (isinstance(text, str) and text.isascii() and text.isdigit())):
+    digits = text.removeprefix("-") if isinstance(text, str) else ""  # a negative number is one, only out of range
+    if not (digits.isascii() and digits.isdigit()):
         raise InvalidOptionError(f"{what}: {text!r} is not a whole number; write digits 0-9, {bound}")
-    value = int(text)  # a negative number is one, only out of range
+    value = int(text)
     if value < low or (high is not None and value > high):
         raise InvalidOptionError(f"{what}: {value:,} is out of range; give a whole number {bound}")
     return value
