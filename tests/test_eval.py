@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 
 import numpy as np
 import pytest
@@ -188,8 +189,58 @@ def test_cli_gif_and_rating_plot(tmp_path):
         metadata = {"game": "crisscross", "options": {"size": 4}, "step": step, "architecture": architecture}
         (run / f"step_{step}.json").write_text(json.dumps(metadata))
     plot = tmp_path / "ratings.png"
-    assert cli(["rating-plot", str(tmp_path / "run"), "--out", str(plot), "--games", "2"]) == 0
+    out = io.StringIO()
+    assert cli(["rating-plot", str(tmp_path / "run"), "--out", str(plot), "--games", "2"], out=out) == 0
     assert plot.stat().st_size > 0 and np.asarray(Image.open(plot)).ndim == 3
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "(ratings relative to these players, mean 1500: Crisscross(size=4) has no ladder)"
+    rows = [line for line in lines if line.startswith(("step_32", "step_64", "random", "greedy", "mcts100"))]
+    assert len(rows) == 5 and all("(95% " in row for row in rows), lines  # every player with its interval or bound
+
+
+def _sb3_run(folder, size: int) -> None:
+    """A run folder of two untrained MaskablePPO checkpoints of Crisscross ``size`` x ``size``."""
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    folder.mkdir(parents=True)
+    model = MaskablePPO("MlpPolicy", gymnasium.make("crossenvs/Crisscross-v0", size=size), n_steps=32, device="cpu")
+    for step in (32, 64):
+        model.save(folder / f"step_{step}.zip")
+        metadata = {"game": "crisscross", "options": {"size": size}, "step": step,
+                    "architecture": {"policy": "mlp", "net_width": 64}}  # fmt: skip
+        (folder / f"step_{step}.json").write_text(json.dumps(metadata))
+
+
+def test_rating_plot_uses_the_games_ladder_by_default_and_refuses_two_scales(tmp_path, capsys):
+    """Where the game ships a ladder, rating-plot rates on it unless asked otherwise: the same scale as rate."""
+    _sb3_run(tmp_path / "run" / "checkpoints", 6)
+    plot = tmp_path / "ratings.png"
+    out = io.StringIO()
+    assert cli(["rating-plot", str(tmp_path / "run"), "--out", str(plot), "--games", "2"], out=out) == 0
+    text = out.getvalue()
+    assert text.startswith("(ratings on the crisscross ladder's scale, random = 0"), text
+    assert "step_32" in text and "step_64" in text and plot.stat().st_size > 0
+    arguments = ["rating-plot", str(tmp_path / "run"), "--out", str(plot), "--ladder", "--relative"]
+    assert cli(arguments) == 2
+    assert "--ladder and --relative are two scales" in capsys.readouterr().err
+
+
+def test_a_bound_is_drawn_as_a_bound_not_a_point(tmp_path):
+    """A checkpoint that won every game has a lower bound only: an open triangle at it, not a point on the line."""
+    from PIL import Image
+
+    from crossenvs.cli.rating_plot import bound_kind
+    from crossenvs.eval.plots import plot_ratings
+
+    assert bound_kind(1800.0, math.inf) == "at least" and bound_kind(-math.inf, 900.0) == "at most"
+    assert bound_kind(1000.0, 1200.0) == "" and bound_kind(-math.inf, math.inf) == ""
+    images = {}
+    for name, bounds in (("point", ["", ""]), ("bound", ["", "at least"])):
+        path = tmp_path / f"{name}.png"
+        plot_ratings(path, [1, 2], [1000, 1800], [], "step", "rating", "t", errors=[[50, 0], [50, 0]], bounds=bounds)
+        images[name] = np.asarray(Image.open(path).convert("L"), dtype=int)
+    assert (np.abs(images["point"] - images["bound"]) > 40).sum() > 50  # the triangle and its legend entry
 
 
 def test_batch_capable_pairs_play_together_in_the_vector_env():

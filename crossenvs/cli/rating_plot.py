@@ -35,8 +35,14 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         nargs="?",
         const=SHIPPED_LADDER,
         metavar="FILE",
-        help="rate each checkpoint on a fixed-anchor ladder instead (the game's shipped one, or FILE), "
-        "--games games at most: the same scale in every run",
+        help="rate each checkpoint on a fixed-anchor ladder, --games games at most: the same scale in every run "
+        "(the default where the game has a shipped ladder; FILE: a ladder of your own)",
+    )
+    parser.add_argument(
+        "--relative",
+        action="store_true",
+        help="rate the checkpoints against the baselines and each other, their mean at 1500, even where a ladder "
+        "ships (the default where none does, or where --baselines is given)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the games")
 
@@ -47,6 +53,8 @@ def check(args: argparse.Namespace) -> None:
     check_int_range(args.simulations, "--simulations", 0)
     check_installed("crossenvs rating-plot", {"matplotlib": "eval"})
     check_output_file(args.out, "--out", PLOT_SUFFIXES)
+    if args.relative and args.ladder is not None:
+        raise UsageError("rating-plot: --ladder and --relative are two scales; give one of them")
     folder = Path(args.run_dir)
     if not folder.is_dir():
         raise UsageError(f"rating-plot {folder}: no such folder; give the folder of a run of crossenvs train")
@@ -76,49 +84,106 @@ def checkpoint_players(run_dir: Path, simulations: int) -> tuple[Game, str, list
 
 
 def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
-    """Rate every checkpoint of a run against baselines; plot rating against training step or time."""
-    from ..eval.arena import round_robin
-    from ..eval.plots import plot_ratings
-    from ..eval.ratings import bradley_terry
-    from ..players import make_player
+    """Rate every checkpoint of a run on the game's ladder (where one ships) or against baselines; plot
+    rating against training step or time."""
+    from ..eval.ladder.scale import shipped_ladder
 
     game, x_label, checkpoints = checkpoint_players(args.run_dir, args.simulations)
+    if args.ladder is None and not args.relative and not args.baselines and shipped_ladder(game) is not None:
+        args.ladder = SHIPPED_LADDER
     if args.ladder is not None:
         return ladder_plot(args, out, game, x_label, checkpoints)
+    return relative_plot(args, out, game, x_label, checkpoints)
+
+
+def relative_plot(
+    args: argparse.Namespace, out: TextIO, game: Game, x_label: str, checkpoints: list[tuple[float, Player]]
+) -> None:
+    """The checkpoints and the baselines rated together, their mean at 1500: each with its 95% interval, a
+    checkpoint that won (lost) every game a bound, drawn as an open marker at it, never a made-up point."""
+    from ..core.waits import Wait
+    from ..eval.arena import round_robin
+    from ..eval.plots import plot_ratings
+    from ..eval.ratings import interval_text, rating_text, ratings
+    from ..players import make_player
+
     specs = args.baselines or ["random", "greedy", f"mcts:{args.mcts}"]
     baselines = [make_player(spec, game=game) for spec in specs]
-    records = round_robin(game, baselines, args.games, seed=args.seed)  # the baselines meet once
-    for _, player in checkpoints:
-        for index, baseline in enumerate(baselines):
-            records += round_robin(game, [player, baseline], args.games, seed=(args.seed + 1 + index) % (MAX_SEED + 1))
+    pairings = 1 + len(checkpoints) * len(baselines)
+    with Wait(
+        f"rating {len(checkpoints)} checkpoints against {', '.join(specs)}", total=pairings, unit="pairings"
+    ) as wait:
+        records = round_robin(game, baselines, args.games, seed=args.seed)  # the baselines meet once
+        wait.advance()
+        for _, player in checkpoints:
+            for index, baseline in enumerate(baselines):
+                seed = (args.seed + 1 + index) % (MAX_SEED + 1)
+                records += round_robin(game, [player, baseline], args.games, seed=seed)
+                wait.advance()
     names = [player.name for _, player in checkpoints] + [b.name for b in baselines]
-    rated = bradley_terry(records, names)
-    xs = [x for x, _ in checkpoints]
+    by_name = {rating.name: rating for rating in ratings(records, names)}
+    rated = [by_name[name] for name in names]
+    out.write(f"(ratings relative to these players, mean 1500: {relative_reason(args, game)})\n")
+    for rating in rated:
+        out.write(f"{rating.name:<24} {rating_text(rating):>7}  (95% {interval_text(rating)})\n")
+    points = rated[: len(checkpoints)]
     references = [
-        (rated[len(xs) + offset], baseline.name, {"linestyle": "--", "color": f"C{offset + 1}"})
-        for offset, baseline in enumerate(baselines)
+        (rating.rating, rating.name, {"linestyle": "--", "color": f"C{offset + 1}"})
+        for offset, rating in enumerate(rated[len(checkpoints) :])
+        if math.isfinite(rating.rating)
     ]
     title = f"{game.name} {game.options or ''}: rating against {x_label.split(' of ')[0]}"
-    plot_ratings(args.out, xs, rated[: len(xs)], references, x_label, "rating (Bradley-Terry, Elo scale)", title)
-    for name, rating in zip(names, rated):
-        out.write(f"{name:<24} {rating:7.0f}\n")
+    plot_ratings(
+        args.out, [x for x, _ in checkpoints], [rating.rating for rating in points], references, x_label,
+        "rating (Bradley-Terry, Elo scale, mean 1500)", title, errors=error_bars(points),
+        bounds=[bound_kind(rating.low, rating.high) for rating in points],
+    )  # fmt: skip
     out.write(f"wrote {args.out}\n")
+
+
+def relative_reason(args: argparse.Namespace, game: Game) -> str:
+    """Why the plot is on a relative scale, for the line above its table."""
+    if args.relative:
+        return "--relative"
+    if args.baselines:
+        return "--baselines given; without them a game's shipped ladder rates the checkpoints"
+    return f"{game!r} has no ladder"
+
+
+def bound_kind(low: float, high: float) -> str:
+    """``"at least"`` for a rating that is only a lower bound (it won every game), ``"at most"``, or ``""``."""
+    if math.isinf(low) == math.isinf(high):
+        return ""
+    return "at least" if math.isinf(high) else "at most"
+
+
+def error_bars(fits) -> list[list[float]]:
+    """[below, above] each rating to its interval's ends; 0 on a side without an end (a bound's open side)."""
+    lows = [fit.rating - fit.low if math.isfinite(fit.low) else 0.0 for fit in fits]
+    highs = [fit.high - fit.rating if math.isfinite(fit.high) else 0.0 for fit in fits]
+    return [lows, highs]
 
 
 def ladder_plot(
     args: argparse.Namespace, out: TextIO, game: Game, x_label: str, checkpoints: list[tuple[float, Player]]
 ) -> None:
     """rating-plot --ladder: each checkpoint rated on the game's fixed-anchor ladder (``--games`` games at most)."""
+    from ..core.waits import Wait
     from ..eval.ladder import rate
     from ..eval.plots import plot_ratings
 
     ladder = chosen_ladder(game, args.ladder)
+    out.write(
+        f"(ratings on the {ladder.game} ladder's scale, random = 0: comparable with crossenvs rate and across runs)\n"
+    )
     fits = []
-    for _, player in checkpoints:
-        fits.append(rate(game, player, ladder, max_games=args.games, batch=min(10, args.games), seed=args.seed).fit)
-        out.write(f"{player.name:<24} {fits[-1].rating:7.0f}  (95% {fits[-1].interval_text()})\n")
-    lows = [fit.rating - fit.low if math.isfinite(fit.low) else 0.0 for fit in fits]
-    highs = [fit.high - fit.rating if math.isfinite(fit.high) else 0.0 for fit in fits]
+    with Wait(f"rating {len(checkpoints)} checkpoints on the {ladder.game} ladder", total=len(checkpoints),
+              unit="checkpoints") as wait:  # fmt: skip
+        for _, player in checkpoints:
+            fit = rate(game, player, ladder, max_games=args.games, batch=min(10, args.games), seed=args.seed).fit
+            fits.append(fit)
+            out.write(f"{player.name:<24} {fit.rating_text():>7}  (95% {fit.interval_text()})\n")
+            wait.advance()
     top = max(fit.rating for fit in fits)
     references = [
         (rung.rating, rung.spec, {"linestyle": ":", "color": f"C{offset % 9 + 1}", "linewidth": 0.8})
@@ -127,7 +192,8 @@ def ladder_plot(
     plot_ratings(
         args.out, [x for x, _ in checkpoints], [fit.rating for fit in fits], references, x_label,
         "ladder rating (Elo, random = 0)", f"{game.name} {game.options or ''}: on the fixed-anchor ladder",
-        errors=[lows, highs], legend={"fontsize": "small", "ncol": 2},
+        errors=error_bars(fits), bounds=[bound_kind(fit.low, fit.high) for fit in fits],
+        legend={"fontsize": "small", "ncol": 2},
     )  # fmt: skip
     out.write(f"wrote {args.out}\n")
 
