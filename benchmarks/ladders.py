@@ -1,4 +1,5 @@
-"""Build the fixed-anchor ladders shipped in ``crossenvs/ladders/``: one per pretrained agent.
+"""Build the fixed-anchor ladders shipped in ``crossenvs/ladders/``: one per pretrained agent, and one for each
+game whose strength the field measures (Connect Four, with perfect play on top, and Hex 11x11).
 
     python benchmarks/ladders.py                                # every ladder not yet built
     python benchmarks/ladders.py --only crisscross_size6 --force --games-per-pair 200
@@ -22,8 +23,6 @@ from pathlib import Path
 from crossenvs import agents, make_game
 from crossenvs.eval.ladder import (
     LADDER_DIR,
-    MCTS_RUNGS,
-    PRETRAINED_RUNGS,
     Ladder,
     available,
     build_ladder,
@@ -33,13 +32,22 @@ from crossenvs.eval.ladder import (
     made_stamp,
     read_ladder,
 )
+from crossenvs.eval.ladder.build import rung_order
 
 #: where each ladder's games are kept as they finish, so a build resumes (committed with the ladders)
 JOURNAL_DIR = Path(__file__).resolve().parent / "ladder_games"
 #: games per pair of each ladder: fewer where MCTS-2000 is slow (a Crosse game of it takes ~10 s on one core)
 #: (multiples of the journal's 50-game jobs, so raising a count later reuses the games already played)
 GAMES_PER_PAIR = {"crisscross_size6": 600, "crisscross": 100, "charing_cross": 100, "crossings": 100,
-                  "neo_crossings": 100, "crosse": 50}  # fmt: skip
+                  "neo_crossings": 100, "crosse": 50, "connect_four": 200, "hex": 200}  # fmt: skip
+#: ladders shipped for games without a pretrained agent, at their default options
+GAMES_WITHOUT_AGENT = (("connect_four", {}), ("hex", {}))
+
+
+def ladder_games() -> list[tuple[str, dict]]:
+    """The game and options of every shipped ladder: each pretrained agent's, then the games without one."""
+    games = list(agents.available())
+    return games + [entry for entry in GAMES_WITHOUT_AGENT if entry not in games]
 
 
 def markdown_table() -> str:
@@ -49,7 +57,7 @@ def markdown_table() -> str:
     specs = list(
         dict.fromkeys(rung.spec for ladder in ladders for rung in sorted(ladder.rungs, key=lambda r: r.rating))
     )
-    specs = [spec for spec in (*MCTS_RUNGS, *PRETRAINED_RUNGS) if spec in specs]
+    specs = sorted(specs, key=rung_order)
     titles = [name.removesuffix(".json") for name in names]
     lines = ["| rung | " + " | ".join(titles) + " |", "|---" * (len(ladders) + 1) + "|"]
     for spec in specs:
@@ -94,7 +102,7 @@ def main() -> None:
         return
     args.out_dir.mkdir(parents=True, exist_ok=True)
     args.journal_dir.mkdir(parents=True, exist_ok=True)
-    for name, options in agents.available():
+    for name, options in ladder_games():
         game = make_game(name, **options)
         file_name = ladder_file_name(game)
         target = args.out_dir / file_name

@@ -80,7 +80,9 @@ register_player_kind("rllib", "crossenvs.integrations.rllib.player:from_spec", "
                      reads_file=True)  # fmt: skip
 register_player_kind(PATH_KIND, "crossenvs.checkpoints.sb3:sb3_player", "a checkpoint .zip path", extra="train",
                      reads_file=True)  # fmt: skip
-register_player_kind("perfect", "crossenvs.eval.connect_four.player:from_spec", "perfect")  # Connect Four 7x6
+register_player_kind(
+    "perfect", "crossenvs.eval.connect_four.player:from_spec", "perfect[:<percent at random>]"
+)  # Connect Four 7x6
 # a .zip read by unpickling it (runs any code it holds): only when the user names this prefix (docs/security.md)
 register_player_kind("pickle", "crossenvs.checkpoints.sb3:pickled_sb3_player", "pickle:<trusted checkpoint .zip>",
                      extra="train", reads_file=True)  # fmt: skip

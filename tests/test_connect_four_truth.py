@@ -164,8 +164,25 @@ def test_perfect_is_refused_off_the_standard_grid():
         make_player("perfect", game=crossenvs.make_game("connect_four", rows=5))
     with pytest.raises(InvalidOptionError, match="standard 7x6 grid"):
         make_player("perfect", game=crossenvs.make_game("crossings"))
-    with pytest.raises(InvalidOptionError, match="takes no argument"):
-        make_player("perfect:3", game=GAME)
+    with pytest.raises(InvalidOptionError, match=r"perfect:<percent.*101"):
+        make_player("perfect:101", game=GAME)
+
+
+def test_perfect_with_a_share_of_random_moves():
+    """``perfect:<percent>``: that share of its moves uniformly at random, the rest perfect (the ladder's top rungs)."""
+    from crossenvs.eval.connect_four.player import PerfectPlayer
+
+    assert make_player("perfect:0", game=GAME).random_percent == 0 and make_player("perfect").name == "perfect"
+    assert make_player("perfect:10", game=GAME).name == "perfect10"
+    always = PerfectPlayer(seed=0, random_percent=100)
+    state = GAME.initial_state()
+    picks = {always.act(GAME, state) for _ in range(200)}
+    assert picks == set(range(7))  # every column, though the perfect move from the empty grid is the centre alone
+    never = PerfectPlayer(seed=0, random_percent=0)
+    assert {never.act(GAME, state) for _ in range(5)} == {3}
+    some = PerfectPlayer(seed=0, random_percent=30)
+    off_centre = sum(some.act(GAME, state) != 3 for _ in range(1000))
+    assert 0.30 * 6 / 7 * 1000 - 60 < off_centre < 0.30 * 6 / 7 * 1000 + 60, off_centre  # 257 expected
 
 
 def test_bitbully_reads_our_positions_as_we_do():
@@ -200,7 +217,7 @@ def test_list_says_which_games_have_an_agent_a_ladder_and_perfect_play():
     assert set(blocks) >= {"connect_four", "crossings", "hex"}
     after = {name: text.split(name + " ", 1)[1].split("\n")[2] for name in ("connect_four", "crossings", "hex")}
     assert after["crossings"].strip() == "pretrained agent: yes; ladder (crossenvs rate): yes"
-    assert after["hex"].strip() == "pretrained agent: none yet; ladder (crossenvs rate): none yet"
+    assert after["hex"].strip() == "pretrained agent: none yet; ladder (crossenvs rate): yes"
     assert "perfect play: the perfect player and crossenvs mistakes" in after["connect_four"]
 
 
@@ -208,9 +225,12 @@ def test_a_finished_run_suggests_only_commands_that_work(tmp_path):
     from crossenvs.az.evaluation import next_commands
 
     c4 = "\n".join(next_commands("connect_four", {}, tmp_path / "final.pt"))
-    assert "crossenvs rate" not in c4 and "crossenvs mistakes az:" in c4 and "final.pt:0" in c4
+    assert "crossenvs rate az:" in c4 and "crossenvs mistakes az:" in c4 and "final.pt:0" in c4
+    seven = "\n".join(next_commands("connect_four", {"columns": 8}, tmp_path / "final.pt"))
+    assert "crossenvs rate" not in seven and "crossenvs mistakes" not in seven  # neither at 8 columns
     crossings = "\n".join(next_commands("crossings", {}, tmp_path / "final.pt"))
     assert "crossenvs rate az:" in crossings and "crossenvs mistakes" not in crossings
+    assert "mcts:500 random --games 20" in crossings  # two rungs: eval rates the agent on the ladder's scale
 
 
 def test_perfect_asks_the_book_first_in_the_opening_and_our_solver_later(monkeypatch):

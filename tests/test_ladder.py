@@ -22,6 +22,7 @@ from crossenvs.eval.ladder import (
     anchored_ratings,
     build_ladder,
     check_agent,
+    default_rungs,
     fit_rating,
     ladder_file_name,
     load_ladder,
@@ -220,9 +221,11 @@ def test_a_ladder_rated_with_another_agent_is_refused():
 
 
 SHIPPED = [make_game(name, **options) for name, options in agents.available()]
+#: ladders of games with no pretrained agent: the games whose strength the field measures
+WITHOUT_AGENT = [make_game("connect_four"), make_game("hex")]
 
 
-@pytest.mark.parametrize("game", SHIPPED, ids=ladder_file_name)
+@pytest.mark.parametrize("game", SHIPPED + WITHOUT_AGENT, ids=ladder_file_name)
 def test_every_shipped_ladder_agrees_with_itself(game):
     ladder = load_ladder(game)
     report = ladder.extra.get("consistency")
@@ -231,6 +234,8 @@ def test_every_shipped_ladder_agrees_with_itself(game):
     assert len(report["leave_one_out"]) == len(ladder.rungs) - 1  # every rung but the anchor was checked
     widened = ladder.extra["intervals_widened_by"]
     assert widened == pytest.approx(max(1.0, report["dispersion"]) ** 0.5, abs=0.01)
+    # the trainers' suggested match names these two, so that eval rates the agent on the ladder's scale
+    assert {"random", "mcts:500"} <= {rung.spec for rung in ladder.rungs}
 
 
 @pytest.mark.parametrize("game", SHIPPED, ids=ladder_file_name)
@@ -245,6 +250,24 @@ def test_every_pretrained_agent_has_a_shipped_ladder(game):
     assert ladder.command.startswith(f"crossenvs ladder {game.name}")
     for rung in ladder.rungs:
         assert rung.low <= rung.rating <= rung.high and rung.games > 0
+
+
+def test_connect_four_climbs_to_perfect_play_and_hex_through_dense_mcts_rungs():
+    """Connect Four's top rung is perfect play, reached through perfect players with random moves (perfect alone
+    would sweep MCTS-2000 and have no finite rating); Hex's MCTS rungs are dense where its strength climbs."""
+    c4 = load_ladder(make_game("connect_four"))
+    ratings = {rung.spec: rung.rating for rung in c4.rungs}
+    assert [rung.spec for rung in c4.rungs][-1] == "perfect"
+    assert ratings["perfect"] > ratings["perfect:3"] > ratings["mcts:2000"] > ratings["mcts:128"] > 0
+    hex_ladder = load_ladder(make_game("hex"))
+    specs = [rung.spec for rung in hex_ladder.rungs]
+    assert {"mcts:64", "mcts:250", "mcts:1000"} <= set(specs) and "perfect" not in specs
+    hex_ratings = {rung.spec: rung for rung in hex_ladder.rungs}
+    assert hex_ratings["mcts:2000"].rating > hex_ratings["mcts:500"].rating > hex_ratings["mcts:128"].rating
+    assert all(math.isfinite(rung.high) for rung in hex_ladder.rungs)
+    for game, ladder in ((make_game("connect_four"), c4), (make_game("hex"), hex_ladder)):
+        assert ladder.command.startswith(f"crossenvs ladder {game.name}")
+        assert {rung.spec for rung in ladder.rungs} == set(default_rungs(game))  # built from the default rungs
 
 
 def test_shipped_ladder_files_are_plain_json():
@@ -452,3 +475,18 @@ def test_the_agents_page_quotes_each_agents_rung_as_its_ladder_file_has_it():
         ladder = read_ladder(LADDER_DIR / file)
         rung = next(rung for rung in ladder.rungs if rung.spec == "pretrained:64")
         assert text == f"{rung.rating:.0f} ({rung.low:.0f} .. {rung.high:.0f})", name
+
+
+def test_the_evaluation_page_shows_every_shipped_ladder_as_the_files_have_it():
+    """docs/evaluation.md's table of the shipped ladders is what ``python benchmarks/ladders.py --table`` prints."""
+    from pathlib import Path
+
+    from conftest import benchmark_script
+
+    from crossenvs.eval.ladder import available
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "evaluation.md").read_text()
+    with benchmark_script("ladders") as script:
+        table = script.markdown_table()
+    assert table in page
+    assert table.splitlines()[0].count("|") == len(available()) + 2  # a column for every shipped ladder

@@ -185,6 +185,21 @@ TORCH_EXTRAS = {"agents", "train", "torchrl", "cuda"}
 README_EXTRAS = "agents,eval,web"
 
 
+def test_every_install_block_that_brings_torch_pins_it_first():
+    """People copy one block: an extra that brings torch, installed with no torch pinned before it in that block,
+    resolves PyPI's newest torch and several GB of CUDA libraries, not the build the project tests."""
+    for page in INSTALL_PAGES:
+        if page.suffix != ".md":
+            continue
+        for block in re.findall(r"```(?:bash|sh|console)\n(.*?)```", page.read_text(), re.S):
+            lines = block.splitlines()
+            for index, line in enumerate(lines):
+                extras = re.search(r'pip install -e "\.\[([a-z,]+)\]"', line)
+                if extras and TORCH_EXTRAS & set(extras.group(1).split(",")):
+                    pinned = any(re.match(r"pip install torch==2\.13\.0(\s|$)", earlier) for earlier in lines[:index])
+                    assert pinned, f"{page.name}: {line!r} has no pip install torch==2.13.0 before it in its block"
+
+
 def pip_install(python: Path, *requirements: str) -> None:
     """pip resolving every dependency itself into the environment of ``python``; no .pyc compiled (seconds saved)."""
     done = subprocess.run(

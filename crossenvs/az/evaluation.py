@@ -70,7 +70,11 @@ def shown_path(path: Path) -> str:
 
 def next_commands(game: str, options: dict[str, Any], checkpoint: Path) -> list[str]:
     """What to do with a finished run's agent: rate it where the game has a ladder (on Connect Four, measure its
-    mistakes against perfect play), match it, play it (its ``az:`` spec). Only commands that work are named."""
+    mistakes against perfect play), match it, play it (its ``az:`` spec). Only commands that work are named.
+
+    The match names two rungs that every shipped ladder has (MCTS-500 and random): where the game has a ladder,
+    ``eval`` holds them at their ladder ratings and rates the agent on its scale; elsewhere three players still
+    give every one a rating and an interval, which a match against one opponent would not."""
     from crossenvs.core.registry import make_game
     from crossenvs.eval.ladder.scale import shipped_ladder
 
@@ -84,7 +88,7 @@ def next_commands(game: str, options: dict[str, Any], checkpoint: Path) -> list[
             f"  crossenvs mistakes {spec} {spec}:0      # its mistakes against perfect play, searching and not"
         )
     lines += [
-        f"  crossenvs eval {game}{flags} --players {spec} mcts:200 --games 20   # a match against MCTS",
+        f"  crossenvs eval {game}{flags} --players {spec} mcts:500 random --games 20   # against MCTS, rated",
         f"  crossenvs play {game}{flags} --opponent {spec}                   # play it in the terminal",
     ]
     return lines

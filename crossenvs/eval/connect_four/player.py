@@ -4,6 +4,11 @@ It scores every legal column exactly (:class:`~.solver_api.ConnectFourSolver`) a
 best: the fastest win when it can win, a draw when it can hold one, else the slowest loss. Ties
 between equally fast moves are broken by its seeded random stream, so games against it vary.
 
+``perfect:<percent>`` plays a uniformly random legal move on that share of its moves and a perfect
+one on the rest: a family of fixed players between the MCTS rungs and perfect play, so a ladder can
+rate an agent that is close to perfect (against ``perfect`` alone it would lose every game, and a
+rating needs games that go both ways).
+
 Our solver proves most positions from ply 12 on in milliseconds to seconds; before, with the whole
 game ahead, it would take minutes without an opening book. There the player asks bitbully (the
 ``solver`` extra, AGPL-3.0, never a dependency of the package), whose 12-ply book answers at once:
@@ -17,6 +22,7 @@ import importlib.util
 
 import numpy as np
 
+from ...core.checks import whole_number
 from ...core.errors import InvalidOptionError
 from ...core.game import Game
 from ...core.state import State
@@ -35,12 +41,19 @@ class PerfectPlayer(Player):
 
     name = "perfect"
 
-    def __init__(self, seed: int | None = None, *, nodes: int = MOVE_NODES) -> None:
+    def __init__(self, seed: int | None = None, *, nodes: int = MOVE_NODES, random_percent: int = 0) -> None:
         super().__init__(seed)
+        if not 0 <= random_percent <= 100:
+            raise InvalidOptionError(f"perfect:<percent>: a percentage from 0 to 100, got {random_percent}")
         self.nodes = nodes
+        self.random_percent = random_percent
+        self.name = f"perfect{random_percent}" if random_percent else "perfect"
         self._solver: ConnectFourSolver | None = None
 
     def act(self, game: Game, state: State) -> int:
+        if self.random_percent and self.rng.random() * 100 < self.random_percent:
+            legal = game.legal_actions(state)
+            return int(legal[self.rng.integers(len(legal))])
         best = self.optimal_moves(game, state)
         return int(best[self.rng.integers(len(best))])
 
@@ -80,9 +93,8 @@ def check_standard_grid(game: Game) -> None:
 
 
 def from_spec(argument: str, game: Game | None, seed: int | None) -> PerfectPlayer:
-    """``perfect``: no argument."""
-    if argument:
-        raise InvalidOptionError(f"player 'perfect' takes no argument, got 'perfect:{argument}'; write perfect")
+    """``perfect``, or ``perfect:<percent>``: that share of its moves played at random."""
+    percent = whole_number(argument, "perfect:<percent of moves played at random>", 0, 100) if argument else 0
     if game is not None:
         check_standard_grid(game)
-    return PerfectPlayer(seed)
+    return PerfectPlayer(seed, random_percent=percent)
