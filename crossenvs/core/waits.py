@@ -38,19 +38,15 @@ from typing import TextIO
 #: the package's logger; its INFO lines announce waits
 LOGGER = logging.getLogger("crossenvs")
 
-#: how long each template's first-use compile took, in seconds, with the game kernels it needs: each a
-#: fresh process on a cold cache (a new ``CROSSENVS_CACHE_DIR``) less the same process on the warm one,
-#: on the project's 2-core AMD EPYC shared with other work (load about 4.5), 2026-11-27. Low end: the
-#: smallest game measured (Crisscross), high end: Crosse, the largest. An idle or faster machine is quicker.
-#: vector env 11 s (Crisscross 4x4) - 17 s (Crosse), and 12-34 s from an empty cache (2026-11-28, issue 54); MCTS 34 s (Crisscross 6x6) - 62 s (Crosse);
-#: AlphaZero's search 59 s (Crisscross 6x6) - 67 s (Crosse: the pretrained agent's first move took 81 s in
-#: all, 14 s warm); the solver 37 s (Crisscross 4x4); the stepper 6 s (Crisscross 6x6) - 37 s (Crosse).
+#: the range a template's first-use compile notice quotes, in seconds, with the game kernels it needs: the smallest
+#: game's compile (Crisscross 6x6) to the largest's (Crosse) and half as much again for a busy machine, as
+#: ``benchmarks/compile_times.py`` measures them (the table and its machine: docs/benchmarks.md)
 COMPILE_SECONDS = {
-    "crossenvs.envs.game_batch": (12, 35),
-    "crossenvs.players.mcts": (30, 65),
-    "crossenvs.az.tree": (55, 70),
-    "crossenvs.core.fused": (5, 40),
-    "crossenvs.eval.solve_kernel": (30, 40),
+    "crossenvs.envs.game_batch": (2, 20),
+    "crossenvs.players.mcts": (10, 30),
+    "crossenvs.az.tree": (10, 25),
+    "crossenvs.core.fused": (2, 15),
+    "crossenvs.eval.solve_kernel": (12, 30),
 }
 #: the range announced for a template not measured above
 DEFAULT_SECONDS = (5, 60)
