@@ -289,3 +289,19 @@ def test_no_game_file_is_over_600_lines():
     assert not long, f"game files over {GAME_FILE_LINES} lines (split the game into a package of rooms):\n" + "\n".join(
         long
     )
+
+
+def test_the_checkout_has_the_layout_it_was_asked_for():
+    """pyproject.toml, README.md, crossenvs, training, configs and tests at the top. The configs are package data
+    (``crossenvs/configs``, so the wheel ships them); the top's ``configs`` is a relative link to that one
+    folder, which a clone keeps and a copy of the working tree carries as a link into itself."""
+    import os
+
+    root = Path(__file__).resolve().parent.parent
+    assert {"pyproject.toml", "README.md", "crossenvs", "training", "configs", "tests"} <= {
+        p.name for p in root.iterdir()
+    }
+    link = root / "configs"
+    assert link.is_symlink() and os.readlink(link) == "crossenvs/configs"
+    assert link.resolve() == (root / "crossenvs" / "configs").resolve()
+    assert (link / "alphazero" / "crisscross6.yaml").is_file()
