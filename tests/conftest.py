@@ -84,6 +84,7 @@ LONG_FILES = {
     "test_example_game.py": 40,
     "test_serve_api.py": 35,
     "test_export.py": 35,  # torch's exporter, four exports
+    "test_no_silent_wait.py": 50,  # every command started in a process of its own, up to five seconds each
 }
 
 

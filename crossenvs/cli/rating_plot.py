@@ -86,9 +86,11 @@ def checkpoint_players(run_dir: Path, simulations: int) -> tuple[Game, str, list
 def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
     """Rate every checkpoint of a run on the game's ladder (where one ships) or against baselines; plot
     rating against training step or time."""
+    from ..core.waits import Wait
     from ..eval.ladder.scale import shipped_ladder
 
-    game, x_label, checkpoints = checkpoint_players(args.run_dir, args.simulations)
+    with Wait(f"loading the checkpoints of {args.run_dir} (torch first)"):
+        game, x_label, checkpoints = checkpoint_players(args.run_dir, args.simulations)
     if args.ladder is None and not args.relative and not args.baselines and shipped_ladder(game) is not None:
         args.ladder = SHIPPED_LADDER
     if args.ladder is not None:

@@ -76,14 +76,24 @@ def check(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
-    """The trainer's run, to its final evaluation (a one-line summary, and the run folder's summary.json)."""
-    if args.trainer == "alphazero":
-        from ..az.train import train
-    elif args.trainer == "ppo":
-        from ..ppo.train import train
-    else:
-        train = rllib_run.run
+    """The trainer's run, to its final evaluation (a one-line summary, and the run folder's summary.json).
+
+    Importing a trainer imports torch (and stable-baselines3), seconds on a busy machine before the trainer's
+    own first line: a wait that says so once it passes two seconds."""
+    from ..core.waits import Wait
+
+    with Wait(f"loading the {args.trainer} trainer ({TRAINER_IMPORTS[args.trainer]})"):
+        if args.trainer == "alphazero":
+            from ..az.train import train
+        elif args.trainer == "ppo":
+            from ..ppo.train import train
+        else:
+            train = rllib_run.run
     train(args)
+
+
+#: what importing each trainer loads, for the line said while it does
+TRAINER_IMPORTS = {"alphazero": "torch", "ppo": "torch, stable-baselines3", "rllib": "Ray comes up next"}
 
 
 COMMAND = Command(

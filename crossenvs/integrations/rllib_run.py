@@ -236,10 +236,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def train(args: argparse.Namespace) -> dict[str, Any]:
     """The league run: train, snapshot, checkpoint; then evaluate the last checkpoint in the arena."""
-    game, start = check_args(args)
-    from . import rllib  # Ray: only once the flags are good
+    from ..core.waits import Wait
 
-    where = start_ray(args)
+    game, start = check_args(args)
+    with Wait("importing RLlib and starting Ray"):  # seconds before anything else can be said
+        from . import rllib  # Ray: only once the flags are good
+
+        where = start_ray(args)
     write_settings(args, game)
     config = rllib.league_config(
         game,
@@ -254,8 +257,9 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         seed=args.seed,
     )
     print(f"{game!r}: league self-play on {where}, {args.env_runners} env runner(s), "
-          f"{args.learners} learner(s); run folder {args.out}")  # fmt: skip
-    algo = config.build_algo()
+          f"{args.learners} learner(s); run folder {args.out}", flush=True)  # fmt: skip
+    with Wait(f"building the RLlib algorithm ({args.env_runners} env runner(s) starting)"):
+        algo = config.build_algo()
     try:
         checkpoint, steps, speed, illegal = iterate(algo, args, game, start)
     finally:
