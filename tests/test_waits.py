@@ -129,6 +129,18 @@ def test_a_terminal_gets_one_labelled_bar_at_a_time_and_a_clean_line_after(heard
     assert screen(written.split("\n", 1)[1]).strip() == ""  # wiped: what the program prints next starts clean
 
 
+def test_a_line_said_while_a_bar_is_drawn_starts_on_a_clean_line(heard, monkeypatch):
+    """A compile notice landing on an arena's bar: the bar is wiped first, so no fragment of it stays on screen."""
+    terminal = Terminal()
+    monkeypatch.setattr(waits.sys, "stderr", terminal)
+    arena = waits.Wait("playing crosse: a, b", total=4, unit="games", after=0.0, tick=0.01).start()
+    until(lambda: arena.drawn)
+    waits.say("crossenvs: hi")  # shorter than the bar, which it would otherwise leave the tail of
+    arena.stop()
+    shown = screen(terminal.getvalue().split("\n")[1])  # the line the notice was written on, as it looks now
+    assert shown.rstrip() == "crossenvs: hi", shown
+
+
 def test_a_compile_of_a_games_rules_past_the_threshold_opens_a_wait_named_in_words(heard, monkeypatch, capsys):
     monkeypatch.setattr(waits, "SPEAK_AFTER", 0.05)
     watch = waits.CompileWatch(quiet=0.05, tick=0.01)

@@ -98,8 +98,17 @@ def say(text: str) -> None:
     if LOGGER.hasHandlers():
         LOGGER.info(text)
         return
+    _wipe_bars()  # a line said while a bar is drawn (a compile notice inside an arena) starts on a clean line
     sys.stderr.write(text + "\n")
     sys.stderr.flush()
+
+
+def _wipe_bars() -> None:
+    """Wipe every open wait's bar; the next tick draws it again, under the new line."""
+    with _SPEAKING_LOCK:
+        open_waits = list(_SPEAKING)
+    for wait in open_waits:
+        wait.clear()
 
 
 def _is_terminal(stream: TextIO) -> bool:
