@@ -27,7 +27,8 @@ def flags(**given) -> argparse.Namespace:
 
 def test_the_configs_live_in_the_package_and_nowhere_else():
     assert CONFIGS == ROOT / "crossenvs" / "configs"
-    assert not (ROOT / "configs").exists()  # one copy: the checkout reads the package's
+    top = ROOT / "configs"  # one copy: the checkout's configs/ is a link to the package's folder, not a second copy
+    assert top.is_symlink() and top.resolve() == CONFIGS.resolve()
     assert {"crisscross6", "crossings", "crosse", "crossings_gpu"} <= set(shipped_configs("alphazero"))
     assert {"crisscross", "crossings", "crosse", "charing_cross", "neo_crossings", "hex", "connect_four"} == set(
         shipped_configs("ppo")
