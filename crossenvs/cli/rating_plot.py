@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from .. import checkpoints as ck
 from ..core.checks import MAX_SEED
@@ -16,6 +16,9 @@ from ..core.game import Game
 from ..core.registry import make_game
 from ..players import Player
 from .common import MAX_GAMES, SHIPPED_LADDER, Command, chosen_ladder
+
+if TYPE_CHECKING:
+    from ..eval.ladder import Ladder
 
 #: what rating-plot writes (matplotlib's formats that need nothing beyond matplotlib and Pillow)
 PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".webp")
@@ -91,10 +94,12 @@ def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
 
     with Wait(f"loading the checkpoints of {args.run_dir} (torch first)"):
         game, x_label, checkpoints = checkpoint_players(args.run_dir, args.simulations)
-    if args.ladder is None and not args.relative and not args.baselines and shipped_ladder(game) is not None:
-        args.ladder = SHIPPED_LADDER
     if args.ladder is not None:
-        return ladder_plot(args, out, game, x_label, checkpoints)
+        ladder = chosen_ladder(game, args.ladder)
+    else:
+        ladder = None if args.relative or args.baselines else shipped_ladder(game)
+    if ladder is not None:
+        return ladder_plot(args, out, game, x_label, checkpoints, ladder)
     return relative_plot(args, out, game, x_label, checkpoints)
 
 
@@ -167,14 +172,18 @@ def error_bars(fits) -> list[list[float]]:
 
 
 def ladder_plot(
-    args: argparse.Namespace, out: TextIO, game: Game, x_label: str, checkpoints: list[tuple[float, Player]]
+    args: argparse.Namespace,
+    out: TextIO,
+    game: Game,
+    x_label: str,
+    checkpoints: list[tuple[float, Player]],
+    ladder: Ladder,
 ) -> None:
     """rating-plot --ladder: each checkpoint rated on the game's fixed-anchor ladder (``--games`` games at most)."""
     from ..core.waits import Wait
     from ..eval.ladder import rate
     from ..eval.plots import plot_ratings
 
-    ladder = chosen_ladder(game, args.ladder)
     out.write(
         f"(ratings on the {ladder.game} ladder's scale, random = 0: comparable with crossenvs rate and across runs)\n"
     )
