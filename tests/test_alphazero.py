@@ -360,6 +360,38 @@ def test_playout_cap_randomisation_learns_only_from_the_full_searches():
     assert learnt + in_play == sum(part.searched for part in parts)  # every full-search position, and no other
 
 
+def test_random_openings_are_played_and_not_learnt_from():
+    """With ``random_opening_plies``, each game (the first and every restart) opens with 0 to that many random
+    moves: they are played, none is learnt from, and every other move is searched and kept."""
+    from crossenvs.az.config import Config
+    from crossenvs.az.run import check_config_on_device
+    from crossenvs.az.selfplay import SelfPlay
+    from crossenvs.trainer.config import ConfigError
+
+    config = Config(**{**AZ_TINY, "num_envs": 16, "simulations": 8, "random_opening_plies": 2})
+    config.check("tiny.yaml")
+    selfplay = SelfPlay(config, np.random.default_rng(0))
+    evaluate = fixed_evaluator(selfplay.game.num_actions)
+    first = selfplay.opening_left.copy()
+    assert set(first.tolist()) == {0, 1, 2}
+    part = selfplay.step(evaluate)
+    assert [len(history) for history in selfplay.history] == [int(n == 0) for n in first]
+    assert part.searched == int((first == 0).sum())
+    opening_moves, searched, learnt, ended = int((first > 0).sum()), part.searched, len(part.results), part.ended
+    lengths = set()
+    for _ in range(300):
+        opening_moves += int((selfplay.opening_left > 0).sum())
+        part = selfplay.step(evaluate)
+        searched, learnt, ended = searched + part.searched, learnt + len(part.results), ended + part.ended
+        lengths |= set(selfplay.opening_left.tolist())
+    assert ended > 30 and lengths == {0, 1, 2}  # restarted games draw their own openings
+    assert searched == 301 * config.num_envs - opening_moves  # every move but the random ones is searched
+    assert learnt + sum(len(history) for history in selfplay.history) == searched  # and kept, and no other
+    with pytest.raises(ConfigError, match=r"random_opening_plies is 2, but device self-play .* set it to 0"):
+        check_config_on_device(config, "cuda")
+    check_config_on_device(config, "cpu")
+
+
 @pytest.mark.parametrize(
     "changes, message",
     [
@@ -367,6 +399,7 @@ def test_playout_cap_randomisation_learns_only_from_the_full_searches():
         ({"fast_simulations": -1}, "'fast_simulations' must be 0"),
         ({"fast_simulations": 2, "full_search_share": 0.0}, "'full_search_share' must be above 0 and at most 1"),
         ({"fast_simulations": 2, "full_search_share": 1.5}, "'full_search_share' must be above 0 and at most 1"),
+        ({"random_opening_plies": -1}, "'random_opening_plies' must be 0 or more, got -1"),
     ],
 )
 def test_a_playout_cap_that_cannot_work_is_refused(changes, message):

@@ -36,6 +36,7 @@ from crossenvs.az.resume import checkpoint_to_resume, latest_extra, restore, sup
 from crossenvs.az.selfplay import Finished, SelfPlay
 from crossenvs.core.registry import make_game
 from crossenvs.trainer.command import new_run_config
+from crossenvs.trainer.config import ConfigError
 from crossenvs.trainer.folders import check_resume_folder, set_aside, start_new_run
 
 
@@ -52,6 +53,16 @@ def check_self_play_here(device: str) -> None:
                 f"CUDA_VISIBLE_DEVICES={chosen.index} and --device cuda"
             )
         cuda_module()
+
+
+def check_config_on_device(config: Config, device: str) -> None:
+    """Refuse, before a run's folder is made, a setting the device path does not have: random openings are
+    drawn by the CPU path's self-play alone."""
+    if config.random_opening_plies and torch.device(device).type == "cuda":
+        raise ConfigError(
+            f"random_opening_plies is {config.random_opening_plies}, but device self-play (--device {device}) "
+            "opens every game from the start; set it to 0 (--set random_opening_plies=0) or train on --device cpu"
+        )
 
 
 def self_play_here(run: Run) -> None:
@@ -113,12 +124,14 @@ class Run:
         if args.resume:
             run_dir = check_resume_folder(args.resume)
             config = load_config(run_dir / "config.yaml", overrides, local_actors)
+            check_config_on_device(config, device)
             chosen, document = checkpoint_to_resume(run_dir, args)
             if chosen is None:
                 print(f"resuming {run_dir}: no checkpoint yet, so the run starts from its config.yaml")
         else:
             path, changes = new_run_config(args, "alphazero", overrides)
             config = load_config(path, changes, local_actors)
+            check_config_on_device(config, device)
             run_dir = start_new_run(args, f"az-{config.game}", config)
         run = cls(config, run_dir, device)
         run.no_progress = args.no_progress

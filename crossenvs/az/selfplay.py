@@ -3,7 +3,9 @@
 ``num_envs`` games are stepped together in the vector env. Before every move
 :class:`crossenvs.az.search.GumbelSearch` searches all of them at once, and the network evaluates
 all the new leaves in one forward pass. With ``fast_simulations`` (playout-cap randomisation, as in
-KataGo) most moves get a cheap search and only the full ones are learnt from.
+KataGo) most moves get a cheap search and only the full ones are learnt from. With ``random_opening_plies``
+(AlphaZero.jl issue 217's recipe) each game opens with 0 to that many uniformly random moves, which are
+played but not learnt from: the games then reach more kinds of positions than the network's own openings.
 """
 
 from __future__ import annotations
@@ -44,7 +46,13 @@ class SelfPlay:
         self.full_search_share = config.full_search_share
         self.rng = rng
         self.history: list[list[tuple[np.ndarray, np.ndarray, int, int]]] = [[] for _ in range(config.num_envs)]
-        self.env.reset()
+        self.random_opening_plies = config.random_opening_plies
+        self.opening_left = self._opening_lengths(config.num_envs)  # random moves each game has still to play
+        self.env.reset(seed=int(rng.integers(2**31)))  # the random openings' streams
+
+    def _opening_lengths(self, games: int) -> np.ndarray:
+        """How many random moves each of ``games`` new games opens with: 0 to ``random_opening_plies``, uniformly."""
+        return self.rng.integers(0, self.random_opening_plies + 1, size=games)
 
     def step(self, evaluate, tag: int = 0) -> Finished:
         """One searched move in every game; the positions of the games that ended, each tagged with the oldest
@@ -54,10 +62,14 @@ class SelfPlay:
         full = self.fast_search is None or self.rng.random() < self.full_search_share
         search = self.search if full else self.fast_search
         actions, policies, _, observations = search.run(boards, metas, evaluate, self.rng)
-        if full:  # a cheap search's policy is a poor target, so its positions are not learnt from (KataGo)
-            for i in range(len(actions)):
-                self.history[i].append((observations[i], policies[i], int(movers[i]), tag))
-        searched = len(actions) if full else 0
+        opening = self.opening_left > 0
+        if opening.any():  # a random opening move is played, not learnt from: its policy is no search's
+            actions = np.where(opening, self.env.random_actions(), actions)
+            self.opening_left[opening] -= 1
+        learnt = np.flatnonzero(~opening) if full else ()  # a cheap search's policy is a poor target (KataGo)
+        for i in learnt:
+            self.history[i].append((observations[i], policies[i], int(movers[i]), tag))
+        searched = len(learnt)
         _, _, terminations, _, info = self.env.step(actions)
         rewards = info["seat_rewards"]
         finished = []
@@ -67,6 +79,7 @@ class SelfPlay:
                 finished += [(o, p, rewards[i, seat], oldest) for o, p, seat, _ in self.history[i]]
             self.history[i] = []
         ended = int(terminations.sum())
+        self.opening_left[terminations] = self._opening_lengths(ended)
         if not finished:
             shape = (0, *self.game.observation_shape)
             empty_policies = np.zeros((0, self.game.num_actions), np.float32)
