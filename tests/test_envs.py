@@ -370,6 +370,44 @@ def test_charing_cross_single_agent_learner_makes_its_own_choices():
     assert game.current_player(env.state) == 0 and env.state.ply == ply  # the learner moves again at once
 
 
+@pytest.mark.parametrize("face", ["wrapped", "raw", "gymnasium"])
+def test_a_step_checks_its_action_once_and_runs_the_rules_once(face, monkeypatch):
+    """Every face reads an action with one ``action_id`` call, legal or not, and an illegal move is refused by
+    the stepper's one kernel call: ``Game.apply`` is never run again just to word the error."""
+    import crossenvs.core.stepper as stepper_module
+    import crossenvs.envs.aec as aec_module
+    import crossenvs.envs.single_agent as single_agent_module
+    import crossenvs.envs.wrappers as wrappers_module
+    from crossenvs.core.actions import action_id
+
+    game = crossenvs.make_game("crisscross", size=5)
+    env = {
+        "wrapped": lambda: crisscross_v0.env(size=5),
+        "raw": lambda: crisscross_v0.raw_env(size=5),
+        "gymnasium": lambda: CrossSingleAgentEnv(game, opponent="random"),
+    }[face]()
+    env.reset(seed=0)
+    checks = []
+    for module in (stepper_module, aec_module, single_agent_module, wrappers_module):
+        monkeypatch.setattr(module, "action_id", lambda *a, **k: checks.append(1) or action_id(*a, **k))
+    monkeypatch.setattr(env.unwrapped.game, "apply", lambda *a: pytest.fail("Game.apply ran the rules again"))
+    first = int(np.flatnonzero(env.unwrapped._game.mask())[0])
+    env.step(first)
+    assert len(checks) == (2 if face == "gymnasium" else 1)  # the gymnasium env's opponent's reply: one more
+    checks.clear()
+    if face == "gymnasium":
+        assert env.step(first)[1:3] == (-1.0, True)  # the same cell again: taken, so illegal
+    elif face == "wrapped":
+        mover = env.agent_selection
+        env.step(first)
+        assert env.rewards[mover] == -1 and all(env.terminations.values())
+    else:
+        checks.clear()
+        with pytest.raises(IllegalActionError, match=r"crisscross: illegal move .* \(action \d+\) for"):
+            env.step(first)
+    assert len(checks) == 1
+
+
 @pytest.mark.parametrize("face", ["aec", "gymnasium"])
 def test_the_envs_step_through_the_single_game_stepper(face, monkeypatch):
     """A legal move is one stepper call: the game's slower calls (apply, legal_mask, is_terminal, current_player)

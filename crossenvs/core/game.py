@@ -273,10 +273,16 @@ class Game(ABC):
         action = action_id(action, self.num_actions, f"{self.name}: the action")
         after = state.copy()
         if not self.apply_kernel(after.board, after.meta, action):
-            move = self.action_to_str(state, action)
-            colour = self.colours[self.current_player(state)]
-            raise IllegalActionError(f"{self.name}: illegal move {move} (action {action}) for {colour}")
+            raise self.illegal_move(state, action)
         return after
+
+    def illegal_move(self, state: State, action: int) -> IllegalActionError:
+        """The error for ``action`` (an id in range) that the rules refused in ``state``: the move in the game's
+        notation, its id and the colour that tried it. Built from the position alone, so a caller whose kernel
+        already refused the move (the envs' stepper) need not run the rules again to say so."""
+        move = self.action_to_str(state, action)
+        colour = self.colours[self.current_player(state)]
+        return IllegalActionError(f"{self.name}: illegal move {move} (action {action}) for {colour}")
 
     def parse_raw_id(self, text: str) -> int:
         """Read ``#<id>`` (see :func:`raw_id_text`) back to the id; ``IllegalActionError`` if it is not one."""

@@ -32,7 +32,7 @@ from .specialize import specialize
 from .state import State
 
 
-class SteppedGame(Protocol):
+class SteppableGame(Protocol):
     """What a :class:`Stepper` reads of its game (a :class:`~crossenvs.core.game.Game` has all of it)."""
 
     name: str
@@ -69,7 +69,7 @@ class Stepper:
     also rewritten in place (:meth:`state` copies them).
     """
 
-    def __init__(self, game: SteppedGame, state: State | None = None) -> None:
+    def __init__(self, game: SteppableGame, state: State | None = None) -> None:
         self.game = game
         self._num_actions = game.num_actions
         self._initial = game.initial_state()  # reset copies it: building a start (Crosse's) costs more
@@ -110,6 +110,12 @@ class Stepper:
         """
         if type(action) is not int or not 0 <= action < self._num_actions:
             action = action_id(action, self._num_actions, f"{self.game.name}: the action")
+        return self.step_id(action)
+
+    def step_id(self, action: int) -> bool:
+        """:meth:`step` for an action id its caller has checked already (an ``int`` in ``0..num_actions-1``, as
+        :func:`~crossenvs.core.actions.action_id` returns): the envs check an action once, at their own
+        ``step``, and come here. An unchecked value would index the kernel's tables out of range."""
         if not self.num_legal:
             raise IllegalActionError(f"{self.game.name}: the game is over; no action can be applied")
         legal = self._step(action)

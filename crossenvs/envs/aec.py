@@ -17,6 +17,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
+from ..core.actions import action_id
 from ..core.checks import check_seed
 from ..core.errors import InvalidOptionError
 from ..core.game import Cell, Game
@@ -33,12 +34,12 @@ class SteppedGame:
     one numba call a move writes the next mask and observation.
 
     What an env reads of it (the position, the seat to move, observations, the mask, the outcome) is what
-    :class:`~crossenvs.core.game.Game`'s own calls give, and a move that :meth:`Game.apply
-    <crossenvs.core.game.Game.apply>` refuses raises that very call's error (it is made, only then, to say it).
+    :class:`~crossenvs.core.game.Game`'s own calls give, and a move the rules refuse raises the error
+    :meth:`Game.apply <crossenvs.core.game.Game.apply>` raises for it.
     """
 
     def __init__(self, game: Game) -> None:
-        self.game, self._num_actions = game, game.num_actions
+        self.game = game
         self.stepper = game.stepper()
 
     @property
@@ -51,14 +52,13 @@ class SteppedGame:
         self.game.check_state(state)
         self.stepper.reset(state)
 
-    def play(self, action: Any) -> None:
-        """``action`` for the seat to move: one stepper call, or :meth:`Game.apply`'s error (or its answer for an
-        action id of another integer type)."""
-        stepper = self.stepper
-        fast = int(action) if type(action) is int or isinstance(action, np.integer) else -1  # never a bool
-        if 0 <= fast < self._num_actions and stepper.num_legal and stepper.step(fast):
-            return
-        stepper.reset(self.game.apply(stepper.state(), action))
+    def play(self, action: int) -> None:
+        """``action``, an id the env's ``step`` has checked (:func:`~crossenvs.core.actions.action_id`), for the
+        seat to move: one stepper call. A move the rules refuse raises :meth:`Game.illegal_move
+        <crossenvs.core.game.Game.illegal_move>`'s error, made from the position the stepper kept (the rules
+        are not run a second time to word it); a finished game raises the stepper's."""
+        if not self.stepper.step_id(action):
+            raise self.game.illegal_move(self.stepper.state(), action)
 
     @property
     def to_move(self) -> int:
@@ -213,15 +213,22 @@ class CrossAECEnv(SteppedEnv, AECEnv, EzPickle):
         return {"observation": self._game.observe(self._seat[agent]), "action_mask": mask}
 
     def step(self, action: int) -> None:
+        """``action`` for the agent to act: checked here, once (an id in range, else ``InvalidActionError``),
+        then played; an illegal move raises ``IllegalActionError`` (the wrapped env ends the game instead)."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        self._play(agent, action_id(action, self.game.num_actions, f"{self.game.name}: {agent}'s action"))
+
+    def _play(self, agent: str, action: int) -> None:
+        """``agent``'s move ``action``, an id already checked (by :meth:`step`, or by the wrapper's step, which
+        checks it once for its mask lookup and comes here): the rules run once, in the stepper."""
         self._cumulative_rewards[agent] = 0
         before = self.state if self.render_mode is not None else None
         self._game.play(action)  # IllegalActionError names the move
         if before is not None:
-            self._last_move = self.game.action_cells(before, int(action))
+            self._last_move = self.game.action_cells(before, action)
         outcome = self._game.outcome()
         if outcome is not None:
             for index, name in enumerate(self.agents):

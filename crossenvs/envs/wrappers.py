@@ -91,12 +91,12 @@ class StandardRulesWrapper(OrderEnforcingWrapper):
         if self._prev_mask is None:
             self.observe(agent)
         mask, self._prev_mask = self._prev_mask, None
-        if self._terminated_by_illegal_move and dead:
+        if dead:
             raw._was_dead_step(action)
-        elif not dead and not mask[action]:
+        elif not mask[action]:
             self._end_game_for_illegal_move(agent)
         else:
-            raw.step(action)
+            raw._play(agent, action)  # checked above, once; the rules run once, in the raw env's stepper
 
     def _reset_first(self, call: str) -> ResetFirstError:
         return ResetFirstError(
