@@ -24,8 +24,10 @@ class RandomPlayer(Player):
     deliberates = False  # a random pick is instant: nothing to announce
 
     def act(self, game: Game, state: State) -> int:
-        legal = game.legal_actions(state)
-        return int(legal[self.rng.integers(legal.size)])
+        from . import kernels  # the package's one random pick (numba loads on first use)
+
+        mask = np.ascontiguousarray(game.legal_mask(state), dtype=np.int8)
+        return int(kernels.nth_legal(mask, self.rng.integers(kernels.count_legal(mask))))
 
     def act_batch(self, positions: Positions) -> np.ndarray:
         from . import kernels  # numba loads on first use, not on import crossenvs

@@ -24,26 +24,34 @@ def random_legal_actions(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarra
 
 
 @njit(cache=True, inline="always")
-def random_legal_action(masks, uniforms, out, j) -> None:
-    """One row of :func:`random_legal_actions`.
+def count_legal(row) -> int:
+    """The legal actions of one mask row (1-d C-contiguous int8 of 0/1).
 
-    Masks are summed eight bytes at a time (:func:`~crossenvs.core.bits.byte_sum_8`: one word on
-    the CPU, so counting a 3,585-action mask takes 449 multiplications; byte by byte on a GPU,
-    where a row need not start at an 8-byte boundary).
+    Summed eight bytes at a time (:func:`~crossenvs.core.bits.byte_sum_8`: one word on the CPU, so
+    counting a 3,585-action mask takes 449 multiplications; byte by byte on a GPU, where a row need
+    not start at an 8-byte boundary).
     """
-    row = masks[j]
     whole_words = row.shape[0] // 8
     count = np.int64(0)
     for w in range(whole_words):
         count += byte_sum_8(row, 8 * w)
     for a in range(whole_words * 8, row.shape[0]):
         count += row[a]
-    out[j] = -1
-    if count == 0:
-        return
-    target = min(np.int64(uniforms[j] * count), count - 1)
+    return count
+
+
+@njit(cache=True, inline="always")
+def nth_legal(row, target) -> int:
+    """The legal action of index ``target`` (0-based, in id order) of one mask row, or -1 past the last.
+
+    The one random legal pick of the package: every random move (the random player, the vector envs'
+    ``random_actions`` on either target, MCTS rollouts and expansions) draws an index below
+    :func:`count_legal` its own way and asks this for the action; whole words before the target
+    are skipped by their byte sums.
+    """
+    whole_words = row.shape[0] // 8
     start = 0
-    for w in range(whole_words):  # skip whole words before the target
+    for w in range(whole_words):
         in_word = byte_sum_8(row, 8 * w)
         if target < in_word:
             break
@@ -52,9 +60,17 @@ def random_legal_action(masks, uniforms, out, j) -> None:
     for a in range(start, row.shape[0]):
         if row[a]:
             if target == 0:
-                out[j] = a
-                return
+                return a
             target -= 1
+    return -1
+
+
+@njit(cache=True, inline="always")
+def random_legal_action(masks, uniforms, out, j) -> None:
+    """One row of :func:`random_legal_actions`: the legal action at quantile ``uniforms[j]`` of row j."""
+    row = masks[j]
+    count = count_legal(row)
+    out[j] = -1 if count == 0 else nth_legal(row, min(np.int64(uniforms[j] * count), count - 1))
 
 
 class Picks(NamedTuple):

@@ -16,6 +16,7 @@ from numba import njit
 
 from crossenvs.core import state as st
 from crossenvs.core.specialize import game_kernels
+from crossenvs.players.kernels import count_legal, nth_legal
 
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
 COMPILING = "the MCTS search"  # in words, for the first-use notice (crossenvs.core.specialize)
@@ -23,18 +24,9 @@ COMPILING = "the MCTS search"  # in words, for the first-use notice (crossenvs.c
 
 @njit(cache=True)
 def _random_legal(mask: np.ndarray) -> int:
-    count = 0
-    for a in range(mask.shape[0]):
-        count += mask[a]
-    if count == 0:
-        return -1
-    target = np.random.randint(count)
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            if target == 0:
-                return a
-            target -= 1
-    return -1
+    """A uniform random legal action of ``mask`` from numba's own stream (seeded by the player), -1 if none."""
+    count = count_legal(mask)
+    return -1 if count == 0 else nth_legal(mask, np.random.randint(count))
 
 
 @njit(cache=True)
