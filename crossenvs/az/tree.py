@@ -30,8 +30,6 @@ changes, compiled once for all games).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numba import njit, prange
 
@@ -47,11 +45,11 @@ from crossenvs.az.tree_math import (
 from crossenvs.core import state as st
 from crossenvs.core.specialize import game_kernels
 from crossenvs.envs.batch_kernels import copy_position
+from crossenvs.kernels.portable import thread_index
 from crossenvs.kernels.threads import inline_twin
 
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
 COMPILING = "AlphaZero's tree search"  # in words, for the first-use notice (crossenvs.core.specialize)
-cuda: Any = None  # numba.cuda, bound at the first launch (crossenvs.kernels.launch): CPU-only never imports it
 
 
 @njit(cache=True)
@@ -162,12 +160,12 @@ def backup_then_select_parallel(*fields) -> None:
 
 
 def init_root_cuda(t: Tree) -> None:
-    b = cuda.grid(1)
+    b = thread_index()
     if b < t.leaves.shape[0]:
         init_root(t, b)
 
 
 def backup_then_select_cuda(t: Tree) -> None:
-    b = cuda.grid(1)
+    b = thread_index()
     if b < t.leaves.shape[0]:
         backup_then_select(t, b)

@@ -16,9 +16,9 @@ from numba import njit, prange
 
 from crossenvs.core import state as st
 from crossenvs.core.floats import exact_exp
+from crossenvs.kernels.portable import thread_index
 from crossenvs.kernels.threads import inline_twin
 
-cuda: Any = None  # numba.cuda, bound at the first launch (crossenvs.kernels.launch): CPU-only never imports it
 Array = Any  # a NumPy array on the CPU; a numba device array on a GPU
 
 #: the root's node index, an int64 (see the module docstring)
@@ -251,12 +251,12 @@ def root_result_serial(*fields) -> None:
 
 
 def expand_and_backup_cuda(t: Tree) -> None:
-    b = cuda.grid(1)
+    b = thread_index()
     if b < t.leaves.shape[0]:
         expand_and_backup(t, b)
 
 
 def root_result_cuda(t: Tree) -> None:
-    b = cuda.grid(1)
+    b = thread_index()
     if b < t.leaves.shape[0]:
         root_result(t, b)

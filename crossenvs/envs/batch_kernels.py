@@ -16,9 +16,9 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
+from ..kernels.portable import thread_index
 from ..players.kernels import random_legal_action
 
-cuda: Any = None  # numba.cuda, bound at the first launch (crossenvs.kernels.launch): CPU-only never imports it
 Array = Any  # a NumPy array on the CPU; a numba device array (a view of a torch tensor) on a GPU
 
 
@@ -93,7 +93,7 @@ class RandomPick(NamedTuple):
 
 def random_actions_cuda(a: RandomPick) -> None:
     """Game j's next uniform, and the legal action at that quantile (what the CPU env draws): one GPU thread a game."""
-    j = cuda.grid(1)
+    j = thread_index()
     if j < a.actions.shape[0]:
         a.uniforms[j] = next_uniform(a.keys, a.counters, j)
         random_legal_action(a.masks, a.uniforms, a.actions, j)

@@ -18,21 +18,17 @@ NamedTuple by value, a third of a small batch's step.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numba import njit, prange
 
 from crossenvs.core import state as st
 from crossenvs.core.specialize import game_kernels
 from crossenvs.envs.batch_kernels import Apply, DeviceReset, DeviceStep, Play, View, reset_game
+from crossenvs.kernels.portable import thread_index
 from crossenvs.kernels.threads import inline_twin
 
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
 COMPILING = "the vector env's batch loops"  # in words, for the first-use notice (crossenvs.core.specialize)
-
-
-cuda: Any = None  # numba.cuda, bound at the first launch (crossenvs.kernels.launch): CPU-only never imports it
 
 
 @njit(cache=True)
@@ -170,13 +166,13 @@ def restart(a: DeviceReset, j) -> None:
 
 def step_cuda(a: DeviceStep) -> None:
     """The device env's step: one GPU thread a game."""
-    j = cuda.grid(1)
+    j = thread_index()
     if j < a.players.shape[0]:
         step(a, j)
 
 
 def restart_cuda(a: DeviceReset) -> None:
     """The device env's reset: one GPU thread a game."""
-    j = cuda.grid(1)
+    j = thread_index()
     if j < a.restart.shape[0]:
         restart(a, j)

@@ -6,12 +6,13 @@ its CPU loops (the vector env's, the search's), and takes the same NamedTuple of
 .. code-block:: python
 
     def step_cuda(a: DeviceStep) -> None:
-        j = cuda.grid(1)
+        j = thread_index()
         if j < a.players.shape[0]:
             step(a, j)
 
-``cuda`` there is a module global, ``None`` until :func:`cuda_function` binds it to ``numba.cuda`` on
-the first launch or build: a CPU-only process never imports numba-cuda. A :class:`DeviceKernel` names
+``thread_index`` (:func:`crossenvs.kernels.portable.thread_index`) is ``cuda.grid(1)`` without a
+``numba.cuda`` global in the kernel's module: a CPU-only process never imports numba-cuda, and nothing
+here rebinds another module's names. A :class:`DeviceKernel` names
 the function, the field whose first axis is the grid, and the block size; :meth:`DeviceKernel.launch`
 passes the NamedTuple whole (numba-cuda flattens it into the kernel's parameters), and the PTX
 signature is ``numba.typeof`` of that very NamedTuple (:func:`signature`), so the types the offline
@@ -33,11 +34,9 @@ _COMPILED: dict[Callable[..., Any], Any] = {}
 
 
 def cuda_function(function: Callable[..., Any]) -> Callable[..., Any]:
-    """``function`` with its module's ``cuda`` global bound to ``numba.cuda``: what numba-cuda compiles."""
-    module = sys.modules[function.__module__]
-    if getattr(module, "cuda", None) is None:
-        target._import_numba_cuda()
-        module.cuda = sys.modules["numba.cuda"]
+    """``function``, once numba-cuda is loaded with our CUDA primitives (``thread_index`` among them) registered:
+    what numba-cuda compiles."""
+    target._import_numba_cuda()
     return function
 
 

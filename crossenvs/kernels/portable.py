@@ -221,3 +221,23 @@ def _register_cuda_flat_view() -> None:
         return lambda array: _flat_view_cuda(array)
 
     numba_internals.declare_views("cuda", __name__, "flat_view", "_flat_view_cuda")
+
+
+def thread_index() -> int:
+    """This GPU thread's index in its launch's 1-d grid (``cuda.grid(1)``): how a CUDA kernel of ours finds its
+    game (:mod:`crossenvs.kernels.launch`), with no ``numba.cuda`` of its module's own, so a CPU-only process
+    never imports numba-cuda. Compiled for CUDA by the overload registered with the other CUDA primitives;
+    run as Python under numba's simulator, whose ``numba.cuda`` knows the simulated thread."""
+    from numba import cuda
+
+    return cuda.grid(1)
+
+
+@on_cuda_target
+def _register_cuda_thread_index() -> None:
+    from numba import cuda
+    from numba.cuda.extending import overload as cuda_overload
+
+    @cuda_overload(thread_index, inline="always")
+    def _thread_index_cuda():
+        return lambda: cuda.grid(1)
