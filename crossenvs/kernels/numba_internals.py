@@ -13,6 +13,9 @@ What each is for:
   (``CUDATargetContext.make_constant_array``), not one per place that reads it.
 * :func:`contraction_off`: our kernels compile with NVVM's ``-fma=0`` (``nvvm.compile_ir``), so the
   floats are the CPU's bit for bit.
+* :func:`simulated_thread_index`: ``cuda.grid(1)`` of the thread numba's CUDA simulator is running
+  (``simulator.kernel._get_kernel_context``): the simulator swaps its fake ``numba.cuda`` into a
+  kernel's own globals only, and our kernels name no ``numba.cuda`` of their own.
 * :func:`cached_signatures`: what the disk cache holds of a function (a test counts compiles).
 * :func:`links_with_nvjitlink`: which CUDA version the driver must run (the driver check).
 * :func:`named_compute_capability` and :func:`build_kernel`: a kernel built as numba-cuda would build
@@ -63,6 +66,16 @@ def internal(owner: Any, name: str, purpose: str) -> Any:
             f'Install the checked versions: pip install "numba=={CHECKED["numba"]}" '
             f'"numba-cuda[cu12]=={CHECKED["numba-cuda"]}"'
         ) from None
+
+
+def simulated_thread_index() -> int:
+    """The running simulated GPU thread's index in its 1-d grid, under numba's CUDA simulator."""
+    from numba.cuda.simulator import kernel
+
+    context = internal(kernel, "_get_kernel_context", "the simulated thread's index")()
+    if context is None:
+        raise NumbaInternalsError("thread_index() is for a CUDA kernel; it was called outside one")
+    return context.grid(1)
 
 
 # ----------------------------------------------------------------------------- both targets: views

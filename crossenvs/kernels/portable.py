@@ -227,10 +227,9 @@ def thread_index() -> int:
     """This GPU thread's index in its launch's 1-d grid (``cuda.grid(1)``): how a CUDA kernel of ours finds its
     game (:mod:`crossenvs.kernels.launch`), with no ``numba.cuda`` of its module's own, so a CPU-only process
     never imports numba-cuda. Compiled for CUDA by the overload registered with the other CUDA primitives;
-    run as Python under numba's simulator, whose ``numba.cuda`` knows the simulated thread."""
-    from numba import cuda
-
-    return cuda.grid(1)
+    run as Python only under numba's simulator, which knows the simulated thread.
+    """
+    return numba_internals.simulated_thread_index()
 
 
 @on_cuda_target
