@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core import state as st
+from ..core.checks import check_batch_size
 from ..core.errors import IllegalActionError, InvalidOptionError
 from ..core.game import Game
 from ..envs.device import chosen_kernels
@@ -57,10 +58,8 @@ class DeviceGumbelSearch:
     """
 
     def __init__(self, game: Game, batch: int, simulations: int, max_considered: int = 16) -> None:
-        if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
-            raise InvalidOptionError(f"batch must be a positive integer, got {batch!r}")
         self.game = game
-        self.batch = int(batch)
+        self.batch = check_batch_size(batch, "batch")
         self.simulations = max(0, int(simulations))
         self.max_considered = int(max_considered)
         self._cuda = cuda_module()  # the GPU stack first: what is missing is the first thing to say

@@ -53,6 +53,30 @@ def check_count(value: Any, what: str, low: int, high: int) -> int:
     return int(value)
 
 
+def check_batch_size(value: Any, what: str = "num_envs") -> int:
+    """A batch's number of games (an env's ``num_envs``, a search's ``batch``): a positive int, or one error."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InvalidOptionError(f"{what} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def reset_mask(options: Any, num_envs: int) -> np.ndarray | None:
+    """A vector env's ``reset(options=...)`` read once for both targets: None (every game restarts) or the games
+    to restart, ``options["reset_mask"]`` as a (num_envs,) bool NumPy array (a torch tensor is copied to the
+    host; the only option there is)."""
+    if options is None:
+        return None
+    if not isinstance(options, dict) or set(options) - {"reset_mask"}:
+        raise InvalidOptionError(f"reset options must be None or {{'reset_mask': bool array}}, got {options!r}")
+    given = options["reset_mask"]
+    mask = np.asarray(given.detach().cpu().numpy() if hasattr(given, "detach") else given)
+    if mask.dtype != np.bool_ or mask.shape != (num_envs,):
+        from .actions import describe
+
+        raise InvalidOptionError(f"reset_mask must be a bool array of shape ({num_envs},), got {describe(given)}")
+    return np.ascontiguousarray(mask)
+
+
 def available_memory() -> int:
     """Bytes this process may still allocate: Linux's MemAvailable where readable, else physical memory."""
     try:

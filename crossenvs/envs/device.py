@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.checks import check_seed
+from ..core.checks import check_batch_size, check_seed, reset_mask
 from ..core.errors import InvalidActionError, InvalidOptionError
 from ..core.game import Game
 from ..core.specialize import specialize
@@ -88,10 +88,8 @@ class DeviceBatch:
     """
 
     def __init__(self, game: str | Game, num_envs: int, options: dict[str, Any]) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise InvalidOptionError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.num_envs = check_batch_size(num_envs)
         self.game = resolve_game(game, options)
-        self.num_envs = int(num_envs)
         cuda = cuda_module()  # the GPU stack first: what is missing is the first thing to say
         self._check_memory()
         self._kernels = env_kernels(self.game)
@@ -153,22 +151,11 @@ class DeviceBatch:
         seed = check_seed(seed)
         if seed is not None:
             self._seed_streams(seed)
-        self._arrays.copy_from_host(self._views["restart"][0], self._restart_flags(options))
+        mask = reset_mask(options, self.num_envs)
+        flags = np.ones(self.num_envs, dtype=np.bool_) if mask is None else mask
+        self._arrays.copy_from_host(self._views["restart"][0], flags)
         self._launch("restart", self._args["restart"])
         return self._view()
-
-    def _restart_flags(self, options: dict[str, Any] | None) -> np.ndarray:
-        if options is None:
-            return np.ones(self.num_envs, dtype=np.bool_)
-        if not isinstance(options, dict) or set(options) - {"reset_mask"}:
-            raise InvalidOptionError(f"reset options must be None or {{'reset_mask': bool array}}, got {options!r}")
-        mask = options["reset_mask"]
-        mask = mask.detach().cpu().numpy() if hasattr(mask, "detach") else np.asarray(mask)
-        if mask.dtype != np.bool_ or mask.shape != (self.num_envs,):
-            raise InvalidOptionError(
-                f"reset_mask must be a bool array of shape ({self.num_envs},), got {mask.dtype} {mask.shape}"
-            )
-        return np.ascontiguousarray(mask)
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """One action per game (a (B,) integer tensor on the GPU, or an array), for the player to act there."""

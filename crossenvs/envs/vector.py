@@ -28,8 +28,8 @@ from gymnasium.vector.utils import batch_space
 
 from .. import players
 from ..core import state as st
-from ..core.actions import action_ids, describe
-from ..core.checks import check_memory, check_seed
+from ..core.actions import action_ids
+from ..core.checks import check_batch_size, check_memory, check_seed, reset_mask
 from ..core.errors import CallOrderError, InvalidActionError, InvalidOptionError
 from ..core.extras import missing_extra
 from ..core.game import Cell, Game
@@ -57,10 +57,9 @@ class _Batch:
         check_memory(per_game * num_envs, f"a vector env of {num_envs:,} {game.name} games", "ask for fewer num_envs")
 
     def __init__(self, game: str | Game, num_envs: int, options: dict[str, Any]) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise InvalidOptionError(f"num_envs must be a positive integer, got {num_envs!r}")
+        num_envs = check_batch_size(num_envs)
         self.game = resolve_game(game, options)
-        self._check_memory(self.game, int(num_envs))
+        self._check_memory(self.game, num_envs)
         self._bind_kernels()
         self.num_envs = int(num_envs)
         initial = self.game.initial_state()
@@ -289,16 +288,8 @@ class CrossVectorEnv(VectorEnv):
 
     def _ids_to_reset(self, options: dict[str, Any] | None) -> np.ndarray:
         """All games, or those of ``options["reset_mask"]`` (the only option)."""
-        if options is None:
-            return self._batch.all_ids
-        if not isinstance(options, dict) or set(options) - {"reset_mask"}:
-            raise InvalidOptionError(f"reset options must be None or {{'reset_mask': bool array}}, got {options!r}")
-        mask = np.asarray(options["reset_mask"])
-        if mask.dtype != np.bool_ or mask.shape != (self.num_envs,):
-            raise InvalidOptionError(
-                f"reset_mask must be a bool array of shape ({self.num_envs},), got {describe(options['reset_mask'])}"
-            )
-        return np.flatnonzero(mask)
+        mask = reset_mask(options, self.num_envs)
+        return self._batch.all_ids if mask is None else np.flatnonzero(mask)
 
     def _final_views(self, ids: np.ndarray, movers: np.ndarray) -> dict[str, np.ndarray]:
         """Gymnasium's same-step final-observation keys for the games ``ids`` that just ended."""
