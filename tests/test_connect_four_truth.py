@@ -231,6 +231,8 @@ def test_a_finished_run_suggests_only_commands_that_work(tmp_path):
     crossings = "\n".join(next_commands("crossings", {}, tmp_path / "final.pt"))
     assert "crossenvs rate az:" in crossings and "crossenvs mistakes" not in crossings
     assert "mcts:500 random --games 20" in crossings  # two rungs: eval rates the agent on the ladder's scale
+    for text in (c4, seven, crossings):  # the commands' notes start in one column, whatever their lengths
+        assert len({line.index("   # ") for line in text.splitlines()[1:]}) == 1
 
 
 def test_perfect_asks_the_book_first_in_the_opening_and_our_solver_later(monkeypatch):

@@ -80,17 +80,17 @@ def next_commands(game: str, options: dict[str, Any], checkpoint: Path) -> list[
 
     spec = f"az:{shown_path(checkpoint)}"
     flags = "".join(f" --option {key}={value}" for key, value in options.items())
-    lines = ["next:"]
+    commands = []
     if shipped_ladder(make_game(game, **options)) is not None:
-        lines.append(f"  crossenvs rate {spec} --game {game}{flags}                       # its rating on the ladder")
+        commands.append((f"crossenvs rate {spec} --game {game}{flags}", "its rating on the ladder"))
     if game == "connect_four" and not options:
-        lines.append(
-            f"  crossenvs mistakes {spec} {spec}:0      # its mistakes against perfect play, searching and not"
-        )
-    lines += [
-        f"  crossenvs eval {game}{flags} --players {spec} mcts:500 random --games 20   # against MCTS, rated",
-        f"  crossenvs play {game}{flags} --opponent {spec}                   # play it in the terminal",
+        commands.append((f"crossenvs mistakes {spec} {spec}:0", "its mistakes against perfect play, searching and not"))
+    commands += [
+        (f"crossenvs eval {game}{flags} --players {spec} mcts:500 random --games 20", "against MCTS, rated"),
+        (f"crossenvs play {game}{flags} --opponent {spec}", "play it in the terminal"),
     ]
+    width = max(len(command) for command, _ in commands)
+    lines = ["next:"] + [f"  {command.ljust(width)}   # {why}" for command, why in commands]
     return lines
 
 
