@@ -48,10 +48,14 @@ class SelfPlay:
         self.history: list[list[tuple[np.ndarray, np.ndarray, int, int]]] = [[] for _ in range(config.num_envs)]
         self.random_opening_plies = config.random_opening_plies
         self.opening_left = self._opening_lengths(config.num_envs)  # random moves each game has still to play
-        self.env.reset(seed=int(rng.integers(2**31)))  # the random openings' streams
+        # the random openings' streams, seeded from the run's; without openings nothing is drawn, so a config
+        # without them plays the games it played before they existed
+        self.env.reset(seed=int(rng.integers(2**31)) if self.random_opening_plies else None)
 
     def _opening_lengths(self, games: int) -> np.ndarray:
         """How many random moves each of ``games`` new games opens with: 0 to ``random_opening_plies``, uniformly."""
+        if not self.random_opening_plies:
+            return np.zeros(games, dtype=np.int64)
         return self.rng.integers(0, self.random_opening_plies + 1, size=games)
 
     def step(self, evaluate, tag: int = 0) -> Finished:
