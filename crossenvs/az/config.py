@@ -143,10 +143,10 @@ def memory_needed(config: Config, game) -> dict[str, int]:
     }
 
 
-#: a self-play actor's process before its games: Python, torch, numba's kernels and Ray's worker (measured
-#: 260 MiB of memory its own, Crisscross 6x6 on 2026-11-26, psutil's USS, after its first steps)
+#: a self-play actor's process before its games: Python, torch, numba's kernels and Ray's worker, its measured
+#: memory rounded up (measured: docs/benchmarks.md, section 'AlphaZero on Ray')
 ACTOR_PROCESS_BYTES = 300 * 2**20
-#: the processes of a Ray started on this machine (raylet, GCS, agents: 390 MiB measured the same way)
+#: the processes of a Ray started on this machine (raylet, GCS, agents), measured the same way and rounded up
 LOCAL_RAY_BYTES = 400 * 2**20
 
 

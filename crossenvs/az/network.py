@@ -111,14 +111,14 @@ def cpu_features() -> set[str]:
 def auto_precision(device: str) -> tuple[str, str]:
     """``precision: auto``: the number format for ``device``, with the reason, which a run prints.
 
-    On a CPU, bfloat16 where it is native (:func:`native_bfloat16`): about twice as fast there for these
-    networks (docs/benchmarks.md), several times slower where emulated, so float32 elsewhere. On a GPU,
-    float32: these small networks ran no faster in bfloat16 on an H100 (5,522 against 4,545 positions/s
-    at 1,024 games a search step, 2,141 against 2,226 at 256), so float32's exactness costs nothing.
+    On a CPU, bfloat16 where it is native (:func:`native_bfloat16`): much faster there for these networks,
+    several times slower where emulated, so float32 elsewhere. On a GPU, float32: these small networks are
+    too small to fill a card, so bfloat16 does not make them faster and float32's exactness costs nothing
+    (measured: docs/benchmarks.md, sections 'AlphaZero self-play' and 'On a GPU').
 
     Decided from the device, never timed: a start-up race between the two moved with the machine's noise,
-    so one config and seed trained in float32 in one run and in bfloat16 in the next (at half the positions
-    per second on the CPU). A config that names ``float32`` or ``bfloat16`` gets it everywhere.
+    so one config and seed could train in float32 in one run and in bfloat16 in the next, at very different
+    speeds on the CPU. A config that names ``float32`` or ``bfloat16`` gets it everywhere.
     """
     kind = torch.device(device).type
     if kind == "cuda":

@@ -148,9 +148,9 @@ def torch_thread_choice(function: Callable[..., Any]) -> Callable[..., Any]:
     """``function`` on all of torch's CPU threads or on one, whichever is faster now: ``choice(size, *args)``.
 
     Torch splits a large operation among its threads and waits for the last: beside a busy
-    process, a thread sharing its core makes every operation wait for a time slice. Measured
-    (AlphaZero self-play, Crisscross 6x6, a browser busy beside it): 34 positions/s on two
-    threads against 360 on one. The choice is its own (torch's load is not numba's) but looks at
+    process, a thread sharing its core makes every operation wait for a time slice, and self-play
+    on all the threads fell to a small share of its speed on one (measured: docs/benchmarks.md,
+    section 'Environment steps'). The choice is its own (torch's load is not numba's) but looks at
     the same neighbours (:data:`NEIGHBOURS`).
     """
     many = torch.get_num_threads()

@@ -40,7 +40,7 @@ LOGGER = logging.getLogger("crossenvs")
 
 #: the range a template's first-use compile notice quotes, in seconds, with the game kernels it needs: the smallest
 #: game's compile (Crisscross 6x6) to the largest's (Crosse) and half as much again for a busy machine, as
-#: ``benchmarks/compile_times.py`` measures them (the table and its machine: docs/benchmarks.md)
+#: ``benchmarks/compile_times.py`` measures them (measured: docs/benchmarks.md, section 'First-use compile times')
 COMPILE_SECONDS = {
     "crossenvs.envs.game_batch": (2, 20),
     "crossenvs.players.mcts": (10, 30),
@@ -50,9 +50,9 @@ COMPILE_SECONDS = {
 }
 #: the range announced for a template not measured above
 DEFAULT_SECONDS = (5, 60)
-#: a game's own rules (its numba kernels: what a PettingZoo or gymnasium env's first step compiles), import to
-#: first step from an empty cache on the 2-core VM, 2026-11-28: Crisscross 2.5 s, Crossings 10.3, Neo-Crossings
-#: 13.0, Charing Cross 4.6, Crosse 10.0
+#: the range the notice quotes for a game's own rules (its numba kernels: what a PettingZoo or gymnasium env's
+#: first step compiles), in seconds: each game's import-to-first-step time from an empty cache, with room for a
+#: busier machine (measured: docs/benchmarks.md, section 'First-use compile times')
 RULES_SECONDS = {
     "crisscross": (2, 6),
     "crossings": (8, 15),

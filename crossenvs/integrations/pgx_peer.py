@@ -11,8 +11,9 @@ change to it reaches both. What a pgx user writes for fast batched play, and so 
   pgx's own ``auto_reset`` computes it too);
 * ``chain`` steps per jitted call, chained with ``jax.lax.scan`` (the carry is the state and the
   key), so one Python call dispatches ``chain`` steps of every game. One step per call would add
-  a Python dispatch to every step, a cost pgx's users do not pay (on a 2-core CPU at B=1024 it
-  cost pgx ``connect_four`` 15% of its rate and ``othello`` nothing measurable, 2026-11-27).
+  a Python dispatch to every step, a cost pgx's users do not pay: a visible share of a cheap game's rate
+  (``connect_four``), next to nothing where a step outweighs a call (``othello``; measured: docs/benchmarks.md,
+  section 'How the peers are driven').
 
 Compilation is excluded: the jitted function is compiled and run once before the loop is handed
 back. pgx and JAX (the ``bench`` extra) are imported inside the function, so the package never

@@ -2,7 +2,7 @@
 
 Every batched kernel's CPU loop is written twice beside it, ``<name>_serial`` (``range``) and
 ``<name>_parallel`` (``prange``), each taking the kernel's NamedTuple's fields in order (``*fields``:
-numba types positional arrays in C, a tuple's fields in Python, a quarter of a microsecond each).
+numba types positional arrays in C, a tuple's fields in Python, a fraction of a microsecond each).
 :func:`run` picks one by a simple rule:
 
 * **serially below** :data:`SERIAL_BELOW` **games** (waking threads costs more than it saves), or where
@@ -10,8 +10,8 @@ numba types positional arrays in C, a tuple's fields in Python, a quarter of a m
 * **serially where other processes leave less than** :data:`SPARE_CORES_FOR_PARALLEL` **cores spare**
   (:class:`NeighbourLoad`, from Linux's ``/proc/stat``; OpenMP's ``OMP_DYNAMIC`` looks at the load the
   same way): a parallel loop ends only when its last thread does, and a thread sharing a core with a
-  busy neighbour waits for its time slices. On the 2-core VM beside a niced ladder build, 5,000 steps
-  of 64 games took 102 s across the threads and 3.2 s serially;
+  busy neighbour waits for its time slices, so beside a busy process the threads lose to the serial loop many
+  times over (measured: docs/architecture.md, section 'Threads and memory in batched loops');
 * **else across numba's threads**, :data:`CHUNK` games at a time (a thread slowed by a neighbour takes
   fewer games).
 
@@ -118,10 +118,10 @@ def numba_on_one_thread() -> Iterator[None]:
 
     Used by the SB3 trainer (``training/selfplay.py``) and the TorchRL recipe (``examples/torchrl_selfplay.py``).
 
-    With both thread pools, one busy process beside it on 2 cores cut training to a fifth of its
-    idle speed (457 against 2,540 steps/s); with numba on one thread it kept it (about 1,780
-    loaded against 1,680 idle), and idle speed stayed within this machine's noise
-    (``benchmarks/bench.py --busy``). The setting is numba's per-thread one, restored on exit:
+    With both thread pools awake, numba's and torch's, a busy process beside training on a small machine
+    starves both and training falls to a fraction of its idle speed; with numba on one thread it keeps its
+    idle speed under load and loses nothing when idle (measured with ``benchmarks/bench.py --busy``:
+    docs/benchmarks.md, section 'Environment steps'). The setting is numba's per-thread one, restored on exit:
     setting the environment variable on import instead made any later numba compilation in the
     importing process (a test session, the arena loading a PPO player) fail once numba's threads
     had started with another count.

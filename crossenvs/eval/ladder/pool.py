@@ -5,11 +5,11 @@ players in the worker process (a player holds compiled kernels, networks and sea
 cross processes) and seeds them from its place in the list, so the records are the same whatever the
 number of processes.
 
-A build of the shipped ladders plays for hours (a Crosse game between MCTS-2000 players takes ~10 s on
-one core), so each finished job is appended to a *journal* (JSON lines, never pickle: a journal is data
-anyone may hand over) the moment it ends. Run the same build again and the jobs already in the journal
-are read back instead of played: a killed build, or one spread over several sessions, loses at most the
-jobs that were running.
+A build of the shipped ladders plays for hours (a game between the strongest MCTS rungs searches for many
+seconds; measured: docs/evaluation.md, section 'How the shipped ladders were made'), so each finished job is
+appended to a *journal* (JSON lines, never pickle: a journal is data anyone may hand over) the moment it ends.
+Run the same build again and the jobs already in the journal are read back instead of played: a killed build,
+or one spread over several sessions, loses at most the jobs that were running.
 """
 
 from __future__ import annotations
