@@ -358,7 +358,7 @@ def search_check(positions: int, setups: list[tuple[str, dict]]) -> list[dict]:
     Every game is checked bit for bit under the simulator by ``make test``; on a GPU this shows what CUDA's
     arithmetic changes at scale, on ``setups`` (without ``--games``: :data:`SEARCH_CHECK_GAMES`).
     """
-    from crossenvs.testing import check_device_search
+    from crossenvs.selfcheck import check_device_search
 
     results = []
     for game, options in setups:
@@ -373,7 +373,7 @@ def search_check(positions: int, setups: list[tuple[str, dict]]) -> list[dict]:
 
 def check(batch: int, steps: int, setups: list[tuple[str, dict]]) -> list[dict]:
     """The differential test at ``batch`` games: the device env against the CPU env, every field, every step."""
-    from crossenvs.testing import check_device_env
+    from crossenvs.selfcheck import check_device_env
 
     results = []
     for game, options in setups:

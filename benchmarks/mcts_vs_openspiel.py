@@ -28,7 +28,7 @@ as any other child. ``--tactics`` measures what that does to one-move wins and l
 control flags (:class:`Controls`) switch the differences off one at a time.
 
 Connect Four and Hex 11x11 are played on OpenSpiel's own C++ games (``connect_four``,
-``hex(board_size=11)``), each move translated by :func:`crossenvs.testing.peers.peer_action`;
+``hex(board_size=11)``), each move translated by :func:`crossenvs.selfcheck.peers.peer_action`;
 Crossings and Crisscross are played on our games registered with pyspiel
 (``crossenvs_<game>``, :mod:`crossenvs.integrations.openspiel`). Both engines are kept in step
 and must agree on every legal move and on the result, or the game raises.
@@ -57,7 +57,7 @@ from crossenvs.core.state import State
 from crossenvs.eval.connect_four.mistakes import wilson
 from crossenvs.eval.ratings import GameRecord, bounds_text, ratings
 from crossenvs.players import Player, make_player
-from crossenvs.testing.peers import peer_action
+from crossenvs.selfcheck.peers import peer_action
 
 #: OpenSpiel's tree may take this much before it garbage-collects nodes (never, at these sizes)
 MAX_MEMORY_MB = 1000

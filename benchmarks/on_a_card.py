@@ -183,7 +183,7 @@ import numpy as np
 if os.environ.get("NUMBA_DISABLE_JIT") == "1":  # the simulator: numba off, the random streams' products wrap
     np.seterr(over="ignore")
     warnings.simplefilter("ignore", RuntimeWarning)
-from crossenvs.testing import check_device_torchrl
+from crossenvs.selfcheck import check_device_torchrl
 for name in sys.argv[2:]:
     print(name, "specs ok on", check_device_torchrl(name, num_envs=int(sys.argv[1])), flush=True)
 """

@@ -3,7 +3,7 @@
     python benchmarks/peer_check.py                       # every peer, 100,000 positions each
     python benchmarks/peer_check.py --positions 20000 --peer openspiel:hex
 
-Random games are drawn on our engine and replayed on the peer by id (crossenvs.testing.peers,
+Random games are drawn on our engine and replayed on the peer by id (crossenvs.selfcheck.peers,
 the mapping is on docs/hex.md and docs/connect_four.md); legal ids, terminal flags and winners
 are compared at every position. Prints one row per peer and exits 1 on any mismatch, listing the
 first few. The figure is on the games' pages (docs/hex.md, docs/connect_four.md).
@@ -16,7 +16,7 @@ import platform
 import sys
 import time
 
-from crossenvs.testing.peers import PEERS, cross_check
+from crossenvs.selfcheck.peers import PEERS, cross_check
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,7 +22,7 @@ from crossenvs.core.floats import exact_exp
 from crossenvs.kernels.cuda import DEFAULT_PTX_CC
 from crossenvs.kernels.portable import flat_view
 from crossenvs.players.kernels import random_legal_action, random_legal_actions
-from crossenvs.testing.compiled_checks import MAX_REGISTERS, MAX_STACK_BYTES, check_kernel, host_callable
+from crossenvs.selfcheck.compiled_checks import MAX_REGISTERS, MAX_STACK_BYTES, check_kernel, host_callable
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SETUPS = [("crisscross", {}), ("crisscross", {"size": 11}), ("charing_cross", {}), ("crosse", {}),
@@ -44,7 +44,7 @@ def _game(name: str, options: dict) -> crossenvs.Game:
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "options"), SETUPS, ids=[f"{n}{o.get('size', '')}" for n, o in SETUPS])
 def test_every_setups_compiled_kernels_pass_every_check(name, options, capsys):
-    from crossenvs.testing import check_compiled_code
+    from crossenvs.selfcheck import check_compiled_code
 
     checks = check_compiled_code(_game(name, options), which="per game")
     _passes_every_check(checks, PER_GAME, capsys)
@@ -55,7 +55,7 @@ def test_the_kernels_every_game_shares_pass_every_check(capsys):
     """Their code is the same whatever the game (their arguments' types are): one setup checks them."""
     from crossenvs.az.device_search import search_kernel_sources
     from crossenvs.envs.device import device_kernel_sources
-    from crossenvs.testing import check_compiled_code
+    from crossenvs.selfcheck import check_compiled_code
 
     game = _game("crisscross", {})
     _passes_every_check(check_compiled_code(game, which="shared"), SHARED, capsys)
@@ -244,7 +244,7 @@ def test_ptxas_is_the_extras_else_a_toolkits_on_the_path(tmp_path, monkeypatch):
     here: CUDA 13 in /usr/local/cuda): the checks then use that one rather than refuse."""
     import importlib.util
 
-    from crossenvs.testing import compiled_checks
+    from crossenvs.selfcheck import compiled_checks
 
     wheel = compiled_checks.ptxas_path()
     assert wheel.parent.parent.name == "cuda_nvcc"  # the cuda extra's, first

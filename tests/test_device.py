@@ -22,7 +22,7 @@ import crossenvs
 from crossenvs.core.specialize import KernelError
 from crossenvs.envs.vector import CrossVectorEnv
 from crossenvs.kernels.cuda import CudaUnavailableError
-from crossenvs.testing import DeviceReport, _count
+from crossenvs.selfcheck import DeviceReport, _count
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -109,7 +109,7 @@ np.seterr(over="ignore")  # numba off: the random streams' 64-bit products wrap,
 warnings.simplefilter("ignore", RuntimeWarning)
 sys.path.insert(0, {examples!r})
 import tictactoe
-from crossenvs.testing import check_device_env
+from crossenvs.selfcheck import check_device_env
 report = check_device_env({name!r}, num_envs=8, steps=40, seed=5, **{options!r})
 print(json.dumps(report.__dict__))
 """

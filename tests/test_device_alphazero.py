@@ -21,7 +21,7 @@ import torch
 from test_device import NO_GPU
 
 import crossenvs
-from crossenvs.testing import SearchReport, _compare_searches
+from crossenvs.selfcheck import SearchReport, _compare_searches
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 GAMES = ["crisscross", "charing_cross", "crosse", "crossings", "neo_crossings", "tictactoe"]
@@ -43,7 +43,7 @@ np.seterr(over="ignore")  # numba off: the random streams' 64-bit products wrap,
 warnings.simplefilter("ignore", RuntimeWarning)
 sys.path.insert(0, {examples!r})
 import tictactoe
-from crossenvs.testing import check_device_search
+from crossenvs.selfcheck import check_device_search
 report = check_device_search({name!r}, positions=3, simulations=6, searches=4, seed=3, batch=5)  # 3 of 5 trees
 print(json.dumps(report.__dict__))
 """
@@ -85,7 +85,7 @@ from crossenvs.az.config import load_config
 from crossenvs.az.device_selfplay import DeviceSelfPlay
 from crossenvs.az.replay import Replay
 from crossenvs.az.selfplay import SelfPlay
-from crossenvs.testing import linear_evaluator
+from crossenvs.selfcheck import linear_evaluator
 
 overrides = {{"num_envs": 3, "simulations": 4, "max_considered": 4, "fast_simulations": 2, "full_search_share": 0.5,
              "options": {{"size": 4}}}}

@@ -9,7 +9,7 @@ Every kernel's flattened arguments must match its PTX's parameters in count, ord
 stream (a non-default one).
 
 **The code.** The kernels those launches compiled, as the LLVM IR numba-cuda hands NVVM, JIT-compiled for this
-machine and launched by the device env's and search's own code (:mod:`crossenvs.testing.host_run`), must return
+machine and launched by the device env's and search's own code (:mod:`crossenvs.selfcheck.host_run`), must return
 what the CPU env and the CPU search return, step for step and bit for bit. A fault planted in that IR is caught;
 an NVVM intrinsic the host cannot map and a raise reached in device code are each one clear error.
 """
@@ -34,9 +34,9 @@ import crossenvs
 from crossenvs.kernels import cuda as cuda_target
 from crossenvs.kernels import launch, numba_internals
 from crossenvs.kernels.cuda import DEFAULT_PTX_CC, DeviceArrays
-from crossenvs.testing import check_device_env, check_device_search
-from crossenvs.testing.host_device import host_device
-from crossenvs.testing.host_run import HostKernel, HostRunError, map_intrinsics, raise_sites_left
+from crossenvs.selfcheck import check_device_env, check_device_search
+from crossenvs.selfcheck.host_device import host_device
+from crossenvs.selfcheck.host_run import HostKernel, HostRunError, map_intrinsics, raise_sites_left
 
 cuda = cuda_target._import_numba_cuda()  # numba-cuda's cuda.grid for the small kernels below (no card needed)
 pytestmark = pytest.mark.filterwarnings("ignore:Grid size")  # numba-cuda's low-occupancy note on small launches

@@ -1,4 +1,4 @@
-"""Our Hex and Connect Four against the peers' (crossenvs.testing.peers): the same random games, compared
+"""Our Hex and Connect Four against the peers' (crossenvs.selfcheck.peers): the same random games, compared
 at every position (legal ids, terminal flag, winner). 0 mismatches over a few hundred games per peer here;
 ``benchmarks/peer_check.py`` runs 100,000 positions per peer. A peer that is not installed is skipped."""
 
@@ -10,8 +10,8 @@ import pytest
 
 from crossenvs import make_game
 from crossenvs.core.errors import InvalidArgumentError
-from crossenvs.testing import peers
-from crossenvs.testing.peers import PEERS, cross_check, peer_action
+from crossenvs.selfcheck import peers
+from crossenvs.selfcheck.peers import PEERS, cross_check, peer_action
 
 #: games per peer: a few hundred, seconds each (pgx's jit compile is most of its share, so it is slow-tier)
 GAMES = 300

@@ -3,7 +3,7 @@ fits the ladder badly.
 
 Was: an interval counted neither the rungs' own uncertainty nor a player that fits the ladder badly, so one
 checkpoint was rated 1234 (1137 .. 1328) by training and 1066 (1011 .. 1120) by ``crossenvs rate``. The
-simulation is :mod:`crossenvs.testing.rating_calibration` (its table is on the Evaluation page).
+simulation is :mod:`crossenvs.selfcheck.rating_calibration` (its table is on the Evaluation page).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from crossenvs.eval.ladder import LadderRating
 from crossenvs.eval.ladder.adaptive import MAX_GAMES, WIDTH
 from crossenvs.eval.ratings import fit_rating
-from crossenvs.testing.rating_calibration import coverage, noisy_ladder
+from crossenvs.selfcheck.rating_calibration import coverage, noisy_ladder
 
 
 @pytest.mark.slow

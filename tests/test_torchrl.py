@@ -159,7 +159,7 @@ import warnings
 import numpy as np
 np.seterr(over="ignore")  # numba off: the random streams' 64-bit products wrap, as they do compiled
 warnings.simplefilter("ignore", RuntimeWarning)
-from crossenvs.testing import check_device_torchrl
+from crossenvs.selfcheck import check_device_torchrl
 for name in {games!r}:
     check_device_torchrl(name, num_envs=2)
     print(name, "ok")

@@ -160,7 +160,7 @@ def probe_setup(name: str, options: dict[str, Any], envs: int, steps: int, compa
                 simulations: int) -> SetupResult:  # fmt: skip
     """Everything ``doctor`` does for one setup, in this process (see the module docstring)."""
     from ..envs.vector import CrossVectorEnv
-    from ..testing import check_device_env, check_device_search, game_label
+    from ..selfcheck import check_device_env, check_device_search, game_label
 
     game = make_game(name, **options)
     result = SetupResult(game_label(game))

@@ -13,6 +13,6 @@ search's). This room holds what those loops and the rules share:
 * :mod:`.numba_internals`: every place we reach into numba or numba-cuda, with the versions checked.
 
 The checks on the compiled code and the CUDA build run on the host are testing machinery
-(``crossenvs.testing.compiled_checks``, ``crossenvs.testing.host_run``). Importing this package
+(``crossenvs.selfcheck.compiled_checks``, ``crossenvs.selfcheck.host_run``). Importing this package
 imports nothing: a CPU-only process never loads numba-cuda.
 """

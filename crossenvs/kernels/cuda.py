@@ -209,7 +209,7 @@ class OfflineKernel:
     """A CUDA kernel built as numba-cuda builds it for a device of compute capability ``cc``, with no device.
 
     ``ptx`` is what the driver would be given; ``kernel`` is numba-cuda's own kernel object, the one
-    ``cuda.jit(cache=True)`` pickles into its disk cache (:mod:`crossenvs.testing.compiled_checks` checks both).
+    ``cuda.jit(cache=True)`` pickles into its disk cache (:mod:`crossenvs.selfcheck.compiled_checks` checks both).
     """
 
     def __init__(self, function: Callable[..., Any], signature: tuple[Any, ...], cc: tuple[int, int]) -> None:

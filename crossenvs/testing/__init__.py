@@ -30,26 +30,14 @@ was checked, so a caller can insist that games did finish and twins were compare
 >>> report.games_finished > 0
 True
 
-The package's rooms: the contract suite (``contract.py``), the device env and search against the
-CPU ones (``device.py``) and the compiled CUDA code (``compiled.py``); every name is importable from
-``crossenvs.testing``. The reference games against other engines (``peers.py``) are imported from
-``crossenvs.testing.peers`` (they need the peers, the ``bench`` extra, only when run).
+The project's own checks (the device env and search against the CPU ones, the compiled CUDA code,
+the peers, the rating calibration) are not a game author's: they live in :mod:`crossenvs.selfcheck`.
 """
 
 from __future__ import annotations
 
 from ..core.playthrough import golden_header
-from .compiled import check_compiled_code as check_compiled_code
-from .compiled import game_label as game_label
 from .contract import CheckReport, check_game
-from .device import DeviceReport as DeviceReport
-from .device import SearchReport as SearchReport
-from .device import _compare_searches as _compare_searches  # tests/test_device*.py compare with these
-from .device import _count as _count
-from .device import check_device_env as check_device_env
-from .device import check_device_search as check_device_search
-from .device import check_device_torchrl as check_device_torchrl
-from .device import linear_evaluator as linear_evaluator
 
-#: what the API reference documents (the contract suite); the device checks import from here as well
+#: what the API reference documents: the contract suite
 __all__ = ["CheckReport", "check_game", "golden_header"]

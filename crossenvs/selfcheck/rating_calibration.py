@@ -12,7 +12,7 @@ rate`` and the trainers use) rates it from those games. Two kinds of player:
   fits its true expected scores against the rungs it played, as often as it played them (what infinitely
   many games of the same procedure would give: the quasi-likelihood's target).
 
-Run ``python -m crossenvs.testing.rating_calibration`` for the table on the Evaluation page.
+Run ``python -m crossenvs.selfcheck.rating_calibration`` for the table on the Evaluation page.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ def check_compiled_code(
     game: Game, cc: tuple[int, int] | None = None, search: bool = True, which: str = "all"
 ) -> list[Any]:
     """Every device kernel of ``game`` (the env's, and the search's unless ``search`` is False) built as for a
-    GPU of compute capability ``cc`` (default Hopper, 9.0) and checked (:mod:`crossenvs.testing.compiled_checks`).
+    GPU of compute capability ``cc`` (default Hopper, 9.0) and checked (:mod:`crossenvs.selfcheck.compiled_checks`).
 
     ``which``: "all", "per game" (the game's own kernels) or "shared" (the kernels compiled once for every game:
     their code is the same whatever the game)."""

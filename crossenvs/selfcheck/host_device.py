@@ -1,4 +1,4 @@
-"""The device env and search run on the host build of their CUDA kernels (:mod:`crossenvs.testing.host_run`).
+"""The device env and search run on the host build of their CUDA kernels (:mod:`crossenvs.selfcheck.host_run`).
 
 Here, above the engine, because it swaps the host stand-in into the device env's and the search's modules;
 the kernel wing below knows neither (the layering of docs/architecture.md).

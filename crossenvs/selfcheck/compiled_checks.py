@@ -305,7 +305,7 @@ def host_callable(function: Any, argument_types: tuple[Any, ...]) -> Any:
 def _host_module(modules: list[str], target: Any, rewrite: Any = None) -> Any:
     """``modules`` (numba-cuda's LLVM IR) linked with the libdevice functions they call, for the host's triple and
     data layout; ``rewrite`` (text -> text) is applied to every module, libdevice's bodies included, before parsing
-    (:mod:`crossenvs.testing.host_run` maps the NVVM intrinsics there)."""
+    (:mod:`crossenvs.selfcheck.host_run` maps the NVVM intrinsics there)."""
     import llvmlite.binding as llvm
 
     def for_host(text: str) -> str:

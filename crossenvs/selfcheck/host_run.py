@@ -19,8 +19,8 @@ constant tables shared, contraction off: :mod:`crossenvs.kernels.numba_internals
   itemsize, data, shape, strides; a tuple as its fields).
 
 :func:`host_device` puts this in place of numba-cuda for the device env and search (host NumPy arrays stand in
-for device memory), so :func:`~crossenvs.testing.check_device_env` and
-:func:`~crossenvs.testing.check_device_search` run unchanged: the buffers, argument tuples and launch order are
+for device memory), so :func:`~crossenvs.selfcheck.check_device_env` and
+:func:`~crossenvs.selfcheck.check_device_search` run unchanged: the buffers, argument tuples and launch order are
 the product's own.
 
 What it cannot see: NVVM's optimiser and code generation, ptxas (``compiled_checks`` runs it), alignment (an
@@ -99,7 +99,7 @@ def map_intrinsics(text: str) -> str:
     if unknown:
         raise HostRunError(
             f"NVVM intrinsics the host run cannot map: {', '.join(unknown)} (add them to "
-            "crossenvs.testing.host_run.NVVM_ON_HOST)"
+            "crossenvs.selfcheck.host_run.NVVM_ON_HOST)"
         )
     return _INTRINSIC.sub(lambda m: f'@"{_host_name(m.group(1))}"', text)
 
@@ -207,7 +207,7 @@ class HostKernel:
             compiled, _ = build_kernel(function, self.signature, cc or DEFAULT_PTX_CC)
         library = compiled._codelibrary
         self.raise_sites: list[str] = []
-        target = _host_target(opt=0)  # 4x faster to JIT than opt=1; the run is short
+        target = _host_target(opt=0)  # far quicker to JIT than opt=1, and the run is short
         module = host_module(compiled, target, self.raise_sites, plant)
         self._engine = llvm.create_mcjit_compiler(module, target)
         self._engine.finalize_object()
