@@ -114,7 +114,7 @@ class Stepper:
 
     def step_id(self, action: int) -> bool:
         """:meth:`step` for an action id its caller has checked already (an ``int`` in ``0..num_actions-1``, as
-        :func:`~crossenvs.core.actions.action_id` returns): the envs check an action once, at their own
+        ``crossenvs.core.actions.action_id`` returns): the envs check an action once, at their own
         ``step``, and come here. An unchecked value would index the kernel's tables out of range."""
         if not self.num_legal:
             raise IllegalActionError(f"{self.game.name}: the game is over; no action can be applied")

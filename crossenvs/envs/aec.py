@@ -53,7 +53,7 @@ class SteppedGame:
         self.stepper.reset(state)
 
     def play(self, action: int) -> None:
-        """``action``, an id the env's ``step`` has checked (:func:`~crossenvs.core.actions.action_id`), for the
+        """``action``, an id the env's ``step`` has checked (``crossenvs.core.actions.action_id``), for the
         seat to move: one stepper call. A move the rules refuse raises :meth:`Game.illegal_move
         <crossenvs.core.game.Game.illegal_move>`'s error, made from the position the stepper kept (the rules
         are not run a second time to word it); a finished game raises the stepper's."""

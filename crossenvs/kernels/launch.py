@@ -10,7 +10,7 @@ its CPU loops (the vector env's, the search's), and takes the same NamedTuple of
         if j < a.players.shape[0]:
             step(a, j)
 
-``thread_index`` (:func:`crossenvs.kernels.portable.thread_index`) is ``cuda.grid(1)`` without a
+``thread_index`` (``crossenvs.kernels.portable.thread_index``) is ``cuda.grid(1)`` without a
 ``numba.cuda`` global in the kernel's module: a CPU-only process never imports numba-cuda, and nothing
 here rebinds another module's names. A :class:`DeviceKernel` names
 the function, the field whose first axis is the grid, and the block size; :meth:`DeviceKernel.launch`

@@ -31,7 +31,7 @@ was checked, so a caller can insist that games did finish and twins were compare
 True
 
 The project's own checks (the device env and search against the CPU ones, the compiled CUDA code,
-the peers, the rating calibration) are not a game author's: they live in :mod:`crossenvs.selfcheck`.
+the peers, the rating calibration) are not a game author's: they live in ``crossenvs.selfcheck``.
 """
 
 from __future__ import annotations
