@@ -140,7 +140,7 @@ MUTANTS = [
     ),
     Mutant(
         "aec-reward-other-seat",
-        "crossenvs.envs.aec:CrossAECEnv.step",
+        "crossenvs.envs.aec:CrossAECEnv._play",
         "self.rewards[name] = outcome[index]",
         "self.rewards[name] = outcome[1 - index]",
         ("tests/test_signs.py", "tests/test_envs.py"),
