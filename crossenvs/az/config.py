@@ -38,9 +38,7 @@ class Config:
     max_considered: int = 16
     fast_simulations: int = 0  # playout-cap randomisation: 0 off, else the cheap searches' simulations
     full_search_share: float = 0.25  # with fast_simulations: the share of moves searched in full (and learnt from)
-    random_opening_plies: int = (
-        0  # each self-play game opens with 0 to this many uniformly random moves, not learnt from
-    )
+    random_opening_plies: int = 0  # self-play games open with 0 to this many random moves, not learnt from
     channels: int = 32
     blocks: int = 3
     learning_rate: float = 0.002

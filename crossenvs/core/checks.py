@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .actions import describe
 from .errors import InvalidArgumentError, InvalidOptionError
 
 MAX_SEED = 2**63 - 1
@@ -71,8 +72,6 @@ def reset_mask(options: Any, num_envs: int) -> np.ndarray | None:
     given = options["reset_mask"]
     mask = np.asarray(given.detach().cpu().numpy() if hasattr(given, "detach") else given)
     if mask.dtype != np.bool_ or mask.shape != (num_envs,):
-        from .actions import describe
-
         raise InvalidOptionError(f"reset_mask must be a bool array of shape ({num_envs},), got {describe(given)}")
     return np.ascontiguousarray(mask)
 
