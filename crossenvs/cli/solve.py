@@ -27,7 +27,9 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
     """The proven value of a position (the start, or ``--position`` text) and its optimal moves."""
     from ..core.waits import Wait
-    from ..eval.solver import solve
+
+    with Wait("loading the solver"):  # its imports, seconds on a busy machine before the solve's own lines
+        from ..eval.solver import solve
 
     game = game_of(args)
     state = game.from_text(Path(args.position).read_text()) if args.position else game.initial_state()
