@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 TORCH  := torch==2.13.0
 STAMP  := $(VENV)/.installed
 
-.PHONY: lint test test-fast mutants train train-ppo bench train-bench venv clean clean-cache chromium docs docs-serve
+.PHONY: lint test test-fast mutants train train-ppo bench train-bench venv clean clean-cache chromium xvfb docs docs-serve
 
 venv: $(STAMP)
 
@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml
 # compiled kernels stay in one process), the longest files first (tests/conftest.py LONG_FILES; xdist would
 # sort them by their number of tests); TEST_WORKERS=0 runs the suite in this process.
 TEST_WORKERS ?= 2
-test: $(STAMP) lint chromium
+test: $(STAMP) lint chromium xvfb
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The inner loop: the suite but for its slow tests (marked slow: Ray clusters, the simulator, cold-cache
@@ -43,6 +43,12 @@ mutants: $(STAMP)
 chromium:
 	@test -n "$$CROSSENVS_CHROMIUM" || command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
 		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium)
+
+# The real-screen window test (tests/test_window.py) opens render_mode="human" on a virtual X server and
+# takes a screenshot; install Debian's Xvfb when it is missing.
+xvfb:
+	@command -v Xvfb >/dev/null 2>&1 || \
+		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends xvfb)
 
 # The documentation site (Sphinx, furo, MyST) from docs/ into docs/_build/html, with search.
 docs: $(STAMP)
