@@ -33,7 +33,7 @@ rest is Python and launching), and the bytes a step writes (observation, mask, p
 outputs) as achieved memory bandwidth.
 
 Search rows (``--search``): a self-play step, searched and played, at 1,024 / 4,096 / 16,384 games.
-Ours: :class:`crossenvs.az.device_search.DeviceGumbelSearch` on Crisscross 8x8 or the ``--games`` (the
+Ours: :class:`crossenvs.az.search.GumbelSearch` (``device="cuda"``) on Crisscross 8x8 or the ``--games`` (the
 device env's games, ``AlphaZeroNet`` of ``make train``'s size: stem and 3 residual blocks of 32
 channels, float32 with TF32 matrix products on both sides, as JAX's default is), then the device
 env's step. mctx: ``gumbel_muzero_policy`` over pgx othello with the same network in JAX
@@ -149,8 +149,8 @@ def our_search(batch: int, setup: tuple[str, dict] = SEARCH_GAME) -> tuple[Calla
     import torch
 
     import crossenvs
-    from crossenvs.az.device_search import DeviceGumbelSearch
     from crossenvs.az.network import AlphaZeroNet, device_evaluator
+    from crossenvs.az.search import GumbelSearch
     from crossenvs.envs.vector import CrossVectorEnv
 
     game = crossenvs.make_game(setup[0], **setup[1])
@@ -159,13 +159,13 @@ def our_search(batch: int, setup: tuple[str, dict] = SEARCH_GAME) -> tuple[Calla
     device = torch_device()  # the GPU (the CPU under numba's CUDA simulator, for a smoke test of this code)
     net = AlphaZeroNet(game.observation_shape, game.num_actions, CHANNELS, BLOCKS).to(device).eval()
     evaluate = device_evaluator(net, "float32")
-    search = DeviceGumbelSearch(game, batch, SIMULATIONS, CONSIDERED)
+    search = GumbelSearch(game, batch, SIMULATIONS, CONSIDERED, device="cuda")
     noise = torch.Generator(device=device)
     noise.manual_seed(0)
 
     def one_move() -> None:
         boards, metas = env.device_positions()
-        env.step(search.run(boards, metas, evaluate, search.gumbel_noise(generator=noise)).actions)
+        env.step(search.run(boards, metas, evaluate, gumbel=search.gumbel_noise(generator=noise)).actions)
 
     for _ in range(2):  # compile and warm
         one_move()

@@ -132,7 +132,8 @@ def test_batched_search_equals_one_game_searches():
 def forced(search: GumbelSearch, way: str) -> GumbelSearch:
     """``search`` with its batched steps always run ``way`` ("parallel" or "serial"), not by the rule."""
     pick = {"serial": 0, "parallel": 1}[way]
-    search.loops = {step: (loops[pick] or loops[0],) * 2 for step, loops in search.loops.items()}
+    loops = search.backend.loops
+    search.backend.loops = {step: (pair[pick] or pair[0],) * 2 for step, pair in loops.items()}
     return search
 
 

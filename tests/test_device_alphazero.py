@@ -252,7 +252,7 @@ def test_device_self_play_refuses_a_game_without_a_longest_game():
 
 FINISHED = """
 import crossenvs, numpy as np
-from crossenvs.az.device_search import DeviceGumbelSearch
+from crossenvs.az.search import GumbelSearch
 from crossenvs.core import state as st
 from crossenvs.core.errors import IllegalActionError
 game = crossenvs.make_game("crisscross", size=4)
@@ -260,7 +260,7 @@ start = game.initial_state()
 boards, metas = np.stack([start.board] * 2), np.stack([start.meta] * 2)
 metas[1, st.STATUS] = st.STATUS_DRAW
 try:
-    DeviceGumbelSearch(game, 2, 4).run(boards, metas, lambda o: None)
+    GumbelSearch(game, 2, 4, device="cuda").run(boards, metas, lambda o: None)
 except IllegalActionError as exc:
     print("refused:", exc)
 """

@@ -123,7 +123,7 @@ class StandInMemory:
 
 def _env_launches(game: crossenvs.Game, memory: StandInMemory, games: int) -> dict:
     """Each env kernel's NamedTuple, as the device env makes it, over stand-in device memory."""
-    from crossenvs.envs.device import env_buffers, env_kernels, kernel_args
+    from crossenvs.envs.batch import env_buffers, env_kernels, kernel_args
 
     return {name: (kernel, kernel_args(memory.arrays(env_buffers(game, games)))[name])
             for name, kernel in env_kernels(game).items()}  # fmt: skip
@@ -132,11 +132,10 @@ def _env_launches(game: crossenvs.Game, memory: StandInMemory, games: int) -> di
 def _search_launches(game: crossenvs.Game, memory: StandInMemory, trees: int) -> dict:
     """Each search kernel's Tree, as the device search makes it, over stand-in device memory."""
     from crossenvs.az import tree_math
-    from crossenvs.az.device_search import device_buffers
-    from crossenvs.az.search import considered_table, search_kernels
+    from crossenvs.az.search import considered_table, search_kernels, tree_buffers
     from crossenvs.kernels.launch import gather
 
-    arrays = memory.arrays(device_buffers(game, trees, 4))
+    arrays = memory.arrays(tree_buffers(game, trees, 4))
     start = game.initial_state()
     arrays.update(
         boards=memory.array(np.repeat(start.board[None], trees, axis=0)),
@@ -291,8 +290,9 @@ def test_every_copy_goes_on_torchs_current_stream_and_a_host_copy_waits_for_it(m
     """Under a non-default torch stream: states() and the search's host inputs copy on it, not numba's default."""
     import torch
 
-    from crossenvs.az.device_search import DeviceGumbelSearch
-    from crossenvs.envs.device import DeviceBatch
+    from crossenvs.az.search import GumbelSearch
+    from crossenvs.envs.batch import GameBatch
+    from crossenvs.kernels.backends import DeviceBackend
 
     streams: list = []
     stream = RecordingStream(streams)
@@ -306,8 +306,9 @@ def test_every_copy_goes_on_torchs_current_stream_and_a_host_copy_waits_for_it(m
     arrays = DeviceArrays(fake_cuda)
     monkeypatch.setattr(arrays, "zeros", lambda shape, dtype: (RecordingView(streams), None))
 
-    batch = object.__new__(DeviceBatch)  # its copies alone: no card to allocate its buffers on
-    batch._arrays, batch._views = (
+    batch = object.__new__(GameBatch)  # its copies alone: no card to allocate its buffers on
+    batch.backend = object.__new__(DeviceBackend)
+    batch.backend.arrays, batch._views = (
         arrays,
         {"boards": (RecordingView(streams), None), "metas": (RecordingView(streams), None)},
     )
@@ -315,9 +316,10 @@ def test_every_copy_goes_on_torchs_current_stream_and_a_host_copy_waits_for_it(m
     assert streams == [("to host", stream), ("synchronize", stream)] * 2
 
     streams.clear()
-    search = object.__new__(DeviceGumbelSearch)
-    search._arrays, search._cuda = arrays, fake_cuda
-    search._device(np.zeros((2, 3), dtype=np.int8), np.int8)
+    search = object.__new__(GumbelSearch)
+    search.backend = object.__new__(DeviceBackend)
+    search.backend.arrays, search.backend.cuda = arrays, fake_cuda
+    search.backend.input(np.zeros((2, 3), dtype=np.int8), np.int8)
     assert streams == [("to device", stream)]
 
 

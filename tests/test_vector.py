@@ -7,7 +7,8 @@ import pytest
 
 import crossenvs
 from crossenvs import InvalidOptionError
-from crossenvs.envs.batch_kernels import Play, View
+from crossenvs.envs.batch import kernel_args
+from crossenvs.envs.batch_kernels import View
 from crossenvs.envs.buffers import KEEP, RecyclingBuffers
 from crossenvs.envs.vector import CrossSB3VecEnv, CrossVectorEnv
 from crossenvs.players import FunctionPlayer
@@ -181,33 +182,40 @@ def test_recycling_buffers_reuse_only_what_nothing_refers_to():
 
 @pytest.mark.parametrize("name, options", CASES, ids=IDS)
 def test_parallel_and_serial_batch_loops_agree(name, options):
-    """The vector env's kernels over numba's threads give what they give on one thread, game by game."""
+    """The vector env's kernels over numba's threads give what they give on one thread, game by game: the step (play,
+    final views and restarts, the view of the player to act) and the single-agent env's view of either seat."""
+    from crossenvs.envs.batch import env_buffers
+
     env = CrossVectorEnv(name, num_envs=200, **options)  # at least SERIAL_BELOW: the env may run either way
     _, info = env.reset(seed=0)
     rng = np.random.default_rng(1)
-    kernels = env._batch.kernels
+    loops, games_ended = env._batch.backend.loops, 0
     for _ in range(30):
         actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in info["action_mask"]], dtype=np.int64)
         actions[rng.integers(200)] = 0  # legal or not: the illegal case is covered too
         results = []
-        for play in (kernels.play_parallel, kernels.play_serial):
-            boards, metas = env.boards.copy(), env.metas.copy()
-            outputs = (np.empty(200, np.bool_), np.empty(200, np.int64), np.empty((200, 2), np.float32))
-            outputs += (np.empty(200, np.float32), np.empty(200, np.bool_), np.empty(200, np.int64))
-            play(*Play(boards, metas, actions, *outputs))
+        for step in loops["step"]:
+            arrays = {name: np.zeros(shape, dtype) for name, (shape, dtype) in env_buffers(env.game, 200).items()}
+            start = env.game.initial_state()
+            arrays.update(boards=env.boards.copy(), metas=env.metas.copy(), actions=actions,
+                          initial_board=start.board, initial_meta=start.meta)  # fmt: skip
+            step(*kernel_args(arrays)["step"])
             ids, seats = np.arange(200), rng.integers(2, size=200)  # either seat's view, and masks
             views = []
-            for view_loop in (kernels.view_parallel, kernels.view_serial):
+            for view_loop in loops["view"]:
                 observations = np.empty((200, *env.game.observation_shape), np.float32)
                 masks = np.empty((200, env.game.num_actions), np.int8)
-                view_loop(*View(boards, metas, ids, seats, observations, masks))
+                view_loop(*View(arrays["boards"], arrays["metas"], ids, seats, observations, masks))
                 views.append((observations, masks))
             np.testing.assert_array_equal(views[0][0], views[1][0])
             np.testing.assert_array_equal(views[0][1], views[1][1])
-            results.append((boards, metas, *outputs))
-        for parallel, serial in zip(*results):
-            np.testing.assert_array_equal(parallel, serial)
+            results.append(arrays)
+        parallel, serial = results
+        games_ended += parallel["ended"].sum()
+        for name in parallel:
+            np.testing.assert_array_equal(parallel[name], serial[name], err_msg=name)
         info = env.step(actions)[4]
+    assert games_ended > 0  # the restarts and final views were exercised
 
 
 @pytest.mark.parametrize("face", ["vector", "sb3"])

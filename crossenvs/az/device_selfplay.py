@@ -4,7 +4,7 @@ The device twin of :class:`crossenvs.az.selfplay.SelfPlay`, with the same step: 
 keep the searched positions, play the chosen moves, hand back the positions of the games that
 ended with each one's result for its mover. The games are a
 :class:`~crossenvs.envs.vector.DeviceVectorEnv`, the search a
-:class:`~crossenvs.az.device_search.DeviceGumbelSearch` reading the games where they lie, and the
+:class:`~crossenvs.az.search.GumbelSearch` on the device reading the games where they lie, and the
 positions of games still in play wait in a device buffer allocated once (:class:`PendingPositions`,
 a slot per move of each game's longest game) until their game ends; they then go to the replay
 buffer, also on the device (:class:`crossenvs.az.replay.Replay`). Nothing is copied to the host but
@@ -23,7 +23,7 @@ with needs_extra("agents", "AlphaZero (crossenvs.az)"):
     import torch
 
 from crossenvs.az.config import Config
-from crossenvs.az.device_search import DeviceEvaluator, DeviceGumbelSearch
+from crossenvs.az.search import Evaluator, GumbelSearch
 from crossenvs.az.selfplay import Finished
 from crossenvs.core.errors import InvalidArgumentError
 from crossenvs.core.game import Game
@@ -134,11 +134,11 @@ class DeviceSelfPlay:
     def __init__(self, config: Config, rng: np.random.Generator) -> None:
         self.game = make_game(config.game, **config.options)
         self.env = CrossVectorEnv(self.game, num_envs=config.num_envs, device="cuda")
-        self.search = DeviceGumbelSearch(self.game, config.num_envs, config.simulations, config.max_considered)
+        self.search = GumbelSearch(self.game, config.num_envs, config.simulations, config.max_considered, "cuda")
         self.fast_search = None  # playout-cap randomisation (KataGo), as on the CPU path
         if config.fast_simulations:
             considered = min(config.max_considered, config.fast_simulations)
-            self.fast_search = DeviceGumbelSearch(self.game, config.num_envs, config.fast_simulations, considered)
+            self.fast_search = GumbelSearch(self.game, config.num_envs, config.fast_simulations, considered, "cuda")
         self.full_search_share = config.full_search_share
         self.rng = rng
         self.device = torch_device()
@@ -152,13 +152,13 @@ class DeviceSelfPlay:
         """A device tensor as it is; the simulator's NumPy copy as a CPU tensor."""
         return torch.as_tensor(value, device=self.device)
 
-    def step(self, evaluate: DeviceEvaluator, tag: int = 0) -> Finished:
+    def step(self, evaluate: Evaluator, tag: int = 0) -> Finished:
         """One searched move in every game; the positions of the games that ended (tensors on the device)."""
         full = self.fast_search is None or self.rng.random() < self.full_search_share
         search = self.search if full else self.fast_search
         boards, metas = self.env.device_positions()
         noise = search.gumbel_noise(generator=self.noise)
-        actions, policies, _, observations = search.run(boards, metas, evaluate, noise)
+        actions, policies, _, observations = search.run(boards, metas, evaluate, gumbel=noise)
         if full:  # a cheap search's policy is a poor target, so its positions are not learnt from (KataGo)
             self.pending.add(self._tensor(observations), self._tensor(policies), self.players)
         _, _, terminated, _, info = self.env.step(actions)

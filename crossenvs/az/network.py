@@ -151,7 +151,7 @@ def evaluator(net: AlphaZeroNet, device: str = "cpu", precision: str = "float32"
 
 
 def device_evaluator(net: AlphaZeroNet, precision: str = "float32"):
-    """A tensor-in, tensor-out evaluation function for :class:`~crossenvs.az.device_search.DeviceGumbelSearch`.
+    """A tensor-in, tensor-out evaluation function for :class:`~crossenvs.az.search.GumbelSearch` on a GPU.
 
     The leaves' observation tensor is read where it lies (the GPU, or the CPU under the CUDA simulator) and the
     logits and values stay there: no host copy inside a search. ``precision`` as in :func:`evaluator`.

@@ -1,10 +1,19 @@
 """Batched Gumbel search: many games' trees walked in numba, one network call per simulation step.
 
-:class:`GumbelSearch` owns the tree arrays of a batch of games of one kind. ``run`` evaluates the
-roots, then for each simulation walks every tree down to one new leaf (numba), evaluates all the
-leaves in one forward pass (torch), and backs their values up (numba). It returns the chosen
-actions, the improved policies (``softmax(logits + sigma(completed Q))``, the policy targets of
-Gumbel AlphaZero) and the root values.
+:class:`GumbelSearch` owns the tree arrays of a batch of games of one kind, on the CPU or on a GPU (one
+class, a backend from :mod:`crossenvs.kernels.backends`). ``run`` evaluates the roots, then for each
+simulation walks every tree down to one new leaf (a numba loop on the CPU, a CUDA kernel on a GPU: the
+same one-tree steps of :mod:`crossenvs.az.tree` and :mod:`crossenvs.az.tree_math`), evaluates all the
+leaves in one forward pass (torch), and backs their values up. It returns the chosen actions, the
+improved policies (``softmax(logits + sigma(completed Q))``, the policy targets of Gumbel AlphaZero)
+and the root values.
+
+On a GPU the trees, the rules and the network all stay on the device: between a simulation's selection
+and its backup the network reads the leaves' observation tensor in place and its logits and values are
+read in place in turn. A search is ``3 + simulations`` launches and ``1 + simulations`` forward passes on
+torch's current stream, so the caller's torch work and the kernels stay in order without a sync. Under
+numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) the device backend runs the same code on the CPU with
+NumPy arrays in place of tensors.
 """
 
 from __future__ import annotations
@@ -12,20 +21,23 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..core import state as st
+from ..core.checks import check_batch_size
 from ..core.errors import IllegalActionError, InvalidOptionError
 from ..core.game import Game
 from ..core.specialize import specialize
+from ..kernels.backends import DeviceBackend, HostBackend
 from ..kernels.launch import DeviceKernel, gather
-from ..kernels.threads import run
 from . import tree_math
 
-#: (observations (n, H, W, C) float32) -> (logits (n, A) float32, values (n,) float32 in [-1, 1])
-Evaluator = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+#: (observations (n, H, W, C) float32) -> (logits (n, A) float32, values (n,) float32 in [-1, 1]); on a GPU
+#: tensors on the device in and out (:func:`crossenvs.az.network.device_evaluator`), NumPy arrays on the CPU
+Evaluator = Callable[[Any], tuple[Any, Any]]
+DEVICES = ("cpu", "cuda")
 
 
 def considered_visits(max_considered: int, simulations: int) -> list[int]:
@@ -54,10 +66,10 @@ def considered_table(max_considered: int, simulations: int) -> np.ndarray:
 
 
 def tree_buffers(game: Game, batch: int, simulations: int) -> dict[str, tuple[tuple[int, ...], Any]]:
-    """The arrays a search keeps between moves, named as :class:`~crossenvs.az.tree_math.Tree` names them.
+    """Every buffer of a search, named as :class:`~crossenvs.az.tree_math.Tree` names them: name -> (shape, dtype).
 
-    One node per simulation and the root; at every node a child and a prior per action.
-    Shared by the CPU search and the device search: name -> (shape, dtype).
+    The trees (one node per simulation and the root; at every node a child and a prior per action), the
+    network's answer for the leaves, what a search returns, and the noise of deterministic play.
     """
     n, nodes, actions = batch, max(0, simulations) + 1, game.num_actions
     start = game.initial_state()
@@ -77,7 +89,27 @@ def tree_buffers(game: Game, batch: int, simulations: int) -> dict[str, tuple[tu
         "observations": (observations, np.float32),
         "masks": ((n, actions), np.int8),
         "q_rows": ((n, actions), np.float64),
+        "no_noise": ((n, actions), np.float32),  # the Gumbel noise of deterministic play: never written
+        "logits": ((n, actions), np.float32),
+        "values": ((n,), np.float32),
+        "actions": ((n,), np.int64),
+        "policies": ((n, actions), np.float32),
+        "root_values": ((n,), np.float32),
+        "root_observations": (observations, np.float32),
     }
+
+
+#: what a search hands back; fresh arrays on the CPU (the caller keeps them), the search's own on a GPU
+RESULTS = ("actions", "policies", "root_values", "root_observations")
+
+
+class SearchResult(NamedTuple):
+    """What a search returns (device tensors on a GPU, rewritten by the next search; NumPy arrays on the CPU)."""
+
+    actions: Any  # (n,) int64: the chosen action of each position
+    policies: Any  # (n, A) float32: the improved policy, Gumbel AlphaZero's policy target
+    values: Any  # (n,) float32: the root value for each position's player to move
+    root_observations: Any  # (n, H, W, C) float32: what the network saw at the roots
 
 
 #: the search's four steps, in the order a search runs them: two per game (az/tree.py), two for every game
@@ -101,91 +133,149 @@ def search_kernels(game: Game) -> dict[str, DeviceKernel]:
     return {step: DeviceKernel(getattr(modules[step], f"{step}_cuda"), "leaves", 64, game.name) for step in STEPS}
 
 
-class GumbelSearch:
-    """Trees for up to ``batch`` games of ``game``, searched with ``simulations`` per move."""
+def search_backend(game: Game, device: str) -> HostBackend | DeviceBackend:
+    """Where a search of ``game`` runs: its CPU loops (a large batch across numba's threads; on a GPU machine the
+    tree walk is most of the time), or its CUDA kernels (the GPU stack checked first)."""
+    if device not in DEVICES:
+        raise InvalidOptionError(f"device must be one of {DEVICES}, got {device!r}")
+    return HostBackend(search_loops(game)) if device == "cpu" else DeviceBackend(search_kernels(game))
 
-    def __init__(self, game: Game, batch: int, simulations: int, max_considered: int = 16) -> None:
+
+class GumbelSearch:
+    """Trees for up to ``batch`` games of ``game`` on ``device`` ("cpu" or "cuda"), searched with ``simulations``
+    per move.
+
+    ``run(boards, metas, evaluate, rng)`` searches the positions (on a GPU: device arrays or tensors, or host
+    arrays, copied up once) and returns a :class:`SearchResult`. ``evaluate`` takes the leaves' observations and
+    returns logits and values (NumPy on the CPU; tensors on the device on a GPU). The root noise is Gumbel(0, 1)
+    from ``rng`` (a NumPy generator), or ``gumbel`` itself ((n, A) float32; on a GPU :meth:`gumbel_noise` draws
+    it there), or none: deterministic play.
+    """
+
+    def __init__(self, game: Game, batch: int, simulations: int, max_considered: int = 16, device: str = "cpu") -> None:
         self.game = game
-        self.batch = int(batch)
+        self.batch = check_batch_size(batch, "batch")
         self.simulations = max(0, int(simulations))
         self.max_considered = int(max_considered)
-        # the trees are independent: each step runs across numba's threads for a large batch, else serially
-        # (see crossenvs.kernels.threads); on a GPU machine the tree walk is most of the time
-        self.loops = search_loops(game)
-        self._buffers = {
-            name: np.zeros(shape, dtype) for name, (shape, dtype) in tree_buffers(game, batch, simulations).items()
-        }
+        self.device = device
+        self.backend = search_backend(game, device)  # the GPU stack first: what is missing is the first thing said
+        buffers = tree_buffers(game, self.batch, self.simulations)
+        what = f"a {'device ' if device == 'cuda' else ''}search of {self.batch:,} {game.name} trees"
+        self.backend.check_memory(
+            buffers, f"{what} of {self.simulations + 1} nodes", "ask for fewer games or simulations"
+        )
+        self._trees = {name: self.backend.zeros(shape, dtype) for name, (shape, dtype) in buffers.items()}
+        self._table = self.backend.input(considered_table(self.max_considered, self.simulations), np.int64)
 
-    def __getattr__(self, name: str) -> np.ndarray:
+    def __getattr__(self, name: str) -> Any:
         """The trees' arrays by name (``search.visits``, ``search.children``...): what tests and tools read."""
-        buffers = self.__dict__.get("_buffers", {})
-        if name in buffers:
-            return buffers[name]
+        trees = self.__dict__.get("_trees", {})
+        if name in trees:
+            return trees[name][1]
         raise AttributeError(name)
+
+    def tree_bytes(self) -> int:
+        """Memory the search takes: the trees (a child and a prior per action at every node) and the rest."""
+        buffers = tree_buffers(self.game, self.batch, self.simulations)
+        return sum(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in buffers.values())
+
+    def gumbel_noise(self, n: int | None = None, generator: Any = None) -> Any:
+        """Gumbel(0, 1) root noise for ``n`` positions (default: the batch), drawn by torch where the search runs
+        (a CPU tensor on the CPU and under the simulator) from ``generator`` (a ``torch.Generator`` there)."""
+        import torch
+
+        shape = (self.batch if n is None else n, self.game.num_actions)
+        device = "cuda" if getattr(self.backend, "torch", None) is not None else "cpu"
+        exponential = torch.empty(shape, device=device, dtype=torch.float32).exponential_(generator=generator)
+        return -torch.log(exponential)
 
     def run(
         self,
-        boards: np.ndarray,
-        metas: np.ndarray,
+        boards: Any,
+        metas: Any,
         evaluate: Evaluator,
         rng: np.random.Generator | None = None,
         stop: np.ndarray | None = None,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Search the ``n <= batch`` positions; Gumbel noise from ``rng`` (None: deterministic play).
+        gumbel: Any = None,
+    ) -> SearchResult:
+        """Search the ``n <= batch`` positions, games in play (positions on the device are not read back to check
+        it; a device env's games always are, since finished ones restart).
 
-        ``stop``: a flag byte another thread may set (:meth:`crossenvs.players.Player.interrupt`);
-        the search then ends after the simulation step under way and answers from what it has.
-
-        Returns the actions (n,), improved policies (n, A), root values (n,) for each position's
-        player to move, and the roots' observations (n, H, W, C) (what the network saw).
+        ``stop``: a flag byte another thread may set (:meth:`crossenvs.players.Player.interrupt`); the search then
+        ends after the simulation step under way and answers from what it has.
         """
         n = len(boards)
-        if n > self.batch:
+        if not 1 <= n <= self.batch:
             raise InvalidOptionError(
-                f"{n} positions for a search made for {self.batch}; make GumbelSearch(game, {n}, ...)"
+                f"{n} positions for a search made for {self.batch}; make GumbelSearch(game, {max(n, 1)}, ...)"
             )
-        finished = np.flatnonzero(metas[:, st.STATUS] != st.STATUS_PLAYING)
-        if finished.size:
-            raise IllegalActionError(f"{self.game.name}: position {finished[0]} of the batch is a finished game")
-        tree = self._tree(n, boards, metas, rng)
-        loops = self.loops
-        run(*loops["init_root"], tree, n)
-        root_observations = tree.observations.copy()
+        if isinstance(metas, np.ndarray):
+            finished = np.flatnonzero(metas[:, st.STATUS] != st.STATUS_PLAYING)
+            if finished.size:
+                raise IllegalActionError(f"{self.game.name}: position {finished[0]} of the batch is a finished game")
+        if gumbel is None and rng is not None:
+            gumbel = rng.gumbel(size=(n, self.game.num_actions)).astype(np.float32)
+        results = self._results(n)
+        tree = self._tree(n, boards, metas, gumbel, {name: kernel_view for name, (kernel_view, _) in results.items()})
+        launch = self.backend.launch
+        launch("init_root", tree, n)
+        self._copy(tree.observations, results["root_observations"][0])
         tree = self._evaluate(tree, evaluate)
-        for _ in range(self.simulations):
+        for _ in range(self.simulations):  # the last leaves backed up and the next chosen, in one step
             if stop is not None and stop[0]:
                 break
-            run(*loops["backup_then_select"], tree, n)
+            launch("backup_then_select", tree, n)
             tree = self._evaluate(tree, evaluate)
-        run(*loops["expand_and_backup"], tree, n)
-        run(*loops["root_result"], tree, n)
-        return tree.actions, tree.policies, tree.root_values, root_observations
+        launch("expand_and_backup", tree, n)
+        launch("root_result", tree, n)
+        return SearchResult(*(self.backend.for_caller(results[name][1]) for name in RESULTS))
 
-    def _tree(self, n: int, boards: np.ndarray, metas: np.ndarray, rng: np.random.Generator | None) -> tree_math.Tree:
-        """The first ``n`` trees, the positions and this search's inputs and outputs, as the kernels take them."""
-        actions = self.game.num_actions
-        gumbel = np.zeros((n, actions), dtype=np.float32)
-        if rng is not None:
-            gumbel[:] = rng.gumbel(size=gumbel.shape)
-        arrays = {name: array[:n] for name, array in self._buffers.items()}
+    @property
+    def _on_device(self) -> bool:
+        return isinstance(self.backend, DeviceBackend)
+
+    def _copy(self, source: Any, target: Any) -> None:
+        """``source`` into ``target``, where they lie (on the device: on torch's stream, in order with the kernels)."""
+        if self._on_device:
+            target.copy_to_device(source, stream=self.backend.arrays.stream())
+        else:
+            target[...] = source
+
+    def _results(self, n: int) -> dict[str, tuple[Any, Any]]:
+        """Where a search of ``n`` positions writes its answer, (kernel view, caller view) by name: on the CPU fresh
+        arrays (the caller keeps them), on a GPU the search's own buffers."""
+        if self._on_device:
+            return {name: (self._trees[name][0][:n], self._trees[name][1][:n]) for name in RESULTS}
+        fresh = {name: np.empty_like(self._trees[name][0][:n]) for name in RESULTS}
+        return {name: (array, array) for name, array in fresh.items()}
+
+    def _tree(self, n: int, boards: Any, metas: Any, gumbel: Any, results: dict[str, Any]) -> tree_math.Tree:
+        """The first ``n`` trees, the positions, the root noise and where the answer goes, as the kernels take them
+        (no copy of the trees)."""
+        arrays = {name: kernel_view[:n] for name, (kernel_view, _) in self._trees.items()} | results
+        noise = arrays["no_noise"] if gumbel is None else self.backend.input(gumbel, np.float32)
+        if tuple(noise.shape) != (n, self.game.num_actions):
+            raise InvalidOptionError(f"gumbel must have shape ({n}, {self.game.num_actions}), got {tuple(noise.shape)}")
         arrays.update(
-            boards=np.ascontiguousarray(boards, dtype=np.int8),
-            metas=np.ascontiguousarray(metas, dtype=np.int32),
-            gumbel=gumbel,
-            considered_table=considered_table(self.max_considered, self.simulations),
+            boards=self.backend.input(boards, np.int8),
+            metas=self.backend.input(metas, np.int32),
+            gumbel=noise,
+            considered_table=self._table,
             max_considered=np.int64(self.max_considered),
-            logits=np.zeros((n, actions), dtype=np.float32),
-            values=np.zeros(n, dtype=np.float32),
-            actions=np.empty(n, dtype=np.int64),  # fresh each search: the caller keeps the answers
-            policies=np.empty((n, actions), dtype=np.float32),
-            root_values=np.empty(n, dtype=np.float32),
         )
         return gather(tree_math.Tree, arrays)
 
-    @staticmethod
-    def _evaluate(tree: tree_math.Tree, evaluate: Evaluator) -> tree_math.Tree:
-        """One forward pass for every leaf of this step: the tree with the network's logits and values."""
-        logits, values = evaluate(tree.observations)
-        return tree._replace(
-            logits=np.ascontiguousarray(logits, dtype=np.float32), values=np.ascontiguousarray(values, dtype=np.float32)
+    def _evaluate(self, tree: tree_math.Tree, evaluate: Evaluator) -> tree_math.Tree:
+        """One forward pass over the leaves' observations (read in place): the tree with its logits and values."""
+        n = len(tree.leaves)
+        observations = (
+            self.backend.for_caller(self._trees["observations"][1][:n]) if self._on_device else tree.observations
         )
+        logits, values = evaluate(observations)
+        logits, values = self.backend.input(logits, np.float32), self.backend.input(values, np.float32)
+        if tuple(logits.shape) != (n, self.game.num_actions) or tuple(values.shape) != (n,):
+            raise InvalidOptionError(
+                f"evaluate must return logits ({n}, {self.game.num_actions}) and values ({n},), "
+                f"got {tuple(logits.shape)} and {tuple(values.shape)}"
+            )
+        return tree._replace(logits=logits, values=values)

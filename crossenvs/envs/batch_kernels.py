@@ -1,11 +1,10 @@
-"""What the vector envs' kernels take, and their kernels that do not depend on the game.
+"""What the batch of games' kernels take, and their kernels that do not depend on the game.
 
-The NamedTuples below are the kernels' arguments, named once: the CPU env, the device env, the
-kernels' definitions and their PTX signatures all use them (:mod:`crossenvs.kernels.launch`). The
-kernels that call a game's own kernels are in :mod:`crossenvs.envs.game_batch`, compiled once per
-game; the ones here (resets, per-game random streams, the device's random pick) are compiled once for
-all. The CPU env's random pick is the players' (:func:`crossenvs.players.kernels.random_legal_actions`)
-over the uniforms of :func:`per_game_uniforms`; on a GPU, :func:`random_actions_cuda` does both.
+The NamedTuples below are the kernels' arguments, named once: the batch on either target
+(:class:`crossenvs.envs.batch.GameBatch`), the kernels' definitions and their PTX signatures all use
+them (:mod:`crossenvs.kernels.launch`). The kernels that call a game's own kernels are in
+:mod:`crossenvs.envs.game_batch`, compiled once per game; the ones here (resets, per-game random
+streams, the random pick of a batch) are compiled once for all.
 """
 
 from __future__ import annotations
@@ -57,19 +56,23 @@ class View(NamedTuple):
     masks: Array  # (n, A) int8, out
 
 
-class DeviceStep(NamedTuple):
-    """The device env's step: :class:`Play`, a restart where a game ended, the view of the player to act."""
+class Step(NamedTuple):
+    """A vector env's step: :class:`Play`, both seats' views of a game that ended and its restart, then every game's
+    view of the player to act."""
 
     play: Play
     initial_board: Array  # (H, W) int8
     initial_meta: Array  # (META,) int32
+    final_observations: (
+        Array  # (B, 2, H, W, C) float32, out: both seats' views where a game ended (rows stale elsewhere)
+    )
     players: Array  # (B,) int64, out: the seat to act
     observations: Array  # (B, H, W, C) float32, out
     masks: Array  # (B, A) int8, out
 
 
-class DeviceReset(NamedTuple):
-    """The device env's reset: games where ``restart`` back to the start; every game's view of the player to act."""
+class Restart(NamedTuple):
+    """A vector env's reset: games where ``restart`` back to the start; every game's view of the player to act."""
 
     boards: Array
     metas: Array
@@ -91,12 +94,26 @@ class RandomPick(NamedTuple):
     actions: Array  # (B,) int64, out: the pick (-1 where no action is legal)
 
 
+@njit(cache=True, inline="always")
+def random_pick(a: RandomPick, j) -> None:
+    """Game j's next uniform from its own stream, and the legal action at that quantile (-1 where none)."""
+    a.uniforms[j] = next_uniform(a.keys, a.counters, j)
+    random_legal_action(a.masks, a.uniforms, a.actions, j)
+
+
+@njit(cache=True)
+def random_actions_serial(*fields) -> None:
+    """:func:`random_pick` for every game on the CPU (a few loads each: threads would cost more)."""
+    a = RandomPick(*fields)
+    for j in range(a.actions.shape[0]):
+        random_pick(a, j)
+
+
 def random_actions_cuda(a: RandomPick) -> None:
-    """Game j's next uniform, and the legal action at that quantile (what the CPU env draws): one GPU thread a game."""
+    """:func:`random_pick` on a GPU: one thread a game."""
     j = thread_index()
     if j < a.actions.shape[0]:
-        a.uniforms[j] = next_uniform(a.keys, a.counters, j)
-        random_legal_action(a.masks, a.uniforms, a.actions, j)
+        random_pick(a, j)
 
 
 @njit(cache=True, inline="always")

@@ -5,10 +5,11 @@ gives the copy bound to one game's kernels. Every game's rules are three kernels
 signature (:mod:`crossenvs.core.game`), so this one file drives any game.
 
 Each kernel here is one game's work, ``one(a, j)``, over a NamedTuple of the batch's arrays
-(:mod:`crossenvs.envs.batch_kernels` names them), and the loops over it are beside it: the CPU env's
+(:mod:`crossenvs.envs.batch_kernels` names them), and the loops over it are beside it: on the CPU
 ``<name>_serial`` and ``<name>_parallel`` (run by :func:`crossenvs.kernels.threads.run`, each taking
-the NamedTuple's fields in order), and the device env's CUDA kernels ``<name>_cuda``, one GPU thread a
-game (launched by :mod:`crossenvs.kernels.launch`). One source for both targets, one argument list.
+the NamedTuple's fields in order), on a GPU ``<name>_cuda``, one thread a game (launched by
+:mod:`crossenvs.kernels.launch`). One source for both targets, one argument list: a vector env's step
+is :func:`step` on either (:class:`crossenvs.envs.batch.GameBatch` picks the loop or the kernel).
 
 Two rules of numba 0.68 shape the loops. A ``prange`` body *calls* the kernel: numba drops the stores
 of a function inlined into it through arrays taken from a tuple. A serial loop *inlines* it (the
@@ -23,7 +24,7 @@ from numba import njit, prange
 
 from crossenvs.core import state as st
 from crossenvs.core.specialize import game_kernels
-from crossenvs.envs.batch_kernels import Apply, DeviceReset, DeviceStep, Play, View, reset_game
+from crossenvs.envs.batch_kernels import Apply, Play, Restart, Step, View, reset_game
 from crossenvs.kernels.portable import thread_index
 from crossenvs.kernels.threads import inline_twin
 
@@ -81,8 +82,8 @@ def mask(a: View, j) -> None:
         a.masks[j, :] = 0
 
 
-# ----------------------------------------------------------------------------- the CPU env's loops
-_apply_inline, _play_inline = inline_twin(apply), inline_twin(play)
+# ----------------------------------------------------------------------------- the single-agent env's loops (CPU)
+_apply_inline = inline_twin(apply)
 _observe_inline, _mask_inline = inline_twin(observe), inline_twin(mask)
 
 
@@ -99,21 +100,6 @@ def apply_parallel(*fields) -> None:
     a = Apply(*fields)
     for j in prange(a.ids.shape[0]):
         apply(a, np.int64(j))  # int64, as range gives: one compile of apply serves both loops
-
-
-@njit(cache=True)
-def play_serial(*fields) -> None:
-    """:func:`play` for every game (``fields``: those of :class:`~crossenvs.envs.batch_kernels.Play`)."""
-    a = Play(*fields)
-    for j in range(a.boards.shape[0]):
-        _play_inline(a, j)
-
-
-@njit(cache=True, parallel=True)
-def play_parallel(*fields) -> None:
-    a = Play(*fields)
-    for j in prange(a.boards.shape[0]):
-        play(a, np.int64(j))
 
 
 @njit(cache=True)
@@ -136,43 +122,117 @@ def view_parallel(*fields) -> None:
         mask(a, np.int64(j))
 
 
-# ----------------------------------------------------------------------------- the device env's two kernels
+# ----------------------------------------------------------------------------- a vector env's step and reset
 @njit(cache=True, inline="always")
-def _view_to_move(boards, metas, players, observations, masks, j) -> None:
-    """Game j seen by the player to act: its seat, observation and legal mask."""
-    seat = np.int64(metas[j, st.TO_MOVE])  # int64, as the CPU env's seats: one compile of the kernel
+def _play_and_restart(p: Play, initial_board, initial_meta, final_observations, j) -> None:
+    """Game j plays; if that ended it, both seats' final views, then the game back to the start."""
+    play(p, j)
+    if p.ended[j]:
+        for seat in range(2):
+            observe_kernel(p.boards[j], p.metas[j], np.int64(seat), final_observations[j, seat])
+        reset_game(p.boards, p.metas, j, initial_board, initial_meta)
+
+
+@njit(cache=True, inline="always")
+def _observe_to_move(boards, metas, players, observations, j) -> None:
+    """Game j seen by the player to act: its seat and observation."""
+    seat = np.int64(metas[j, st.TO_MOVE])  # int64, as the view's seats: one compile of the observation
     players[j] = seat
     observe_kernel(boards[j], metas[j], seat, observations[j])
+
+
+@njit(cache=True)
+def step(a: Step, j) -> None:
+    """A vector env's step for game j: play, the final views and a restart where it ended, then the view of the
+    player to act (every game is in play afterwards, so its mask is that player's)."""
+    p = a.play
+    _play_and_restart(p, a.initial_board, a.initial_meta, a.final_observations, j)
+    _observe_to_move(p.boards, p.metas, a.players, a.observations, j)
+    mask_kernel(p.boards[j], p.metas[j], a.masks[j])
+
+
+@njit(cache=True)
+def restart(a: Restart, j) -> None:
+    """Game j back to the start if ``restart[j]``; its view of the player to act."""
+    if a.restart[j]:
+        reset_game(a.boards, a.metas, j, a.initial_board, a.initial_meta)
+    _observe_to_move(a.boards, a.metas, a.players, a.observations, j)
+    mask_kernel(a.boards[j], a.metas[j], a.masks[j])
+
+
+_restart_inline = inline_twin(restart)
+
+
+@njit(cache=True)
+def step_serial(*fields) -> None:
+    """:func:`step` for every game in one call, in three passes (plays, then observations, then masks: game by
+    game, each observation pushed the move tables the mask reads out of the first-level cache).
+    ``fields``: those of :class:`~crossenvs.envs.batch_kernels.Step`."""
+    a = Step(*fields)
+    p = a.play
+    for j in range(p.boards.shape[0]):
+        _play_and_restart(p, a.initial_board, a.initial_meta, a.final_observations, j)
+    for j in range(p.boards.shape[0]):
+        _observe_to_move(p.boards, p.metas, a.players, a.observations, j)
+    for j in range(p.boards.shape[0]):
+        mask_kernel(p.boards[j], p.metas[j], a.masks[j])
+
+
+@njit(cache=True)
+def _play_and_restart_called(p: Play, initial_board, initial_meta, final_observations, j) -> None:
+    """:func:`_play_and_restart` as a call, for a ``prange`` body (see the module docstring)."""
+    _play_and_restart(p, initial_board, initial_meta, final_observations, j)
+
+
+@njit(cache=True)
+def _observe_to_move_called(boards, metas, players, observations, j) -> None:
+    _observe_to_move(boards, metas, players, observations, j)
+
+
+@njit(cache=True)
+def _mask_called(boards, metas, masks, j) -> None:
     mask_kernel(boards[j], metas[j], masks[j])
 
 
-@njit(cache=True)
-def step(a: DeviceStep, j) -> None:
-    """Play, restart the game if it ended, then the view of the player to act: the CPU env's step, for one game."""
-    p = a.play
-    play(p, j)
-    if p.ended[j]:
-        reset_game(p.boards, p.metas, j, a.initial_board, a.initial_meta)
-    _view_to_move(p.boards, p.metas, a.players, a.observations, a.masks, j)
+@njit(cache=True, parallel=True)
+def step_parallel(*fields) -> None:
+    """:func:`step_serial` across numba's threads. A ``prange`` body may use a NamedTuple only where the function
+    built it (numba's parallel lowering looks for the constructor call), so the play's is built again here."""
+    play_fields, initial_board, initial_meta, final_observations, players, observations, masks = fields
+    p = Play(*play_fields)
+    boards, metas = p.boards, p.metas
+    for j in prange(boards.shape[0]):
+        _play_and_restart_called(p, initial_board, initial_meta, final_observations, np.int64(j))
+    for j in prange(boards.shape[0]):
+        _observe_to_move_called(boards, metas, players, observations, np.int64(j))
+    for j in prange(boards.shape[0]):
+        _mask_called(boards, metas, masks, np.int64(j))
 
 
 @njit(cache=True)
-def restart(a: DeviceReset, j) -> None:
-    """Game j back to the start if ``restart[j]``; every game's view of the player to act."""
-    if a.restart[j]:
-        reset_game(a.boards, a.metas, j, a.initial_board, a.initial_meta)
-    _view_to_move(a.boards, a.metas, a.players, a.observations, a.masks, j)
+def restart_serial(*fields) -> None:
+    """:func:`restart` for every game (``fields``: those of :class:`~crossenvs.envs.batch_kernels.Restart`)."""
+    a = Restart(*fields)
+    for j in range(a.restart.shape[0]):
+        _restart_inline(a, j)
 
 
-def step_cuda(a: DeviceStep) -> None:
-    """The device env's step: one GPU thread a game."""
+@njit(cache=True, parallel=True)
+def restart_parallel(*fields) -> None:
+    a = Restart(*fields)
+    for j in prange(a.restart.shape[0]):
+        restart(a, np.int64(j))
+
+
+def step_cuda(a: Step) -> None:
+    """A vector env's step on a GPU: one thread a game."""
     j = thread_index()
     if j < a.players.shape[0]:
         step(a, j)
 
 
-def restart_cuda(a: DeviceReset) -> None:
-    """The device env's reset: one GPU thread a game."""
+def restart_cuda(a: Restart) -> None:
+    """A vector env's reset on a GPU: one thread a game."""
     j = thread_index()
     if j < a.restart.shape[0]:
         restart(a, j)

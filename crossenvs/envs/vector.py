@@ -29,110 +29,15 @@ from gymnasium.vector.utils import batch_space
 from .. import players
 from ..core import state as st
 from ..core.actions import action_ids
-from ..core.checks import check_batch_size, check_memory, check_seed, reset_mask
+from ..core.checks import check_seed, reset_mask
 from ..core.errors import CallOrderError, InvalidActionError, InvalidOptionError
 from ..core.extras import missing_extra
 from ..core.game import Cell, Game
-from ..core.specialize import specialize
-from ..kernels.threads import run
-from ..players.kernels import random_legal_actions
 from . import batch_kernels as bk
-from .aec import render_state, resolve_game
-from .buffers import RecyclingBuffers
+from .aec import render_state
+from .batch import DEVICES, GameBatch, StepResult
 
 VECTOR_RENDER_MODES = ["rgb_array", "ansi"]  # "human" would print every game of the batch
-DEVICES = ("cpu", "cuda")  # where a vector env's games live (cuda: crossenvs.envs.device)
-
-
-class _Batch:
-    """The batch of states and the kernel calls over it (shared by both faces)."""
-
-    @staticmethod
-    def _check_memory(game: Game, num_envs: int) -> None:
-        """Positions, observations and masks for every game (twice: a step's arrays are recycled), before allocating."""
-        start = game.initial_state()
-        per_game = (
-            start.board.nbytes + start.meta.nbytes + 2 * (4 * int(np.prod(game.observation_shape)) + game.num_actions)
-        )
-        check_memory(per_game * num_envs, f"a vector env of {num_envs:,} {game.name} games", "ask for fewer num_envs")
-
-    def __init__(self, game: str | Game, num_envs: int, options: dict[str, Any]) -> None:
-        num_envs = check_batch_size(num_envs)
-        self.game = resolve_game(game, options)
-        self._check_memory(self.game, num_envs)
-        self._bind_kernels()
-        self.num_envs = int(num_envs)
-        initial = self.game.initial_state()
-        self.initial_board, self.initial_meta = initial.board, initial.meta
-        self.boards = np.repeat(initial.board[None], self.num_envs, axis=0)
-        self.metas = np.repeat(initial.meta[None], self.num_envs, axis=0)
-        self.all_ids = np.arange(self.num_envs, dtype=np.int64)
-        self._observations = RecyclingBuffers((self.num_envs, *self.game.observation_shape), np.float32)
-        self._masks = RecyclingBuffers((self.num_envs, self.game.num_actions), np.int8)
-
-    def _bind_kernels(self) -> None:
-        """The game's copy of the batch loops (:mod:`crossenvs.envs.game_batch`): found again, never pickled."""
-        self.kernels = specialize("crossenvs.envs.game_batch", type(self.game))
-
-    def __getstate__(self) -> dict[str, Any]:
-        """Positions and buffers travel (to a subprocess, a Ray worker); the compiled loops are found again there."""
-        state = self.__dict__.copy()
-        state.pop("kernels")
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._bind_kernels()
-
-    def reset(self, ids: np.ndarray) -> None:
-        bk.reset_batch(self.boards, self.metas, bk.as_ids(ids), self.initial_board, self.initial_meta)
-
-    def apply(self, ids: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        """Play one action in each game of ``ids``; returns which were legal."""
-        ok, loops = np.empty(len(ids), dtype=np.bool_), self.kernels
-        args = bk.Apply(self.boards, self.metas, bk.as_ids(ids), np.asarray(actions, dtype=np.int64), ok)
-        run(loops.apply_serial, loops.apply_parallel, args, len(ok))
-        return ok
-
-    def play(self, actions: np.ndarray) -> bk.Play:
-        """One action in every game, and what it did to each (the out fields of :class:`~crossenvs.envs.batch_kernels.Play`)."""
-        n = self.num_envs
-        outcome = bk.Play(
-            self.boards,
-            self.metas,
-            actions,
-            ok=np.empty(n, dtype=np.bool_),
-            movers=np.empty(n, dtype=np.int64),
-            seat_rewards=np.empty((n, 2), dtype=np.float32),
-            rewards=np.empty(n, dtype=np.float32),
-            ended=np.empty(n, dtype=np.bool_),
-            final_ply=np.empty(n, dtype=np.int64),
-        )
-        run(self.kernels.play_serial, self.kernels.play_parallel, outcome, n)
-        return outcome
-
-    def view(self, ids: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Observations of ``seats`` in games ``ids``, and masks (zeros where that seat is not to act)."""
-        if len(ids) == self.num_envs:  # every game: the common case, in recycled arrays
-            observations, masks = self._observations.take(), self._masks.take()
-        else:
-            observations = np.empty((len(ids), *self.game.observation_shape), dtype=np.float32)
-            masks = np.empty((len(ids), self.game.num_actions), dtype=np.int8)
-        seats = np.asarray(seats, dtype=np.int64)
-        view = bk.View(self.boards, self.metas, bk.as_ids(ids), seats, observations, masks)
-        run(self.kernels.view_serial, self.kernels.view_parallel, view, len(masks))
-        return observations, masks
-
-    def to_move(self, ids: np.ndarray | None = None) -> np.ndarray:
-        column = self.metas[:, st.TO_MOVE]
-        return column if ids is None else column[ids]
-
-    def status(self) -> np.ndarray:
-        return self.metas[:, st.STATUS]
-
-    def state(self, index: int):
-        """Game ``index`` as a :class:`State` (a copy)."""
-        return st.State(self.boards[index].copy(), self.metas[index].copy())
 
 
 SEATS = np.array([0, 1], dtype=np.int64)
@@ -186,17 +91,15 @@ class CrossVectorEnv(VectorEnv):
         device: str = "cpu",
         **options: Any,
     ) -> None:
-        self._batch = _Batch(game, num_envs, options)
-        self.game = self._batch.game
-        self.num_envs = self._batch.num_envs
         if render_mode is not None and render_mode not in VECTOR_RENDER_MODES:
             raise InvalidOptionError(f"render_mode {render_mode!r} is not one of {VECTOR_RENDER_MODES} (or None)")
+        self._batch = GameBatch(game, num_envs, options)
+        self.game = self._batch.game
+        self.num_envs = self._batch.num_envs
         self.render_mode = render_mode
         self.metadata = {**self.metadata, "name": f"{self.game.name}_vector_v0"}
         self._declare_spaces()
         self._last_moves: list[list[Cell]] = [[] for _ in range(self.num_envs)]  # for render()
-        self._seed_streams(None)
-        self._masks = np.zeros((self.num_envs, self.game.num_actions), dtype=np.int8)  # the latest, for random_actions
 
     def _declare_spaces(self) -> None:
         self.single_observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, dtype=np.float32)
@@ -210,34 +113,33 @@ class CrossVectorEnv(VectorEnv):
         """Restart every game (or those of ``options["reset_mask"]``); returns observations and info."""
         self._check_open()
         seed = check_seed(seed)
-        ids = self._ids_to_reset(options)
+        mask = reset_mask(options, self.num_envs)
         if seed is not None:
             self._np_random, self._np_random_seed = seeding.np_random(seed)
             self.action_space.seed(seed)
-            self._seed_streams(seed)
-        self._batch.reset(ids)
-        for index in ids:
+        observations, masks, players = self._batch.reset(seed, mask)
+        for index in range(self.num_envs) if mask is None else np.flatnonzero(mask):
             self._last_moves[index] = []
-        return self._observe_all()
+        return observations, {"action_mask": masks, "current_player": players}
 
     def step(self, actions: Sequence[int] | np.ndarray):
-        """One action per game, for its player to act. Returns obs, rewards (B,), terminations, truncations, info."""
+        """One action per game, for its player to act. Returns obs, rewards (B,), terminations, truncations, info.
+
+        One call into numba for the whole batch (:meth:`GameBatch.step <crossenvs.envs.batch.GameBatch.step>`);
+        what stays in Python is the action check and, for the games that ended, gymnasium's final-observation keys.
+        """
         self._check_open()
         actions = action_ids(actions, self.num_envs, self.game.num_actions)
-        batch = self._batch
         before = [self.state(i) for i in range(self.num_envs)] if self.render_mode is not None else None
-        outcome = batch.play(actions)
+        result = self._batch.step(actions)
         if before is not None:
-            moves = zip(before, actions, outcome.ok)
-            self._last_moves = [self.game.action_cells(b, int(a)) if k else [] for b, a, k in moves]
-        ended_ids = np.flatnonzero(outcome.ended)
-        final = self._final_views(ended_ids, outcome.movers) if ended_ids.size else {}
-        batch.reset(ended_ids)
-        for index in ended_ids if before is not None else ():
-            self._last_moves[index] = []
-        observations, info = self._observe_all()
-        info.update(final, seat_rewards=outcome.seat_rewards, final_ply=outcome.final_ply, illegal_action=~outcome.ok)
-        return observations, outcome.rewards, outcome.ended, np.zeros(self.num_envs, dtype=bool), info
+            moves = zip(before, actions, result.ok, result.ended)
+            self._last_moves = [self.game.action_cells(b, int(a)) if k and not e else [] for b, a, k, e in moves]
+        ended_ids = np.flatnonzero(result.ended)
+        info = {"action_mask": result.masks, "current_player": result.players}
+        info.update(self._final_views(ended_ids, result) if ended_ids.size else {})
+        info.update(seat_rewards=result.seat_rewards, final_ply=result.final_ply, illegal_action=~result.ok)
+        return result.observations, result.rewards, result.ended, np.zeros(self.num_envs, dtype=bool), info
 
     def random_actions(self) -> np.ndarray:
         """A uniform random legal action in every game (-1 where none), each from its game's own random stream.
@@ -245,14 +147,7 @@ class CrossVectorEnv(VectorEnv):
         The streams are seeded by ``reset(seed=...)`` (fresh entropy before that), one per game, so
         a game's picks do not depend on the others; the device env draws the same ones.
         """
-        uniforms, picks = np.empty(self.num_envs), np.empty(self.num_envs, dtype=np.int64)
-        bk.per_game_uniforms(self._keys, self._draws, self._batch.all_ids, uniforms)
-        random_legal_actions(self._masks, uniforms, picks)
-        return picks
-
-    def _seed_streams(self, seed: int | None) -> None:
-        self._keys = bk.game_keys(seed, self.num_envs)
-        self._draws = np.zeros(self.num_envs, dtype=np.uint64)
+        return self._batch.random_actions()
 
     def render(self) -> tuple[np.ndarray, ...] | tuple[str, ...] | None:
         """Every game drawn, its last move marked: RGB frames (``rgb_array``) or text boards (``ansi``)."""
@@ -273,12 +168,12 @@ class CrossVectorEnv(VectorEnv):
 
     @property
     def boards(self) -> np.ndarray:
-        """(B, H, W) int8: the games' boards (live arrays: read, do not write)."""
+        """(B, H, W) int8: the games' boards (on the CPU live arrays: read, do not write; a device env's are copies)."""
         return self._batch.boards
 
     @property
     def metas(self) -> np.ndarray:
-        """(B, K) int32: the games' meta records (live arrays: read, do not write)."""
+        """(B, K) int32: the games' meta records (on the CPU live arrays; a device env's are copies)."""
         return self._batch.metas
 
     # ----------------------------------------------------------------- internals
@@ -286,29 +181,17 @@ class CrossVectorEnv(VectorEnv):
         if self.closed:
             raise CallOrderError(f"this {type(self).__name__} is closed; make a new one")
 
-    def _ids_to_reset(self, options: dict[str, Any] | None) -> np.ndarray:
-        """All games, or those of ``options["reset_mask"]`` (the only option)."""
-        mask = reset_mask(options, self.num_envs)
-        return self._batch.all_ids if mask is None else np.flatnonzero(mask)
-
-    def _final_views(self, ids: np.ndarray, movers: np.ndarray) -> dict[str, np.ndarray]:
-        """Gymnasium's same-step final-observation keys for the games ``ids`` that just ended."""
+    def _final_views(self, ids: np.ndarray, result: StepResult) -> dict[str, np.ndarray]:
+        """Gymnasium's same-step final-observation keys for the games ``ids`` that just ended (fresh arrays)."""
         final_obs = np.empty(self.num_envs, dtype=object)  # None where no game ended
         by_seat = np.empty(self.num_envs, dtype=object)
-        both_seats = self._batch.view(np.repeat(ids, 2), np.tile(SEATS, len(ids)))[0]
-        views = both_seats.reshape(len(ids), 2, *self.game.observation_shape)
+        views = result.final_observations[ids]  # (n, 2, H, W, C): a copy, the caller's
         # a list into an object array's rows: one array per row (numpy stops at the target's one dimension)
         by_seat[ids] = list(views)
-        final_obs[ids] = list(views[np.arange(len(ids)), movers[ids]])
+        final_obs[ids] = list(views[np.arange(len(ids)), result.movers[ids]])
         ended = np.zeros(self.num_envs, dtype=bool)
         ended[ids] = True
         return {"final_obs": final_obs, "_final_obs": ended, "final_obs_by_seat": by_seat}
-
-    def _observe_all(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        seats = self._batch.to_move().astype(np.int64)
-        observations, masks = self._batch.view(self._batch.all_ids, seats)
-        self._masks = masks
-        return observations, {"action_mask": masks, "current_player": seats}
 
 
 try:  # the SB3 face needs the train extra; the two-player face does not
@@ -320,17 +203,16 @@ except ImportError:  # pragma: no cover - exercised only without stable-baseline
 class DeviceVectorEnv(CrossVectorEnv):
     """B games of one game on a GPU, both seats played by the caller (self-play), as torch CUDA tensors.
 
-    ``CrossVectorEnv(game, num_envs, device="cuda")`` makes one. ``reset()`` and ``step(actions)``
-    return what the CPU env returns, as the env's own device tensors (clone what you keep):
-    observations (B, H, W, C) float32 of the player to act next in each game; ``info["action_mask"]``
-    (B, A) int8 and ``info["current_player"]`` (B,) int64; ``info["seat_rewards"]`` (B, 2),
-    ``info["final_ply"]`` and ``info["illegal_action"]`` after a step. A finished game restarts in
-    the same step (SAME_STEP autoreset); its final observation is not kept (a terminated game needs
-    none to bootstrap). ``random_actions()`` draws a uniform legal action per game on the device, from
+    ``CrossVectorEnv(game, num_envs, device="cuda")`` makes one: the same :class:`~crossenvs.envs.batch.GameBatch`,
+    on the device backend. ``reset()`` and ``step(actions)`` return what the CPU env returns, as the batch's own
+    device tensors (clone what you keep): observations (B, H, W, C) float32 of the player to act next in each
+    game; ``info["action_mask"]`` (B, A) int8 and ``info["current_player"]`` (B,) int64; ``info["seat_rewards"]``
+    (B, 2), ``info["final_ply"]`` and ``info["illegal_action"]`` after a step. A finished game restarts in the
+    same step (SAME_STEP autoreset); both seats' views of the position it ended on are the rows of
+    ``info["final_observations"]`` (B, 2, H, W, C) where it ended (gymnasium's object arrays of the CPU env
+    would be a copy to the host). ``random_actions()`` draws a uniform legal action per game on the device, from
     per-game random streams seeded by ``reset(seed=...)``: the CPU env's kernel and streams.
-
-    The games, buffers and launches are a :class:`~crossenvs.envs.device.DeviceBatch` (numba-cuda is
-    loaded only here, when one is made).
+    numba-cuda is loaded only when one is made.
     """
 
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
@@ -343,60 +225,38 @@ class DeviceVectorEnv(CrossVectorEnv):
         device: str = "cuda",
         **options: Any,
     ) -> None:
-        from .device import DeviceBatch
-
         if render_mode is not None:
             raise InvalidOptionError("render_mode needs device='cpu'; on a GPU, render env.state(i) yourself")
-        self._device = DeviceBatch(game, num_envs, options)
-        self.game, self.num_envs, self.render_mode = self._device.game, self._device.num_envs, None
+        self._batch = GameBatch(game, num_envs, options, device="cuda")
+        self.game, self.num_envs, self.render_mode = self._batch.game, self._batch.num_envs, None
         self.metadata = {**self.metadata, "name": f"{self.game.name}_device_vector_v0"}
         self._declare_spaces()
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-        """Restart every game (or those of ``options["reset_mask"]``, a (B,) bool array or tensor)."""
-        return self._device.reset(seed=seed, options=options)
+        self._last_moves = [[] for _ in range(self.num_envs)]
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """One action per game (a (B,) integer tensor on the GPU, or an array), for the player to act there."""
-        return self._device.step(actions)
-
-    def random_actions(self) -> Any:
-        """A uniform random legal action per game (-1 where none), drawn on the device from each game's own stream."""
-        return self._device.random_actions()
+        self._check_open()
+        result = self._batch.step(actions)
+        info = {"action_mask": result.masks, "current_player": result.players, "seat_rewards": result.seat_rewards,
+                "final_ply": result.final_ply, "illegal_action": ~result.ok,
+                "final_observations": result.final_observations}  # fmt: skip
+        return result.observations, result.rewards, result.ended, result.ended & False, info
 
     def device_positions(self) -> tuple[Any, Any]:
         """Every game's board and meta where they live (numba device arrays, no copy): what a device search reads."""
-        return self._device.device_positions()
+        return self._batch.device_positions()
 
     def states(self) -> tuple[np.ndarray, np.ndarray]:
         """(boards, metas) copied to the host: for checks and rendering, not for the hot loop."""
-        return self._device.states()
+        return self._batch.states()
 
     def compiled_kernels(self) -> list[Any]:
         """The env's CUDA kernels as numba-cuda compiled them (``crossenvs doctor`` reads their registers)."""
-        return self._device.compiled_kernels()
-
-    def state(self, index: int) -> st.State:
-        """Game ``index`` as a :class:`~crossenvs.core.state.State` (a host copy)."""
-        boards, metas = self.states()
-        return st.State(boards[index].copy(), metas[index].copy())
-
-    @property
-    def boards(self) -> np.ndarray:
-        """Every game's board, copied to the host."""
-        return self.states()[0]
-
-    @property
-    def metas(self) -> np.ndarray:
-        """Every game's meta row, copied to the host."""
-        return self.states()[1]
+        return self._batch.compiled_kernels()
 
     def render(self) -> None:
         """Nothing: a device env has no render mode (render ``env.state(i)`` yourself)."""
         return None
-
-    def close_extras(self, **kwargs: Any) -> None:
-        """Nothing to close: torch frees the device buffers with the env."""
 
 
 class CrossSB3VecEnv(_SB3VecEnv):
@@ -425,8 +285,9 @@ class CrossSB3VecEnv(_SB3VecEnv):
         if _SB3VecEnv is object:
             raise missing_extra("CrossSB3VecEnv", "stable_baselines3", "train")
         seed = check_seed(seed)
-        self._batch = _Batch(game, num_envs, options)
+        self._batch = GameBatch(game, num_envs, options)
         self.game = self._batch.game
+        self.all_ids = np.arange(self._batch.num_envs, dtype=np.int64)
         self.opponent = players.make_player(opponent, game=self.game, seed=seed)
         observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, dtype=np.float32)
         self.render_mode = None  # SB3 reads it; these games are drawn through the engine (game.render_rgb)
@@ -441,7 +302,7 @@ class CrossSB3VecEnv(_SB3VecEnv):
         if getattr(self, "_seeds", None) and self._seeds[0] is not None:  # VecEnv.seed(seed) was called
             self._seed_streams(check_seed(self._seeds[0]))
             self._reset_seeds()
-        ids = self._batch.all_ids
+        ids = self.all_ids
         self._start_games(ids)
         return self._learner_view()
 
@@ -454,7 +315,7 @@ class CrossSB3VecEnv(_SB3VecEnv):
 
     def step_wait(self):
         batch = self._batch
-        ok = batch.apply(batch.all_ids, self._actions)
+        ok = batch.apply(self.all_ids, self._actions)
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         rewards[~ok] = -1.0
         illegal = ~ok
@@ -502,7 +363,7 @@ class CrossSB3VecEnv(_SB3VecEnv):
     # ----------------------------------------------------------------- internals
     def _start_games(self, ids: np.ndarray) -> None:
         """Fresh games with a newly drawn learner seat; the opponent moves first where it must."""
-        self._batch.reset(ids)
+        self._batch.restart_games(ids)
         self.learner[ids] = self._uniforms(ids) < 0.5
         self.opponent.start_games(ids, self._uniforms(ids))
         self._let_opponent_play(ids, np.zeros(self.num_envs, dtype=bool))
@@ -546,7 +407,7 @@ class CrossSB3VecEnv(_SB3VecEnv):
             ) from None
 
     def _learner_view(self) -> np.ndarray:
-        observations, self._masks = self._batch.view(self._batch.all_ids, self.learner)
+        observations, self._masks = self._batch.view(self.all_ids, self.learner)
         return observations
 
     def _indices(self, indices) -> range | list[int]:

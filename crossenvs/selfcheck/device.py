@@ -162,8 +162,8 @@ def check_device_search(
     batch: int | None = None,
     **options: Any,
 ) -> SearchReport:
-    """Search the same positions with :class:`~crossenvs.az.device_search.DeviceGumbelSearch` and
-    :class:`~crossenvs.az.search.GumbelSearch`, with the same root noise (every other search none) and the same
+    """Search the same positions with :class:`~crossenvs.az.search.GumbelSearch` on the device and on the CPU,
+    with the same root noise (every other search none) and the same
     evaluator (:func:`linear_evaluator`), and compare what they return. ``batch``: the searches are made for this
     many positions (default ``positions``; more tries a search on part of its batch).
 
@@ -173,7 +173,6 @@ def check_device_search(
     :func:`crossenvs.core.floats.exact_exp` on both targets, so any gap is a bug (or a float difference not yet
     found, which the report's first mismatch points at).
     """
-    from ..az.device_search import DeviceGumbelSearch
     from ..az.search import GumbelSearch
     from ..envs.vector import CrossVectorEnv
 
@@ -181,7 +180,7 @@ def check_device_search(
     env.reset(seed=seed)
     size = batch or positions
     cpu = GumbelSearch(env.game, size, simulations, max_considered)
-    device = DeviceGumbelSearch(env.game, size, simulations, max_considered)
+    device = GumbelSearch(env.game, size, simulations, max_considered, device="cuda")
     evaluate = linear_evaluator(env.game, seed)
     report = SearchReport(positions, simulations, searches, 0, 0, 0.0, 0.0)
     for search in range(searches):
@@ -198,7 +197,7 @@ def check_device_search(
             None if noise_seed is None else np.random.default_rng(noise_seed)
         )  # draws the same noise in the CPU search
         expected = cpu.run(boards, metas, evaluate, rng)
-        got = [_host(part) for part in device.run(boards, metas, _on_the_device(evaluate), gumbel)]
+        got = [_host(part) for part in device.run(boards, metas, _on_the_device(evaluate), gumbel=gumbel)]
         _compare_searches(report, search, expected, got)
     return report
 

@@ -10,8 +10,6 @@ import contextlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ..az import device_search
-from ..envs import device
 from ..kernels import cuda, launch
 from .host_run import HostCuda
 
@@ -29,12 +27,11 @@ def host_device(
 
     cuda._import_numba_cuda()  # numba-cuda as a card gets it: its target, our tables shared, contraction off
     host = HostCuda(plant, compiled)
-    patched = [(cuda, "simulated"), (cuda, "cuda_module"), (device, "cuda_module"), (device_search, "cuda_module")]
+    patched = [(cuda, "simulated"), (cuda, "cuda_module")]
     saved = [getattr(owner, name) for owner, name in patched]
     kept = dict(launch._COMPILED)
     launch._COMPILED.clear()
     cuda.simulated, cuda.cuda_module = (lambda: True), (lambda: host)
-    device.cuda_module = device_search.cuda_module = lambda: host
     try:
         yield host
     finally:
