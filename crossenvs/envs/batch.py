@@ -1,7 +1,7 @@
 """A batch of games of one kind, on the CPU or on a GPU: states, steps, random picks, observations and masks.
 
 :class:`GameBatch` is written once for both targets. Its buffers are named once (:func:`env_buffers`),
-each kernel's NamedTuple of them is gathered by name (:func:`kernel_args`), and a backend
+each kernel's NamedTuple is made of them (:func:`kernel_args` for the PTX signatures), and a backend
 (:mod:`crossenvs.kernels.backends`) allocates them and runs each kernel: on the CPU its numba loop
 (:mod:`crossenvs.envs.game_batch`'s ``*_serial`` / ``*_parallel``), on a GPU its CUDA kernel (``*_cuda``,
 one thread a game). A vector env's step is one kernel on either target: every game plays, a game that
@@ -15,6 +15,8 @@ rewritten by the next step.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -32,10 +34,10 @@ from .buffers import RecyclingBuffers
 
 DEVICES = ("cpu", "cuda")  # where a batch's games live
 
-#: what a step writes and hands back (fresh on the CPU each step)
-STEP_OUTPUTS = ("ok", "movers", "seat_rewards", "rewards", "ended", "final_ply", "players", "observations", "masks")
-#: what a reset writes and hands back
-RESTART_OUTPUTS = ("players", "observations", "masks")
+#: what a step writes and hands back (fresh on the CPU each step), in :class:`StepResult`'s order
+STEP_OUTPUTS = ("observations", "masks", "players", "rewards", "seat_rewards", "ended", "ok", "movers", "final_ply")
+#: the outputs a CPU step recycles (megabytes for a large batch: fresh pages would fault and be zeroed every step)
+RECYCLED = ("observations", "masks")
 
 
 def env_buffers(game: Game, n: int) -> dict[str, tuple[tuple[int, ...], Any]]:
@@ -68,7 +70,7 @@ def env_buffers(game: Game, n: int) -> dict[str, tuple[tuple[int, ...], Any]]:
 def kernel_args(arrays: dict[str, Any]) -> dict[str, Any]:
     """Each kernel's NamedTuple, its fields taken from ``arrays`` by name (kernel views; host arrays for PTX)."""
     return {
-        "step": gather(bk.Step, {**arrays, "play": gather(bk.Play, arrays)}),
+        "step": gather(bk.Step, arrays),
         "restart": gather(bk.Restart, arrays),
         "random_actions": gather(bk.RandomPick, arrays),
     }
@@ -145,15 +147,24 @@ class GameBatch:
             backend.copy_from_host(self._views[name][0], value)
         for name, value in (("boards", start.board), ("metas", start.meta)):
             backend.copy_from_host(self._views[name][0], np.repeat(value[None], self.num_envs, axis=0))
-        self._fresh = {}
+        # on the CPU, what makes each output the caller keeps: a recycled buffer for the large ones, else a fresh
+        # array (cheaper than recycling); a GPU batch hands out its own buffers
+        self._fresh: dict[str, Callable[[], np.ndarray]] = {}
         if isinstance(backend, HostBackend):
-            self._fresh = {name: RecyclingBuffers(*buffers[name]) for name in STEP_OUTPUTS}
-        self._args = kernel_args(self._kernel_views())
-        self._latest_masks = self._views["masks"][0]  # what random_actions reads: a step's or a reset's masks
+            self._fresh = {name: RecyclingBuffers(*buffers[name]).take for name in RECYCLED}
+            self._fresh |= {name: partial(np.empty, *buffers[name]) for name in STEP_OUTPUTS if name not in RECYCLED}
+        views = self._kernel_views()
+        self._step_inputs = tuple(views[name] for name in ("boards", "metas", "initial_board", "initial_meta",
+                                                           "final_observations"))  # fmt: skip
+        self._latest_masks = views["masks"]  # what random_actions reads: a step's or a reset's masks
         self._seed_streams(None)
 
     def _kernel_views(self) -> dict[str, Any]:
-        return {name: kernel_view for name, (kernel_view, _) in self._views.items()}
+        """The kernels' view of every buffer, by name (made once: a step reads it)."""
+        views = self.__dict__.get("_kernel_view_cache")
+        if views is None:
+            views = self._kernel_view_cache = {name: kernel_view for name, (kernel_view, _) in self._views.items()}
+        return views
 
     def __getstate__(self) -> dict[str, Any]:
         """A CPU batch travels (to a subprocess, a Ray worker): positions and buffers, not the compiled loops."""
@@ -168,16 +179,20 @@ class GameBatch:
         self.backend = batch_backend(self.game, self.device)
 
     # ----------------------------------------------------------------- outputs
-    def _outputs(self, names: tuple[str, ...]) -> dict[str, tuple[Any, Any]]:
-        """The buffers a call writes, (kernel view, caller view) by name: on the CPU fresh ones (the caller keeps
-        what it was given), on a GPU the batch's own."""
-        if not self._fresh:
-            return {name: self._views[name] for name in names}
-        taken = {name: self._fresh[name].take() for name in names}
-        return {name: (array, array) for name, array in taken.items()}
+    def _outputs(self, names: tuple[str, ...]) -> tuple[Any, ...]:
+        """The buffers a call writes, in ``names``' order, as the kernels take them: on the CPU fresh arrays (the
+        caller keeps what it was given), on a GPU the batch's own."""
+        if self._fresh:
+            fresh = self._fresh
+            return tuple([fresh[name]() for name in names])
+        return tuple(self._views[name][0] for name in names)
 
-    def _caller(self, views: dict[str, tuple[Any, Any]], name: str) -> Any:
-        return self.backend.for_caller(views[name][1] if name in views else self._views[name][1])
+    def _handed(self, names: tuple[str, ...], outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        """What the caller gets of a call's ``outputs``, once written: on the CPU the arrays themselves, on a GPU
+        the batch's torch tensors (under the simulator, host copies made now)."""
+        if self._fresh:
+            return outputs
+        return tuple(self.backend.for_caller(self._views[name][1]) for name in names)
 
     # ----------------------------------------------------------------- the games
     def reset(self, seed: int | None = None, mask: np.ndarray | None = None) -> tuple[Any, Any, Any]:
@@ -187,23 +202,31 @@ class GameBatch:
             self._seed_streams(seed)
         flags = np.ones(self.num_envs, dtype=np.bool_) if mask is None else mask
         self.backend.copy_from_host(self._views["restart"][0], flags)
-        outputs = self._outputs(RESTART_OUTPUTS)
-        args = self._args["restart"]._replace(**{name: views[0] for name, views in outputs.items()})
+        names = ("observations", "masks", "players")
+        outputs = observations, masks, players = self._outputs(names)
+        v = self._kernel_views()
+        args = bk.Restart(v["boards"], v["metas"], v["restart"], v["initial_board"], v["initial_meta"], players,
+                          observations, masks)  # fmt: skip
         self.backend.launch("restart", args, self.num_envs)
-        self._latest_masks = outputs["masks"][0]
-        return tuple(self._caller(outputs, name) for name in ("observations", "masks", "players"))
+        self._latest_masks = masks
+        return self._handed(names, outputs)
 
     def step(self, actions: Any) -> StepResult:
-        """One action per game, for the player to act there (ids checked by the caller on the CPU)."""
+        """One action per game, for the player to act there (ids checked by the caller on the CPU).
+
+        The kernel's arguments are built afresh each step from the outputs of :meth:`_outputs` (a tuple's
+        constructor: ``_replace`` cost a share of a one-game step).
+        """
         outputs = self._outputs(STEP_OUTPUTS)
-        args = self._args["step"]
-        play = args.play._replace(actions=self._actions(actions), **{
-            name: outputs[name][0] for name in bk.Play._fields if name in outputs
-        })  # fmt: skip
-        kernel_outputs = {name: outputs[name][0] for name in ("players", "observations", "masks")}
-        self.backend.launch("step", args._replace(play=play, **kernel_outputs), self.num_envs)
-        self._latest_masks = outputs["masks"][0]
-        return StepResult(*(self._caller(outputs, name) for name in StepResult._fields))
+        observations, masks, players, rewards, seat_rewards, ended, ok, movers, final_ply = outputs
+        boards, metas, initial_board, initial_meta, final_observations = self._step_inputs
+        args = bk.Step(boards, metas, self._actions(actions), ok, movers, seat_rewards, rewards, ended, final_ply,
+                       initial_board, initial_meta, final_observations, players, observations, masks)  # fmt: skip
+        self.backend.launch("step", args, self.num_envs)
+        self._latest_masks = masks
+        return StepResult(
+            *self._handed(STEP_OUTPUTS, outputs), self.backend.for_caller(self._views["final_observations"][1])
+        )
 
     def _actions(self, actions: Any) -> Any:
         """Actions as the kernels' int64 (B,) array: on a GPU a CUDA tensor in place, anything else copied once."""
@@ -230,13 +253,11 @@ class GameBatch:
     def random_actions(self) -> Any:
         """A uniform random legal action per game (-1 where none), each from its game's own random stream (seeded by
         ``reset(seed=...)``, fresh entropy before that): the same picks on both targets."""
-        args = self._args["random_actions"]._replace(masks=self._latest_masks)
-        if self._fresh:  # on the CPU the caller keeps its picks
-            picks = np.empty(self.num_envs, dtype=np.int64)
-            self.backend.launch("random_actions", args._replace(actions=picks), self.num_envs)
-            return picks
+        v = self._kernel_views()
+        picks = np.empty(self.num_envs, dtype=np.int64) if self._fresh else v["actions"]  # the CPU caller keeps its own
+        args = bk.RandomPick(self._latest_masks, v["keys"], v["counters"], v["uniforms"], picks)
         self.backend.launch("random_actions", args, self.num_envs)
-        return self.backend.for_caller(self._views["actions"][1])
+        return picks if self._fresh else self.backend.for_caller(self._views["actions"][1])
 
     def _seed_streams(self, seed: int | None) -> None:
         """Per-game random streams, refilled in order with the kernels (a kernel still queued reads the old keys)."""
@@ -293,7 +314,7 @@ class GameBatch:
     def view(self, ids: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Observations of ``seats`` in games ``ids``, and masks (zeros where that seat is not to act)."""
         if len(ids) == self.num_envs and self._fresh:  # every game: the common case, in recycled arrays
-            observations, masks = self._fresh["observations"].take(), self._fresh["masks"].take()
+            observations, masks = self._fresh["observations"](), self._fresh["masks"]()
         else:
             observations = np.empty((len(ids), *self.game.observation_shape), dtype=np.float32)
             masks = np.empty((len(ids), self.game.num_actions), dtype=np.int8)

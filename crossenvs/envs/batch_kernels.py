@@ -57,10 +57,19 @@ class View(NamedTuple):
 
 
 class Step(NamedTuple):
-    """A vector env's step: :class:`Play`, both seats' views of a game that ended and its restart, then every game's
-    view of the player to act."""
+    """A vector env's step: :class:`Play`'s fields, both seats' views of a game that ended and its restart, then every
+    game's view of the player to act. Flat, not a :class:`Play` inside: numba types an array argument in C and a
+    tuple's fields in Python, which cost a share of a one-game step."""
 
-    play: Play
+    boards: Array  # (B, H, W) int8
+    metas: Array  # (B, META) int32
+    actions: Array  # (B,) int64
+    ok: Array  # (B,) bool, out
+    movers: Array  # (B,) int64, out
+    seat_rewards: Array  # (B, 2) float32, out
+    rewards: Array  # (B,) float32, out
+    ended: Array  # (B,) bool, out
+    final_ply: Array  # (B,) int64, out
     initial_board: Array  # (H, W) int8
     initial_meta: Array  # (META,) int32
     final_observations: (
