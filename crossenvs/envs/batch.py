@@ -3,7 +3,7 @@
 :class:`GameBatch` is written once for both targets. Its buffers are named once (:func:`env_buffers`),
 each kernel's NamedTuple is made of them (:func:`kernel_args` for the PTX signatures), and a backend
 (:mod:`crossenvs.kernels.backends`) allocates them and runs each kernel: on the CPU its numba loop
-(:mod:`crossenvs.envs.game_batch`'s ``*_serial`` / ``*_parallel``), on a GPU its CUDA kernel (``*_cuda``,
+(``crossenvs.envs.game_batch``'s ``*_serial`` / ``*_parallel``), on a GPU its CUDA kernel (``*_cuda``,
 one thread a game). A vector env's step is one kernel on either target: every game plays, a game that
 ended has both seats' final views written and restarts, and every game's observation and legal mask of
 the player to act are written, in one numba entry (one launch on a GPU).

@@ -75,7 +75,7 @@ class DeviceBackend:
     """A job's arrays on the GPU (torch's memory, numba's views of it), each kernel one CUDA launch.
 
     ``kernels``: name -> :class:`~crossenvs.kernels.launch.DeviceKernel`. Making one checks the GPU stack
-    first (:func:`crossenvs.kernels.cuda.cuda_module`): what is missing is the first thing said.
+    first (``crossenvs.kernels.cuda.cuda_module``): what is missing is the first thing said.
     """
 
     device = "cuda"

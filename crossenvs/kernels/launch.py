@@ -5,7 +5,7 @@ its CPU loops (the vector env's, the search's), and takes the same NamedTuple of
 
 .. code-block:: python
 
-    def step_cuda(a: DeviceStep) -> None:
+    def step_cuda(a: Step) -> None:
         j = thread_index()
         if j < a.players.shape[0]:
             step(a, j)
