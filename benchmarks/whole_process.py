@@ -5,18 +5,26 @@
     python benchmarks/whole_process.py aec crisscross 300            # PettingZoo AEC games, random legal moves
     python benchmarks/whole_process.py cold-vector crisscross        # a vector env's first step (time it cold)
     python benchmarks/whole_process.py cold-search crisscross        # a first search (time it cold)
+    python benchmarks/whole_process.py step-rate connect_four 1024   # us a vector step, median of 7 windows
+    python benchmarks/whole_process.py search-rate crosse 1 64       # ms a search (a fixed evaluator), likewise
 
 Each prints the seconds of its own work; time the whole process from outside with ``/usr/bin/time`` (or any
 paired runner), warm cache (``CROSSENVS_CACHE_DIR`` used once before) or cold (a fresh one each run). It uses
 only what every checkout since the kernel wing's start has (``CrossVectorEnv``, ``random_actions``,
-``GumbelSearch``, ``envs.aec.make_env``), so ``PYTHONPATH=<other checkout> python benchmarks/whole_process.py ...``
-times another checkout with the same script.
+``GumbelSearch``, ``envs.aec.make_env``), so ``--checkout <other checkout>`` first on the command line times
+another checkout with the same script. (``PYTHONPATH`` alone does not: an editable install's import finder
+runs before ``sys.path`` and finds this checkout's package whatever ``PYTHONPATH`` says.)
+
+The ``*-rate`` figures time inside the process, after a warm-up, so the import and the start do not drown a
+microsecond step: interleave the checkouts' processes and compare medians.
 """
 
 from __future__ import annotations
 
+import statistics
 import sys
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -64,8 +72,58 @@ def aec(game: str, games: int) -> None:
                 env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
 
 
+def _windows(work: Callable[[], None], seconds: float = 2.0, windows: int = 7) -> float:
+    """Seconds per call of ``work``: the median of ``windows`` windows, after a warm-up."""
+    for _ in range(20):
+        work()
+    per_call = []
+    for _ in range(windows):
+        calls, started = 0, time.perf_counter()
+        while time.perf_counter() - started < seconds / windows:
+            work()
+            calls += 1
+        per_call.append((time.perf_counter() - started) / calls)
+    return statistics.median(per_call)
+
+
+def step_rate(game: str, num_envs: int) -> float:
+    """Microseconds a vector step with random legal actions."""
+    from crossenvs.envs.vector import CrossVectorEnv
+
+    env = CrossVectorEnv(game, num_envs=num_envs)
+    env.reset(seed=0)
+    return _windows(lambda: env.step(env.random_actions())) * 1e6
+
+
+def search_rate(game: str, batch: int, simulations: int) -> float:
+    """Milliseconds a Gumbel search of ``batch`` start positions (a fixed evaluator: the search's own work)."""
+    import crossenvs
+    from crossenvs.az.search import GumbelSearch
+
+    g = crossenvs.make_game(game)
+    rng = np.random.default_rng(0)
+    start = g.initial_state()
+    boards, metas = np.repeat(start.board[None], batch, axis=0), np.repeat(start.meta[None], batch, axis=0)
+    logits, values = np.zeros((batch, g.num_actions), np.float32), np.zeros(batch, np.float32)
+    searcher = GumbelSearch(g, batch, simulations)
+    return _windows(lambda: searcher.run(boards, metas, lambda o: (logits[: len(o)], values[: len(o)]), rng)) * 1e3
+
+
+def use_checkout(path: str) -> None:
+    """Import crossenvs from the checkout at ``path``: first on ``sys.path``, an editable install's finder set aside."""
+    sys.meta_path = [finder for finder in sys.meta_path if "editable" not in repr(finder).lower()]
+    sys.path.insert(0, path)
+
+
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["--checkout"]:
+        use_checkout(argv[1])
+        argv = argv[2:]
     mode, game, *numbers = argv
+    if mode in ("step-rate", "search-rate"):
+        rate = step_rate(game, int(numbers[0])) if mode == "step-rate" else search_rate(game, *map(int, numbers))
+        print(f"{rate:.3f}")
+        return
     started = time.perf_counter()
     if mode == "steps":
         steps(game, int(numbers[0]), int(numbers[1]))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 import runpy
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -220,6 +222,27 @@ def test_the_whole_process_timer_runs_each_mode_and_prints_its_seconds(argv, cap
     timer = runpy.run_path(str(BENCH.parent / "whole_process.py"))
     timer["main"](argv)
     assert re.fullmatch(rf"{argv[0]} crisscross {' '.join(argv[2:])}: \d+\.\d{{3}} s\n", capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("argv", [["step-rate", "crisscross", "4"], ["search-rate", "crisscross", "2", "4"]])
+def test_the_whole_process_rates_print_a_positive_figure(argv, capsys):
+    """The in-process rates (a step's microseconds, a search's milliseconds) that the paired tables quote."""
+    timer = runpy.run_path(str(BENCH.parent / "whole_process.py"))
+    timer["main"](argv)
+    assert float(capsys.readouterr().out) > 0
+
+
+def test_another_checkout_is_imported_from_its_own_folder(tmp_path):
+    """--checkout puts another checkout's package first, past an editable install's finder (PYTHONPATH cannot)."""
+    fake = tmp_path / "crossenvs"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("WHERE = 'the other checkout'\n")
+    code = (
+        f"import runpy, sys; timer = runpy.run_path({str(BENCH.parent / 'whole_process.py')!r}); "
+        f"timer['use_checkout']({str(tmp_path)!r}); import crossenvs; print(crossenvs.WHERE)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "the other checkout", done.stderr[-2000:]
 
 
 def test_the_whole_process_timer_refuses_an_unknown_mode():

@@ -195,9 +195,11 @@ def step_serial(*fields) -> None:
 
 
 @njit(cache=True)
-def _play_and_restart_called(p: Play, initial_board, initial_meta, final_observations, j) -> None:
-    """:func:`_play_and_restart` as a call, for a ``prange`` body (see the module docstring)."""
-    _play_and_restart(p, initial_board, initial_meta, final_observations, j)
+def _final_views_and_restart_where_ended(boards, metas, initial_board, initial_meta, final_observations, ended, j):
+    """:func:`_final_views_and_restart` for game j if it ended. The ``prange`` bodies below call functions of
+    arrays, not of the step's NamedTuple: a call passes its fifteen fields by value, per game."""
+    if ended[j]:
+        _final_views_and_restart(boards, metas, initial_board, initial_meta, final_observations, j)
 
 
 @njit(cache=True)
@@ -212,14 +214,18 @@ def _mask_called(boards, metas, masks, j) -> None:
 
 @njit(cache=True, parallel=True)
 def step_parallel(*fields) -> None:
-    """:func:`step_serial` across numba's threads. A ``prange`` body may use a NamedTuple only where the function
-    built it (numba's parallel lowering looks for the constructor call), so the play's is built here."""
+    """:func:`step_serial`'s passes across numba's threads. A ``prange`` body may use a NamedTuple only where the
+    function built it (numba's parallel lowering looks for the constructor call), so the play's is built here."""
     a = Step(*fields)
     p = Play(a.boards, a.metas, a.actions, a.ok, a.movers, a.seat_rewards, a.rewards, a.ended, a.final_ply)
-    boards, metas, players, observations, masks = a.boards, a.metas, a.players, a.observations, a.masks
+    boards, metas, ended, players, observations, masks = a.boards, a.metas, a.ended, a.players, a.observations, a.masks
     initial_board, initial_meta, final_observations = a.initial_board, a.initial_meta, a.final_observations
     for j in prange(boards.shape[0]):
-        _play_and_restart_called(p, initial_board, initial_meta, final_observations, np.int64(j))
+        play(p, np.int64(j))
+    for j in prange(boards.shape[0]):
+        _final_views_and_restart_where_ended(
+            boards, metas, initial_board, initial_meta, final_observations, ended, np.int64(j)
+        )
     for j in prange(boards.shape[0]):
         _observe_to_move_called(boards, metas, players, observations, np.int64(j))
     for j in prange(boards.shape[0]):

@@ -72,10 +72,14 @@ def check_device_env(
         _count(report, step, "random_action", cpu.random_actions(), actions)
         if illegal_every and step % illegal_every == illegal_every - 1:
             report.illegal_tried += _make_one_illegal(actions, masks, step % num_envs)
-        cpu_fields = _step_fields(cpu.step(actions))
-        device_fields = _step_fields(device.step(actions))
+        cpu_step, device_step = cpu.step(actions), device.step(actions)
+        cpu_fields, device_fields = _step_fields(cpu_step), _step_fields(device_step)
         for name in _STEP_FIELDS:
             _count(report, step, name, cpu_fields[name], device_fields[name])
+        ended = np.flatnonzero(cpu_fields["terminated"])
+        if ended.size:  # both seats' views of where each ended game stood, before its restart
+            cpu_final = np.stack(list(cpu_step[4]["final_obs_by_seat"][ended]))
+            _count(report, step, "final_observations", cpu_final, _host(device_step[4]["final_observations"])[ended])
         report.games_ended += int(cpu_fields["terminated"].sum())
         masks = cpu_fields["action_mask"]
     return report
