@@ -21,10 +21,12 @@ microsecond step: interleave the checkouts' processes and compare medians.
 
 from __future__ import annotations
 
+import importlib.util
 import statistics
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -110,9 +112,14 @@ def search_rate(game: str, batch: int, simulations: int) -> float:
 
 
 def use_checkout(path: str) -> None:
-    """Import crossenvs from the checkout at ``path``: first on ``sys.path``, an editable install's finder set aside."""
-    sys.meta_path = [finder for finder in sys.meta_path if "editable" not in repr(finder).lower()]
-    sys.path.insert(0, path)
+    """Import crossenvs from the checkout at ``path`` (its package loaded by file, an editable install's finder set
+    aside, so its submodules come from that folder too)."""
+    sys.meta_path[:] = [finder for finder in sys.meta_path if "editable" not in repr(finder).lower()]
+    init = Path(path).resolve() / "crossenvs" / "__init__.py"
+    spec = importlib.util.spec_from_file_location("crossenvs", init, submodule_search_locations=[str(init.parent)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["crossenvs"] = module
+    spec.loader.exec_module(module)
 
 
 def main(argv: list[str]) -> None:
