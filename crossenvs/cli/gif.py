@@ -8,6 +8,7 @@ from typing import TextIO
 from ..core.checks import MAX_SEED
 from ..core.command_args import check_int_range, check_output_file
 from ..core.errors import InvalidOptionError
+from ..core.waits import Wait
 from .common import Command, game_of
 
 #: a GIF stores frame delays in hundredths of a second, in 16 bits
@@ -39,7 +40,8 @@ def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
         raise InvalidOptionError("gif needs exactly two players (first seat, second seat)")
     seeds = [args.seed, (args.seed + 1) % (MAX_SEED + 1)]
     players = [make_player(spec, seed=seeds[seat], game=game) for seat, spec in enumerate(args.players)]
-    frames = [Image.fromarray(frame) for frame in play_frames(game, players)]
+    with Wait(f"playing {game.name} for the GIF: {args.players[0]} against {args.players[1]}"):
+        frames = [Image.fromarray(frame) for frame in play_frames(game, players)]
     frames[0].save(args.out, save_all=True, append_images=frames[1:], duration=args.ms, loop=0)
     out.write(f"wrote {args.out} ({len(frames)} frames)\n")
 
