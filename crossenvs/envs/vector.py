@@ -40,9 +40,6 @@ from .batch import DEVICES, GameBatch, StepResult
 VECTOR_RENDER_MODES = ["rgb_array", "ansi"]  # "human" would print every game of the batch
 
 
-SEATS = np.array([0, 1], dtype=np.int64)
-
-
 def _seat_rewards(status: np.ndarray) -> np.ndarray:
     """(n, 2) returns of games from their status codes (0 while playing)."""
     return st.SEAT_RETURNS[status].astype(np.float32)
