@@ -175,11 +175,6 @@ class GumbelSearch:
             return trees[name][1]
         raise AttributeError(name)
 
-    def tree_bytes(self) -> int:
-        """Memory the search takes: the trees (a child and a prior per action at every node) and the rest."""
-        buffers = tree_buffers(self.game, self.batch, self.simulations)
-        return sum(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in buffers.values())
-
     def gumbel_noise(self, n: int | None = None, generator: Any = None) -> Any:
         """Gumbel(0, 1) root noise for ``n`` positions (default: the batch), drawn by torch where the search runs
         (a CPU tensor on the CPU and under the simulator) from ``generator`` (a ``torch.Generator`` there)."""

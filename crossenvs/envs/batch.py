@@ -153,18 +153,12 @@ class GameBatch:
         if isinstance(backend, HostBackend):
             self._fresh = {name: RecyclingBuffers(*buffers[name]).take for name in RECYCLED}
             self._fresh |= {name: partial(np.empty, *buffers[name]) for name in STEP_OUTPUTS if name not in RECYCLED}
-        views = self._kernel_views()
+        # the kernels' view of every buffer, by name (made once: every call reads it)
+        views = self._kernel = {name: kernel_view for name, (kernel_view, _) in self._views.items()}
         self._step_inputs = tuple(views[name] for name in ("boards", "metas", "initial_board", "initial_meta",
                                                            "final_observations"))  # fmt: skip
         self._latest_masks = views["masks"]  # what random_actions reads: a step's or a reset's masks
         self._seed_streams(None)
-
-    def _kernel_views(self) -> dict[str, Any]:
-        """The kernels' view of every buffer, by name (made once: a step reads it)."""
-        views = self.__dict__.get("_kernel_view_cache")
-        if views is None:
-            views = self._kernel_view_cache = {name: kernel_view for name, (kernel_view, _) in self._views.items()}
-        return views
 
     def __getstate__(self) -> dict[str, Any]:
         """A CPU batch travels (to a subprocess, a Ray worker): positions and buffers, not the compiled loops."""
@@ -204,7 +198,7 @@ class GameBatch:
         self.backend.copy_from_host(self._views["restart"][0], flags)
         names = ("observations", "masks", "players")
         outputs = observations, masks, players = self._outputs(names)
-        v = self._kernel_views()
+        v = self._kernel
         args = bk.Restart(v["boards"], v["metas"], v["restart"], v["initial_board"], v["initial_meta"], players,
                           observations, masks)  # fmt: skip
         self.backend.launch("restart", args, self.num_envs)
@@ -253,7 +247,7 @@ class GameBatch:
     def random_actions(self) -> Any:
         """A uniform random legal action per game (-1 where none), each from its game's own random stream (seeded by
         ``reset(seed=...)``, fresh entropy before that): the same picks on both targets."""
-        v = self._kernel_views()
+        v = self._kernel
         picks = np.empty(self.num_envs, dtype=np.int64) if self._fresh else v["actions"]  # the CPU caller keeps its own
         args = bk.RandomPick(self._latest_masks, v["keys"], v["counters"], v["uniforms"], picks)
         self.backend.launch("random_actions", args, self.num_envs)
