@@ -185,7 +185,7 @@ def our_search(batch: int, setup: tuple[str, dict] = SEARCH_GAME) -> tuple[Calla
 
 
 def torch_device():
-    from crossenvs.az.device_selfplay import torch_device
+    from crossenvs.az.pending import torch_device
 
     return torch_device()
 
@@ -222,7 +222,6 @@ def our_training(batch: int, setup: tuple[str, dict] = SEARCH_GAME) -> tuple[Cal
     from pathlib import Path
 
     from crossenvs.az.config import load_config
-    from crossenvs.az.device_selfplay import DeviceSelfPlay
     from crossenvs.az.learn import learner
     from crossenvs.az.network import device_evaluator
     from crossenvs.az.run import Run
@@ -235,7 +234,9 @@ def our_training(batch: int, setup: tuple[str, dict] = SEARCH_GAME) -> tuple[Cal
     device = str(torch_device())
     run = Run(config, Path(tempfile.mkdtemp(prefix="gpu-bench-")), device)
     run.learn, run.no_progress = learner(run.net, run.optimizer, device, "float32"), True
-    selfplay = DeviceSelfPlay(config, run.rng)
+    from crossenvs.az.selfplay import SelfPlay
+
+    selfplay = SelfPlay(config, run.rng, device="cuda")
     evaluate = device_evaluator(run.net, "float32")
     run.start("benchmark")
     warm_until = time.perf_counter() + TRAINING_WARMUP  # until learning runs as usual: games ended, buffer filled

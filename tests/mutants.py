@@ -39,9 +39,9 @@ class Mutant(typing.NamedTuple):
 MUTANTS = [
     Mutant(
         "az-value-target-other-seat",
-        "crossenvs.az.selfplay:SelfPlay.step",
-        "rewards[i, seat]",
-        "rewards[i, 1 - seat]",
+        "crossenvs.az.pending:HostPending.take",
+        "seat_rewards[i, seat]",
+        "seat_rewards[i, 1 - seat]",
         ("tests/test_signs.py", "tests/test_alphazero.py"),
     ),
     Mutant(

@@ -82,13 +82,12 @@ np.seterr(over="ignore")
 warnings.simplefilter("ignore", RuntimeWarning)
 import torch
 from crossenvs.az.config import load_config
-from crossenvs.az.device_selfplay import DeviceSelfPlay
 from crossenvs.az.replay import Replay
 from crossenvs.az.selfplay import SelfPlay
 from crossenvs.selfcheck import linear_evaluator
 
 overrides = {{"num_envs": 3, "simulations": 4, "max_considered": 4, "fast_simulations": 2, "full_search_share": 0.5,
-             "options": {{"size": 4}}}}
+             "random_opening_plies": 2, "options": {{"size": 4}}}}
 config = load_config({config!r}, overrides)
 
 
@@ -102,17 +101,18 @@ class SameChoices:  # both paths' generator: no root noise, and the same full-or
     def random(self):
         return next(self.draws)
 
-    def integers(self, high):
-        return 7
+    def integers(self, low, high=None, size=None):  # a stream seed; or each new game's opening length
+        return 7 if size is None else np.arange(size) % high
 
 
-cpu, device = SelfPlay(config, SameChoices()), DeviceSelfPlay(config, SameChoices())
+cpu, device = SelfPlay(config, SameChoices()), SelfPlay(config, SameChoices(), device="cuda")
 for search in (device.search, device.fast_search):
     search.gumbel_noise = lambda n=None, generator=None: torch.zeros((3, cpu.game.num_actions))
 evaluate = linear_evaluator(cpu.game, 1)
 replays = [Replay(64, cpu.game.observation_shape, cpu.game.num_actions) for _ in range(2)]
-found = {{"ended": 0, "positions": 0, "fast_moves": 0, "mismatches": []}}
+found = {{"ended": 0, "positions": 0, "fast_moves": 0, "opening_moves": 0, "mismatches": []}}
 for step in range(16):
+    found["opening_moves"] += int((cpu.opening_left > 0).sum())  # the random moves this step plays
     a, b = cpu.step(evaluate), device.step(evaluate)
     found["ended"] += a.ended
     found["positions"] += len(a.results)
@@ -132,7 +132,7 @@ print(json.dumps(found))
 @pytest.mark.slow
 def test_device_self_play_plays_the_cpu_games_under_the_simulator():
     """Same start, no root noise, the same evaluator and the same full-or-fast search choices (playout-cap
-    randomisation): the same games, and the same positions, results and tags handed over."""
+    randomisation), random openings: the same games, and the same positions, results and tags handed over."""
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "NUMBA_DISABLE_JIT": "1"}
     config = str(Path(__file__).resolve().parent.parent / "crossenvs" / "configs" / "alphazero" / "crisscross6.yaml")
     done = subprocess.run(
@@ -143,6 +143,7 @@ def test_device_self_play_plays_the_cpu_games_under_the_simulator():
     assert found["mismatches"] == []
     assert found["ended"] >= 3 and found["positions"] >= 10  # games did end and their positions were compared
     assert found["fast_moves"] >= 4  # cheap searches were played too (their positions are not learnt from)
+    assert found["opening_moves"] >= 3  # and random opening moves (played on the device, not learnt from)
 
 
 @NO_GPU
@@ -157,55 +158,73 @@ def test_training_on_a_gpu_where_there_is_none_is_one_clear_error_and_no_folder(
     assert not run.exists()
 
 
-def _pending(num_games: int, slots: int):
-    from crossenvs.az.device_selfplay import PendingPositions
-
-    return PendingPositions(num_games, slots, (2, 2, 1), 3, torch.device("cpu"), "test")
+STORES = ["host", "device"]
 
 
-def _move(generator, num_games: int):
-    """One searched move's rows: observations, policies, movers (seats 0 and 1)."""
+def _pending(kind: str, num_games: int, slots: int):
+    from crossenvs.az.pending import DevicePending, HostPending
+
+    if kind == "host":
+        return HostPending(num_games, (2, 2, 1), 3)
+    return DevicePending(num_games, slots, (2, 2, 1), 3, torch.device("cpu"), "test")
+
+
+def _move(kind: str, generator, num_games: int):
+    """One searched move's rows: observations, policies, movers (seats 0 and 1), as the store's kind takes them."""
     observations = torch.randint(0, 9, (num_games, 2, 2, 1), generator=generator).float()
     policies = torch.rand((num_games, 3), generator=generator)
-    return observations, policies, torch.randint(0, 2, (num_games,), generator=generator)
+    movers = torch.randint(0, 2, (num_games,), generator=generator)
+    return tuple(t.numpy() for t in (observations, policies, movers)) if kind == "host" else (observations, policies,
+                                                                                                 movers)  # fmt: skip
 
 
-def test_pending_positions_hand_over_in_the_cpu_order_from_storage_allocated_once():
-    """Moves with fast searches (no rows) and games ending at different moves: each ended game's rows come back
-    game after game, each in play order, with its result for each mover, exactly as the CPU path's per-game
-    lists hand them over; the buffer's storage is the same tensors throughout (no growth, no copies)."""
+@pytest.mark.parametrize("kind", STORES)
+def test_both_pending_stores_hand_over_game_after_game_in_play_order(kind):
+    """Moves with fast searches (no rows), games still in their random opening (no row for them), games ending at
+    different moves, tags that grow: each ended game's rows come back game after game, each in play order, with
+    its result for each mover and its first row's tag, on the CPU's lists and the GPU's slots alike (the slots in
+    float16, from storage allocated once)."""
     generator = torch.Generator().manual_seed(5)
-    pending = _pending(3, 6)
-    storage = [t.data_ptr() for t in (pending.observations, pending.policies, pending.movers, pending.counts)]
-    history: list[list[tuple]] = [[] for _ in range(3)]  # the CPU path's bookkeeping, as SelfPlay keeps it
+    pending = _pending(kind, 3, 6)
+    storage = (
+        [t.data_ptr() for t in (pending.observations, pending.policies, pending.movers)] if kind == "device" else []
+    )
+    model: list[list[tuple]] = [[] for _ in range(3)]  # what each game holds: (observation, policy, mover, tag)
     ends = [[0, 0, 0], [0, 1, 0], [0, 0, 0], [1, 0, 1], [0, 1, 0], [1, 1, 1]]
+    rows = [[1, 1, 1], [0, 1, 1], [1, 1, 1], [1, 1, 1], [1, 0, 1], [1, 1, 1]]
     full = [True, True, False, True, True, True]
+    stored = np.float16 if kind == "device" else np.float32
     handed = 0
     for step, (ended_now, searched) in enumerate(zip(ends, full)):
         if searched:
-            observations, policies, movers = _move(generator, 3)
-            pending.add(observations, policies, movers)
-            for i in range(3):
-                history[i].append((observations[i].half(), policies[i].half(), int(movers[i])))
-        ended = torch.tensor(ended_now, dtype=torch.bool)
-        rewards = torch.tensor([[1.0, -1.0], [-1.0, 1.0], [0.0, 0.0]]) * (step + 1)
-        assert pending.count_ended(ended) == sum(ended_now)
-        if not any(ended_now):
-            continue
-        expected = [(o, p, float(rewards[i, seat])) for i in np.flatnonzero(ended_now) for o, p, seat in history[i]]
+            observations, policies, movers = _move(kind, generator, 3)
+            keep = np.array(rows[step], dtype=bool)
+            pending.add(observations, policies, movers, keep, 10 + step)
+            for i in np.flatnonzero(keep):
+                model[i].append((np.asarray(observations[i]), np.asarray(policies[i]), int(movers[i]), 10 + step))
+        ended = np.array(ended_now, dtype=bool)
+        rewards = np.array([[1.0, -1.0], [-1.0, 1.0], [0.0, 0.0]], np.float32) * (step + 1)
+        if kind == "device":
+            ended, rewards = torch.as_tensor(ended), torch.as_tensor(rewards)
+        expected = [(o, p, float(rewards[i, seat]), model[i][0][3]) for i in np.flatnonzero(ended_now)
+                    for o, p, seat, _ in model[i]]  # fmt: skip
         for i in np.flatnonzero(ended_now):
-            history[i] = []
-        observations, policies, results = pending.take_finished(ended, rewards)
-        assert observations.dtype == policies.dtype == torch.float16 and results.dtype == torch.float32
-        assert len(results) == len(expected) > 0
-        assert torch.equal(observations, torch.stack([o for o, _, _ in expected]))
-        assert torch.equal(policies, torch.stack([p for _, p, _ in expected]))
-        assert results.tolist() == [r for *_, r in expected]
-        handed += len(results)
-        assert len(pending) == sum(len(h) for h in history)
-    assert handed == 3 * sum(full) == 15  # every game ends at the last move: each full search's rows, once
-    assert [t.data_ptr() for t in (pending.observations, pending.policies, pending.movers, pending.counts)] == storage
-    assert pending.none_finished(3).observations.shape == (0, 2, 2, 1)
+            model[i] = []
+        finished = pending.take(ended, rewards, searched=7)
+        assert finished.ended == sum(ended_now) and finished.searched == 7
+        assert len(finished.results) == len(expected)
+        assert len(pending) == sum(len(h) for h in model) and pending.counts().tolist() == [len(h) for h in model]
+        if not expected:
+            assert tuple(finished.observations.shape) == (0, 2, 2, 1)
+            continue
+        assert np.array_equal(np.asarray(finished.observations), np.stack([o for o, *_ in expected]).astype(stored))
+        assert np.array_equal(np.asarray(finished.policies), np.stack([p for _, p, *_ in expected]).astype(stored))
+        assert np.asarray(finished.results).tolist() == [r for _, _, r, _ in expected]
+        assert finished.tags.tolist() == [t for *_, t in expected]
+        handed += len(finished.results)
+    assert handed == 13  # every game ends at the last move: each kept row, once
+    if kind == "device":
+        assert [t.data_ptr() for t in (pending.observations, pending.policies, pending.movers)] == storage
 
 
 def test_a_game_that_fills_its_slots_is_handed_over_whole_and_one_past_them_is_refused():
@@ -214,21 +233,19 @@ def test_a_game_that_fills_its_slots_is_handed_over_whole_and_one_past_them_is_r
     from crossenvs.core.errors import InvalidArgumentError
 
     generator = torch.Generator().manual_seed(1)
-    pending, moves = _pending(2, 3), []
+    pending, moves, both = _pending("device", 2, 3), [], np.ones(2, dtype=bool)
     for _ in range(3):
-        moves.append(_move(generator, 2))
-        pending.add(*moves[-1])
-    ended = torch.tensor([True, False])
-    assert pending.count_ended(ended) == 1
-    observations, _, _ = pending.take_finished(ended, torch.zeros((2, 2)))
-    assert torch.equal(observations, torch.stack([m[0][0] for m in moves]).half())
-    pending.add(*_move(generator, 2))  # game 1's fourth searched move: past its 3 slots
+        moves.append(_move("device", generator, 2))
+        pending.add(*moves[-1], both, 0)
+    finished = pending.take(torch.tensor([True, False]), torch.zeros((2, 2)), 2)
+    assert finished.ended == 1 and torch.equal(finished.observations, torch.stack([m[0][0] for m in moves]).half())
+    pending.add(*_move("device", generator, 2), both, 0)  # game 1's fourth searched move: past its 3 slots
     with pytest.raises(InvalidArgumentError, match=r"test: 1 game\(s\) played more than max_game_length \(3\)"):
-        pending.count_ended(torch.tensor([False, False]))
+        pending.take(torch.tensor([False, False]), torch.zeros((2, 2)), 2)
 
 
 def test_pending_positions_too_large_for_memory_are_refused_before_allocating(monkeypatch):
-    from crossenvs.az.device_selfplay import PendingPositions
+    from crossenvs.az.pending import DevicePending
     from crossenvs.core.errors import InvalidArgumentError
 
     def allocate(*args, **kwargs):
@@ -238,16 +255,16 @@ def test_pending_positions_too_large_for_memory_are_refused_before_allocating(mo
     monkeypatch.setattr(torch, "zeros", allocate)
     with pytest.raises(InvalidArgumentError, match=r"pending positions of 1,000,000 crosse games \(632 moves each\)"
                        r".*ask for fewer games \(num_envs\)"):  # fmt: skip
-        PendingPositions(1_000_000, 632, (10, 10, 26), 1095, torch.device("cpu"), "crosse")  # Crosse's sizes: 4.2 TiB
+        DevicePending(1_000_000, 632, (10, 10, 26), 1095, torch.device("cpu"), "crosse")  # Crosse's sizes: 4.2 TiB
 
 
 def test_device_self_play_refuses_a_game_without_a_longest_game():
-    from crossenvs.az.device_selfplay import PendingPositions
+    from crossenvs.az.pending import DevicePending
     from crossenvs.core.errors import InvalidArgumentError
 
     unbounded = type("Unbounded", (type(_game("tictactoe")),), {"max_game_length": None})()
     with pytest.raises(InvalidArgumentError, match=r"tictactoe: device self-play .* give the Game subclass a max_game"):
-        PendingPositions.for_game(unbounded, 4, torch.device("cpu"))
+        DevicePending.for_game(unbounded, 4, torch.device("cpu"))
 
 
 FINISHED = """

@@ -168,10 +168,10 @@ def test_without_the_cuda_extra_a_gpu_request_names_the_card_first_then_each_mis
 
 
 def test_the_gpu_pages_imports_need_torch_and_the_cuda_extra_only():
-    """Was: docs/gpu.md's search example imported crossenvs.az.device_selfplay, whose config reader needed PyYAML
+    """Was: docs/gpu.md's search example imported crossenvs.az.device_selfplay (now az.pending), whose config reader needed PyYAML
     (the train extra), for a reader who installed what the page says: torch and the cuda extra."""
     page = (TESTS.parent / "docs" / "gpu.md").read_text()
     imports = sorted(set(re.findall(r"^from crossenvs[\w.]* import [\w, ]+$", page, re.M)))
-    assert any("device_selfplay" in line for line in imports), imports
+    assert any("az.pending" in line for line in imports), imports
     done = in_base_process("\n".join(imports) + "\nprint('imported')", "agents,cuda")  # agents: torch alone
     assert done.returncode == 0 and "imported" in done.stdout, done.stderr[-3000:]

@@ -1,7 +1,7 @@
 """AlphaZero's replay buffer: the newest positions of finished self-play games, kept in float16 where training runs.
 
 The buffer is torch tensors on the learner's device: host memory for the CPU path, GPU memory for
-the device path (:mod:`crossenvs.az.device_selfplay`), where positions never leave the card until a
+the device path (:class:`crossenvs.az.selfplay.SelfPlay` on ``device="cuda"``), where positions never leave the card until a
 checkpoint is written. Which rows and symmetries a batch uses is drawn on the host from the run's
 NumPy generator (a few integers a batch), so both paths draw the same way and a resumed run
 continues the same streams.

@@ -36,7 +36,6 @@ from crossenvs.az.resume import checkpoint_to_resume, latest_extra, restore, sup
 from crossenvs.az.selfplay import Finished, SelfPlay
 from crossenvs.core.registry import make_game
 from crossenvs.trainer.command import new_run_config
-from crossenvs.trainer.config import ConfigError
 from crossenvs.trainer.folders import check_resume_folder, set_aside, start_new_run
 
 
@@ -55,27 +54,12 @@ def check_self_play_here(device: str) -> None:
         cuda_module()
 
 
-def check_config_on_device(config: Config, device: str) -> None:
-    """Refuse, before a run's folder is made, a setting the device path does not have: random openings are
-    drawn by the CPU path's self-play alone."""
-    if config.random_opening_plies and torch.device(device).type == "cuda":
-        raise ConfigError(
-            f"random_opening_plies is {config.random_opening_plies}, but device self-play (--device {device}) "
-            "opens every game from the start; set it to 0 (--set random_opening_plies=0) or train on --device cpu"
-        )
-
-
 def self_play_here(run: Run) -> None:
     """The single-process loop: one batch of games, searched and learnt from in turn (on the GPU end to end
-    when the run's device is CUDA: games, trees, network and replay buffer; see :mod:`crossenvs.az.device_selfplay`)."""
-    if torch.device(run.device).type == "cuda":
-        from crossenvs.az.device_selfplay import DeviceSelfPlay
-
-        selfplay = DeviceSelfPlay(run.config, run.rng)
-        evaluate = device_evaluator(run.net, run.precision)
-    else:
-        selfplay = SelfPlay(run.config, run.rng)
-        evaluate = evaluator(run.net, run.device, run.precision)
+    when the run's device is CUDA: games, trees, network and replay buffer)."""
+    on_device = torch.device(run.device).type == "cuda"
+    selfplay = SelfPlay(run.config, run.rng, device="cuda" if on_device else "cpu")
+    evaluate = device_evaluator(run.net, run.precision) if on_device else evaluator(run.net, run.device, run.precision)
     run.announce(
         f"{run.config.max_minutes:g} min of self-play on {run.device} ({run.precision}; {run.precision_reason})"
     )
@@ -124,14 +108,12 @@ class Run:
         if args.resume:
             run_dir = check_resume_folder(args.resume)
             config = load_config(run_dir / "config.yaml", overrides, local_actors)
-            check_config_on_device(config, device)
             chosen, document = checkpoint_to_resume(run_dir, args)
             if chosen is None:
                 print(f"resuming {run_dir}: no checkpoint yet, so the run starts from its config.yaml")
         else:
             path, changes = new_run_config(args, "alphazero", overrides)
             config = load_config(path, changes, local_actors)
-            check_config_on_device(config, device)
             run_dir = start_new_run(args, f"az-{config.game}", config)
         run = cls(config, run_dir, device)
         run.no_progress = args.no_progress
