@@ -46,7 +46,6 @@ import os
 import platform
 import random
 import signal
-import statistics
 import subprocess
 import sys
 import time
@@ -59,6 +58,7 @@ import numpy as np
 
 import crossenvs
 from crossenvs.integrations.pgx_peer import DEFAULT_CHAIN, SAME_GAME, pgx_random_play
+from crossenvs.selfcheck import timing
 
 #: ``loop(deadline)`` plays until ``time.perf_counter()`` passes the deadline and returns its steps.
 Loop = Callable[[float], int]
@@ -179,7 +179,7 @@ def aec_loop(make_env: Callable[[], object]) -> Loop:
 def vector_loop(game_name: str, batch: int, **options) -> Loop:
     """The batched two-player env: B games per call, random legal actions drawn in numba."""
     from crossenvs.envs.vector import CrossVectorEnv
-    from crossenvs.players import kernels
+    from crossenvs.kernels import random_pick as kernels
 
     env = CrossVectorEnv(game_name, num_envs=batch, **options)
     rng = np.random.default_rng(0)
@@ -452,30 +452,21 @@ def build_loops(rows: list[Row], warm_seconds: float) -> dict[str, Loop | None]:
             print(f"  {row.name:<58} skipped ({type(exc).__name__}: {exc})", flush=True)
             loops[row.name] = None
             continue
-        loop(time.perf_counter() + warm_seconds)
+        timing.warm(loop, warm_seconds)
         loops[row.name] = loop
     return loops
 
 
-def rate(loop: Loop, seconds: float) -> float:
-    """Steps per second of one timed call of ``loop``."""
-    start = time.perf_counter()
-    steps = loop(start + seconds)
-    return steps / (time.perf_counter() - start)
-
-
 def measure_rounds(loops: dict[str, Loop | None], seconds: float, rounds: int) -> dict[str, list[float]]:
-    """Every row ``rounds`` times, the rows interleaved within each round."""
-    samples: dict[str, list[float]] = {name: [] for name, loop in loops.items() if loop}
-    for number in range(rounds):
-        print(f"  round {number + 1}/{rounds}", flush=True)
-        for name in samples:
-            samples[name].append(rate(loops[name], seconds))
-    return samples
+    """Every row ``rounds`` times, the rows interleaved within each round (:mod:`crossenvs.selfcheck.timing`)."""
+    names = [name for name, loop in loops.items() if loop]
+    samples = timing.interleaved_rounds([loops[name] for name in names], rounds, seconds,
+                                        lambda number: print(f"  round {number + 1}/{rounds}", flush=True))  # fmt: skip
+    return dict(zip(names, samples))
 
 
 def medians(samples: dict[str, list[float]]) -> dict[str, float]:
-    return {name: statistics.median(values) for name, values in samples.items()}
+    return {name: timing.median(values) for name, values in samples.items()}
 
 
 def evaluate(specs: list[Ratio], ours: dict[str, float], theirs: dict[str, float]) -> dict[str, dict]:
@@ -553,10 +544,10 @@ def measure_under_load(
     for number in range(args.rounds):
         print(f"  round {number + 1}/{args.rounds}", flush=True)
         for name in chosen:
-            idle[name].append(rate(chosen[name], args.seconds))
+            idle[name].append(timing.rate(chosen[name], args.seconds))
         with busy_process():
             for name in chosen:
-                loaded[name].append(rate(chosen[name], args.seconds))
+                loaded[name].append(timing.rate(chosen[name], args.seconds))
     idle_rates, loaded_rates = medians(idle), medians(loaded)
     if args.train_steps:
         for name, measure in (

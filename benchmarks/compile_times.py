@@ -1,4 +1,4 @@
-"""First-use compile times, the figures behind the compile notices (``crossenvs.core.waits.COMPILE_SECONDS``).
+"""First-use compile times, the figures behind the compile notices (``crossenvs.support.waits.COMPILE_SECONDS``).
 
     python benchmarks/compile_times.py                   # every template, the smallest and the largest game
     python benchmarks/compile_times.py --games crosse    # one game
@@ -22,7 +22,7 @@ from crossenvs import agents
 
 #: what each template's first use is, as a snippet that runs it for the game ``GAME``
 WORK = {
-    "crossenvs.envs.game_batch": """
+    "crossenvs.kernels.game_batch": """
 from crossenvs.envs.vector import CrossVectorEnv
 env = CrossVectorEnv(GAME, num_envs=8, **OPTIONS)
 _, info = env.reset(seed=0)
@@ -33,12 +33,12 @@ from crossenvs.players import MCTSPlayer
 game = crossenvs.make_game(GAME, **OPTIONS)
 MCTSPlayer(20, seed=0).act(game, game.initial_state())
 """,
-    "crossenvs.az.tree": """
+    "crossenvs.az.search.tree": """
 from crossenvs.players import make_player
 game = crossenvs.make_game(GAME, **OPTIONS)
 make_player("pretrained:8", game=game).act(game, game.initial_state())
 """,
-    "crossenvs.core.fused": """
+    "crossenvs.kernels.fused": """
 import numpy as np
 from crossenvs.envs import make_env
 env = make_env(GAME, **OPTIONS)
@@ -80,7 +80,7 @@ def main() -> None:
     print("| template | game | cold (s) | warm (s) | compile (s) |\n|---|---|---:|---:|---:|", flush=True)
     for template in args.templates:
         for game in args.games:
-            if template == "crossenvs.az.tree" and (game, GAMES.get(game, {})) not in agents.available():
+            if template == "crossenvs.az.search.tree" and (game, GAMES.get(game, {})) not in agents.available():
                 continue  # its work is a pretrained agent's move
             with tempfile.TemporaryDirectory(prefix="crossenvs-cold-") as cache:
                 cold = timed(WORK[template], game, GAMES.get(game, {}), cache)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -59,7 +58,7 @@ def tree_walk_loop(game: str, options: dict, batch: int, simulations: int = 16):
     import numpy as np
 
     import crossenvs
-    from crossenvs.az.search import GumbelSearch
+    from crossenvs.az.search.gumbel import GumbelSearch
     from crossenvs.envs.vector import CrossVectorEnv
 
     game_object = crossenvs.make_game(game, **options)
@@ -87,24 +86,20 @@ def tree_walk_loop(game: str, options: dict, batch: int, simulations: int = 16):
 
 def measure_here(rows: list[dict], repeats: int, seconds: float) -> list[dict]:
     """Every row's rounds in this process (interleaved, round by round), after a warm-up of each."""
+    from crossenvs.selfcheck import timing  # in the child, after its thread count is set
+
     loops = []
     started = time.perf_counter()
     for row in rows:
         make = random_play_loop if row["kind"] == "random play" else tree_walk_loop
         loop = make(row["game"], row["options"], row["batch"])
-        loop(time.perf_counter() + max(0.5, seconds))  # compiles both ways of every loop it calls, then warms
+        timing.warm(loop, max(0.5, seconds))  # compiles both ways of every loop it calls, then warms
         loops.append(loop)
     warmup = time.perf_counter() - started
-    for row in rows:
-        row["rounds"] = []
-    for _ in range(repeats):
-        for row, loop in zip(rows, loops):
-            began = time.perf_counter()
-            done = loop(began + seconds)
-            row["rounds"].append(done / (time.perf_counter() - began))
-    for row in rows:
-        row["median"] = statistics.median(row["rounds"])
-        row["spread"] = (max(row["rounds"]) - min(row["rounds"])) / row["median"]
+    for row, rates in zip(rows, timing.interleaved_rounds(loops, repeats, seconds)):
+        row["rounds"] = rates
+        row["median"] = timing.median(rates)
+        row["spread"] = timing.spread(rates)
         row["warmup_seconds"] = warmup
     return rows
 

@@ -150,7 +150,7 @@ def our_search(batch: int, setup: tuple[str, dict] = SEARCH_GAME) -> tuple[Calla
 
     import crossenvs
     from crossenvs.az.network import AlphaZeroNet, device_evaluator
-    from crossenvs.az.search import GumbelSearch
+    from crossenvs.az.search.gumbel import GumbelSearch
     from crossenvs.envs.vector import CrossVectorEnv
 
     game = crossenvs.make_game(setup[0], **setup[1])
@@ -552,11 +552,11 @@ def save(report: dict, path: str | None) -> None:
 
 def timed_rounds(loops: list[tuple[Callable[[float], int], Row]], rounds: int, seconds: float) -> list[Row]:
     """Every row once a round, ``rounds`` times (interleaved: a slow moment of the machine hits every row)."""
-    for _ in range(rounds):
-        for loop, row in loops:
-            started = time.perf_counter()
-            done = loop(started + seconds)
-            row.rounds.append(done / (time.perf_counter() - started))
+    from crossenvs.selfcheck import timing  # after main() has chosen the CUDA target (the simulator or a card)
+
+    samples = timing.interleaved_rounds([loop for loop, _ in loops], rounds, seconds)
+    for (_, row), rates in zip(loops, samples):
+        row.rounds.extend(rates)
     return [row for _, row in loops]
 
 

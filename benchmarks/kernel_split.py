@@ -21,7 +21,7 @@ from numba import njit
 
 import crossenvs
 from crossenvs.envs.vector import CrossVectorEnv
-from crossenvs.players.kernels import random_legal_actions
+from crossenvs.kernels.random_pick import random_legal_actions
 
 
 def positions(game: str, batch: int = 1024, warm_up: int = 300, keep: int = 4, seed: int = 0):

@@ -53,9 +53,9 @@ import pyspiel
 import crossenvs.integrations.openspiel as osp
 from crossenvs import make_game
 from crossenvs.core.game import Game
-from crossenvs.core.state import State
 from crossenvs.eval.connect_four.mistakes import wilson
 from crossenvs.eval.ratings import GameRecord, bounds_text, ratings
+from crossenvs.kernels.state import State
 from crossenvs.players import Player, make_player
 from crossenvs.selfcheck.peers import peer_action
 

@@ -2,6 +2,7 @@
 
     python benchmarks/optimal_moves.py                       # every agent, 20 games each
     python benchmarks/optimal_moves.py --agents crisscross --games 40 --json optimal.json
+    python benchmarks/optimal_moves.py --spec az:runs/hex7/checkpoints/final.pt --game hex --option size=7
 
 Positions come from real games: the agent (``--simulations`` per move) against MCTS-200, seats
 alternating, the first ``--random-plies`` plies random for variety. From each game's last
@@ -20,6 +21,7 @@ import numpy as np
 
 import crossenvs
 from crossenvs import agents
+from crossenvs.core.options import parse_options
 from crossenvs.eval.solver import SolverBudgetError, solve
 from crossenvs.players import make_player
 
@@ -51,9 +53,13 @@ def decided_values(game, state, action: int, nodes: int) -> tuple[int, int]:
     return value, chosen if game.current_player(child) == mover else -chosen
 
 
-def measure(name: str, options: dict, args: argparse.Namespace) -> dict:
+def measure(name: str, options: dict, args: argparse.Namespace, spec: str | None = None) -> dict:
+    """The agent of ``name`` (a pretrained one; ``spec``, any player spec, instead) on the solver's positions."""
     game = crossenvs.make_game(name, **options)
-    agent = agents.load(name, args.simulations, seed=args.seed, **options)
+    if spec is None:
+        agent = agents.load(name, args.simulations, seed=args.seed, **options)
+    else:
+        agent = make_player(spec, game=game, seed=args.seed)
     opponent = make_player("mcts:200", game=game, seed=args.seed + 1)
     rng = np.random.default_rng(args.seed)
     counts = {"decided": 0, "undecided": 0, "optimal": 0, "blunders": 0}
@@ -80,16 +86,23 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--nodes", type=int, default=500_000, help="the solver's budget per position")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--agents", nargs="+", help="only these games' agents (default: all)")
+    parser.add_argument("--spec", help="measure this player spec instead of the pretrained agents (with --game)")
+    parser.add_argument("--game", help="the game --spec plays")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option for --spec")
     parser.add_argument("--json", help="also write the table here")
     args = parser.parse_args(argv)
     table = {}
     print("| agent | decided | undecided | optimal | blunders |")
     print("|---|---|---|---|---|")
-    for name, options in agents.available():
-        if args.agents and name not in args.agents:
-            continue
-        label = name + "".join(f" {key}={value}" for key, value in options.items())
-        row = table[label] = measure(name, options, args)
+    if args.spec:
+        if not args.game:
+            parser.error("--spec needs --game")
+        chosen = [(args.game, parse_options(args.option))]
+    else:
+        chosen = [(name, options) for name, options in agents.available() if not args.agents or name in args.agents]
+    for name, options in chosen:
+        label = (args.spec or name) + "".join(f" {key}={value}" for key, value in options.items())
+        row = table[label] = measure(name, options, args, args.spec)
         print(
             f"| {label} | {row['decided']} | {row['undecided']} | {row['optimal_rate']:.1%} | {row['blunder_rate']:.1%} |",
             flush=True,

@@ -75,7 +75,10 @@ def aec(game: str, games: int) -> None:
 
 
 def _windows(work: Callable[[], None], seconds: float = 2.0, windows: int = 7) -> float:
-    """Seconds per call of ``work``: the median of ``windows`` windows, after a warm-up."""
+    """Seconds per call of ``work``: the median of ``windows`` windows, after a warm-up.
+
+    The one timing of the benchmarks not taken from :mod:`crossenvs.selfcheck.timing`: this script loads another
+    checkout's package (``--checkout``), which may predate that module, and both sides must be timed alike."""
     for _ in range(20):
         work()
     per_call = []

@@ -11,6 +11,17 @@ A game of your own joins with one call, ``crossenvs.register_game(name, GameClas
 
 from __future__ import annotations
 
+# First of all: numba's cache folder for the package's sources, before any kernel is decorated (numba fixes a
+# kernel's cache folder when it is decorated, and every module of the package is imported after this file).
+# This only names the folder; old versions' folders are pruned on first use, not here.
+from crossenvs.kernels.cache import use_versioned_cache
+
+use_versioned_cache()
+
+# ruff: noqa: E402 - the imports below decorate numba kernels
+from crossenvs.support.version import __version__ as __version__
+from crossenvs.support.waits import watch_compiles
+
 from . import games  # noqa: F401 - registers the built-in games (their modules load on first use)
 from .core import (
     CallOrderError,
@@ -37,8 +48,6 @@ from .core import (
     register_game,
 )
 from .core.facts import GameFacts
-from .core.version import __version__ as __version__
-from .core.waits import watch_compiles
 from .envs import registration as _env_registration  # noqa: F401 - gymnasium ids and entry modules
 from .players import PATH_KIND, register_player_kind
 

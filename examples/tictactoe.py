@@ -8,7 +8,7 @@ the arena, the CLI, and the contract suite ``crossenvs.testing.check_game("ticta
 What a game supplies:
 
 * the state: a ``board`` (int8, here 3x3: 0 empty, 1 X, 2 O) and a ``meta`` vector whose first
-  slots are the common ones of :mod:`crossenvs.core.state` (to move, ply, status, passes);
+  slots are the common ones of :mod:`crossenvs.kernels.state` (to move, ply, status, passes);
 * three numba kernels at module level, with these exact signatures, that never allocate:
   ``apply_kernel(board, meta, action) -> bool`` (play in place; False and untouched if illegal),
   ``mask_kernel(board, meta, out)`` and ``observe_kernel(board, meta, player, out)``;
@@ -30,9 +30,9 @@ from numba import njit
 
 import crossenvs
 from crossenvs import Game, GameFacts, IllegalActionError, PositionTextError, State
-from crossenvs.core import state as st
 from crossenvs.core.geometry import parse_square, square_name
 from crossenvs.core.view import GameView
+from crossenvs.kernels import state as st
 from crossenvs.kernels.portable import flat_view
 
 SIZE = 3

@@ -183,7 +183,7 @@ def crisscross6():
 @pytest.fixture
 def read_only(monkeypatch):
     """Make a folder read-only. Root writes through permission bits, so there the write probe is told too."""
-    from crossenvs.core import command_args as checks
+    from crossenvs.support import command_args as checks
 
     folders: list[Path] = []
 

@@ -161,14 +161,14 @@ MUTANTS = [
     ),
     Mutant(
         "action-id-mirrored",
-        "crossenvs.core.actions:action_id",
+        "crossenvs.support.actions:action_id",
         "return int(value)",
         "return num_actions - 1 - int(value)",
         ("tests/test_env_faces.py", "tests/test_envs.py"),
     ),
     Mutant(
         "action-ids-mirrored",
-        "crossenvs.core.actions:action_ids",
+        "crossenvs.support.actions:action_ids",
         "return array.astype(np.int64, copy=False)",
         "return (num_actions - 1 - array).astype(np.int64)",
         ("tests/test_env_faces.py", "tests/test_vector.py"),

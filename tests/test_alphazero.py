@@ -16,10 +16,10 @@ from conftest import AZ_TINY, CROSSE_C4, EXAMPLES, position, trainer_error, trai
 import crossenvs
 from crossenvs import CheckpointError, InvalidOptionError, make_game
 from crossenvs.az.network import AlphaZeroNet, evaluator
-from crossenvs.az.search import GumbelSearch, considered_visits
+from crossenvs.az.search.gumbel import GumbelSearch, considered_visits
 from crossenvs.checkpoints import load_alphazero, save_alphazero
-from crossenvs.core import state as st
 from crossenvs.eval.arena import match
+from crossenvs.kernels import state as st
 from crossenvs.players import RandomPlayer, make_player
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,8 +8,8 @@ import pytest
 from conftest import legal_moves, play, play_random_games, position
 
 from crossenvs import IllegalActionError, InvalidOptionError, PositionTextError, make_game
-from crossenvs.core import state as st
 from crossenvs.games.charing_cross import PASS_ACTION, PENDING
+from crossenvs.kernels import state as st
 
 INITIAL = "8 . . . R R . . .\n5 N . . . . . . n\n4 N . . . . . . n\n1 . . . r r . . .\n"
 

@@ -17,9 +17,9 @@ import torch
 from crossenvs import CheckpointError, make_game
 from crossenvs import checkpoints as ck
 from crossenvs.az.network import AlphaZeroNet
-from crossenvs.core.extras import MissingExtraError
 from crossenvs.players import make_player, register_player_kind
 from crossenvs.players import specs as player_specs
+from crossenvs.support.extras import MissingExtraError
 
 
 @pytest.fixture

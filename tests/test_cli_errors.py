@@ -16,10 +16,10 @@ import pytest
 import crossenvs
 from crossenvs import cli
 from crossenvs.cli import common as cli_common
-from crossenvs.core import command_args as checks
-from crossenvs.core.errors import InvalidOptionError, OutputPathError, UsageError
 from crossenvs.eval.arena import round_robin
 from crossenvs.players import GreedyPlayer, MCTSPlayer, RandomPlayer, make_player
+from crossenvs.support import command_args as checks
+from crossenvs.support.errors import InvalidOptionError, OutputPathError, UsageError
 
 
 def run(arguments: list[str], capsys) -> tuple[int, str]:

@@ -27,7 +27,7 @@ CODE_BEFORE_AND_AFTER_COMPILING = f"""
 import sys
 sys.path.insert(0, {str(ROOT / "examples")!r})
 import crossenvs, tictactoe
-from crossenvs.core.specialize import _kernel_code
+from crossenvs.kernels.specialize import _kernel_code
 kernels = (tictactoe.apply_kernel, tictactoe.mask_kernel, tictactoe.observe_kernel)
 before = [_kernel_code(kernel) for kernel in kernels]
 game = crossenvs.make_game("tictactoe")

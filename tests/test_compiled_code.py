@@ -17,11 +17,11 @@ import pytest
 from numba import types
 
 import crossenvs
-from crossenvs.core.bits import byte_sum_8, cell_bits, lowest_square, nonzero_bytes, popcount, reverse_bits
-from crossenvs.core.floats import exact_exp
+from crossenvs.kernels.bits import byte_sum_8, cell_bits, lowest_square, nonzero_bytes, popcount, reverse_bits
 from crossenvs.kernels.cuda import DEFAULT_PTX_CC
+from crossenvs.kernels.floats import exact_exp
 from crossenvs.kernels.portable import flat_view
-from crossenvs.players.kernels import random_legal_action, random_legal_actions
+from crossenvs.kernels.random_pick import random_legal_action, random_legal_actions
 from crossenvs.selfcheck.compiled_checks import MAX_REGISTERS, MAX_STACK_BYTES, check_kernel, host_callable
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -53,7 +53,7 @@ def test_every_setups_compiled_kernels_pass_every_check(name, options, capsys):
 @pytest.mark.slow
 def test_the_kernels_every_game_shares_pass_every_check(capsys):
     """Their code is the same whatever the game (their arguments' types are): one setup checks them."""
-    from crossenvs.az.device_search import search_kernel_sources
+    from crossenvs.az.search.device import search_kernel_sources
     from crossenvs.envs.device import device_kernel_sources
     from crossenvs.selfcheck import check_compiled_code
 

@@ -9,11 +9,11 @@ from bitbully import BitBully, Board
 
 import crossenvs
 from crossenvs.cli import main as cli
-from crossenvs.core.errors import InvalidArgumentError, InvalidOptionError, InvalidStateError
 from crossenvs.eval.connect_four import ConnectFourSolver, SolverBudgetError, mistakes, positions
 from crossenvs.eval.connect_four.bitbully_check import bitbully_scores, bitbully_scores_of_state
 from crossenvs.eval.connect_four.solver_api import plies_left
 from crossenvs.players import make_player
+from crossenvs.support.errors import InvalidArgumentError, InvalidOptionError, InvalidStateError
 
 GAME = crossenvs.make_game("connect_four")
 
@@ -191,7 +191,7 @@ def test_bitbully_reads_our_positions_as_we_do():
 
 
 def test_the_mistakes_command(capsys, monkeypatch):
-    from crossenvs.core import waits
+    from crossenvs.support import waits
 
     monkeypatch.setattr(waits, "SPEAK_AFTER", 0.0)  # every wait speaks: the minutes of a real run are not silent
     monkeypatch.delenv("CROSSENVS_COMPILE_NOTICE", raising=False)  # the suite may silence them

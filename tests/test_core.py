@@ -7,8 +7,8 @@ import itertools
 import numpy as np
 import pytest
 
-from crossenvs.core import codec, frames
 from crossenvs.core.geometry import parse_square, square_name
+from crossenvs.kernels import codec, frames
 
 
 def test_move_codec_round_trips_and_is_dense():
@@ -49,7 +49,7 @@ def test_cell_bits_jitted_equals_cell_by_cell(shape):
     """The eight-cells-a-word bitboards match a plain loop, whatever the board size and the codes."""
     from numba import njit
 
-    from crossenvs.core.bits import cell_bits
+    from crossenvs.kernels.bits import cell_bits
 
     jitted = njit(lambda board, code: cell_bits(board, code))
     rng = np.random.default_rng(sum(shape))
@@ -65,7 +65,7 @@ def test_cell_bits_jitted_equals_cell_by_cell(shape):
 def test_reverse_bits_jitted_equals_python():
     from numba import njit
 
-    from crossenvs.core.bits import reverse_bits
+    from crossenvs.kernels.bits import reverse_bits
 
     jitted = njit(lambda bits: reverse_bits(bits))
     for value in (0, 1, 2**63, 0x0123456789ABCDEF, 2**64 - 1):
@@ -99,7 +99,7 @@ def test_importing_the_core_deletes_no_cache_and_first_use_prunes(tmp_path):
         os.utime(folder, (three_days_ago - k, three_days_ago - k))
     code = (
         "import crossenvs\n"
-        "from crossenvs.core import cache as s\n"
+        "from crossenvs.kernels import cache as s\n"
         "root = s.cache_root()\n"
         "print(len(list(root.parent.glob('numba-*'))))\n"
         "s.prepared_cache_root()\n"

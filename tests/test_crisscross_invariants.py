@@ -13,7 +13,7 @@ import pytest
 from conftest import play_random_games
 
 from crossenvs import make_game
-from crossenvs.core.state import State
+from crossenvs.kernels.state import State
 
 SIZES = (3, 5, 8, 11)
 PLIES_PER_SIZE = 3000  # 12,000 random plies in all

@@ -8,9 +8,9 @@ import pytest
 from conftest import legal_moves, play_random_games
 
 from crossenvs import IllegalActionError, InvalidOptionError, PositionTextError, make_game
-from crossenvs.core import state as st
 from crossenvs.core.geometry import square_name
 from crossenvs.games.crosse import HOP_BASE, JUMPING, NUM_ACTIONS, NUM_MOVES, PASS_ACTION
+from crossenvs.kernels import state as st
 
 
 def test_games_end_within_the_cap_and_all_outcomes_occur():

@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 import crossenvs
-from crossenvs.core.specialize import KernelError
 from crossenvs.envs.vector import CrossVectorEnv
 from crossenvs.kernels.cuda import CudaUnavailableError
+from crossenvs.kernels.specialize import KernelError
 from crossenvs.selfcheck import DeviceReport, _count
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -230,7 +230,7 @@ def test_both_pending_stores_hand_over_game_after_game_in_play_order(kind):
 def test_a_game_that_fills_its_slots_is_handed_over_whole_and_one_past_them_is_refused():
     """A game that runs to its move cap uses every slot (its max_game_length); a game that plays more than it
     declared is one clear error, before anything is handed over, and nothing is written out of bounds."""
-    from crossenvs.core.errors import InvalidArgumentError
+    from crossenvs.support.errors import InvalidArgumentError
 
     generator = torch.Generator().manual_seed(1)
     pending, moves, both = _pending("device", 2, 3), [], np.ones(2, dtype=bool)
@@ -246,7 +246,7 @@ def test_a_game_that_fills_its_slots_is_handed_over_whole_and_one_past_them_is_r
 
 def test_pending_positions_too_large_for_memory_are_refused_before_allocating(monkeypatch):
     from crossenvs.az.pending import DevicePending
-    from crossenvs.core.errors import InvalidArgumentError
+    from crossenvs.support.errors import InvalidArgumentError
 
     def allocate(*args, **kwargs):
         raise AssertionError("allocated before checking the memory")
@@ -260,7 +260,7 @@ def test_pending_positions_too_large_for_memory_are_refused_before_allocating(mo
 
 def test_device_self_play_refuses_a_game_without_a_longest_game():
     from crossenvs.az.pending import DevicePending
-    from crossenvs.core.errors import InvalidArgumentError
+    from crossenvs.support.errors import InvalidArgumentError
 
     unbounded = type("Unbounded", (type(_game("tictactoe")),), {"max_game_length": None})()
     with pytest.raises(InvalidArgumentError, match=r"tictactoe: device self-play .* give the Game subclass a max_game"):
@@ -269,9 +269,9 @@ def test_device_self_play_refuses_a_game_without_a_longest_game():
 
 FINISHED = """
 import crossenvs, numpy as np
-from crossenvs.az.search import GumbelSearch
-from crossenvs.core import state as st
-from crossenvs.core.errors import IllegalActionError
+from crossenvs.az.search.gumbel import GumbelSearch
+from crossenvs.kernels import state as st
+from crossenvs.support.errors import IllegalActionError
 game = crossenvs.make_game("crisscross", size=4)
 start = game.initial_state()
 boards, metas = np.stack([start.board] * 2), np.stack([start.meta] * 2)

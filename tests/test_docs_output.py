@@ -21,7 +21,7 @@ import pytest
 from test_docs import ALL, ROOT, Block, where
 
 from crossenvs import game_spec, list_games, make_game
-from crossenvs.core.errors import PositionTextError
+from crossenvs.support.errors import PositionTextError
 
 NOT_OUTPUT = re.compile(r"^<!-- not output: (.*\S.*) -->$")
 NOT_REPLAYED = re.compile(r"^<!-- not replayed: (.*\S.*) -->$")

@@ -378,7 +378,7 @@ def test_a_step_checks_its_action_once_and_runs_the_rules_once(face, monkeypatch
     import crossenvs.envs.aec as aec_module
     import crossenvs.envs.single_agent as single_agent_module
     import crossenvs.envs.wrappers as wrappers_module
-    from crossenvs.core.actions import action_id
+    from crossenvs.support.actions import action_id
 
     game = crossenvs.make_game("crisscross", size=5)
     env = {

@@ -13,9 +13,9 @@ from conftest import EXAMPLES, position
 
 import crossenvs
 from crossenvs import GameSpec, InvalidOptionError, make_game, register_game
-from crossenvs.core.specialize import KernelError, specialize
 from crossenvs.envs.vector import CrossVectorEnv
 from crossenvs.eval.arena import match
+from crossenvs.kernels.specialize import KernelError, specialize
 from crossenvs.players import MCTSPlayer, RandomPlayer, make_player
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,4 +97,4 @@ def test_kernels_that_cannot_be_imported_get_a_clear_error():
         apply_kernel = staticmethod(lambda board, meta, action: False)
 
     with pytest.raises(KernelError, match="apply_kernel must be a module-level function"):
-        specialize("crossenvs.envs.game_batch", Local)
+        specialize("crossenvs.kernels.game_batch", Local)

@@ -13,11 +13,11 @@ import torch
 pytest.importorskip("onnxruntime", reason='needs the export extra: pip install -e ".[export]"')
 
 from crossenvs import make_game
-from crossenvs.agents import onnx as export
 from crossenvs.az.network import AlphaZeroNet
 from crossenvs.checkpoints import load_alphazero, save_alphazero
 from crossenvs.cli import main as cli
-from crossenvs.core.errors import CheckpointError, OutputPathError
+from crossenvs.integrations import onnx as export
+from crossenvs.support.errors import CheckpointError, OutputPathError
 
 GAME = make_game("crisscross", size=5)
 

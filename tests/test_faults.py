@@ -25,11 +25,11 @@ from crossenvs.az import config as az_config
 from crossenvs.az.network import AlphaZeroNet
 from crossenvs.az.replay import Replay
 from crossenvs.az.resume import checkpoint_to_resume, latest_extra, read_document
-from crossenvs.core import checks
 from crossenvs.players import make_player
 from crossenvs.ppo.config import load_config
 from crossenvs.ppo.resume import resume
 from crossenvs.ppo.run import Run, new_model
+from crossenvs.support import checks
 from crossenvs.trainer import folders
 
 ROOT = Path(__file__).resolve().parent.parent

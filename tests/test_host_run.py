@@ -131,8 +131,7 @@ def _env_launches(game: crossenvs.Game, memory: StandInMemory, games: int) -> di
 
 def _search_launches(game: crossenvs.Game, memory: StandInMemory, trees: int) -> dict:
     """Each search kernel's Tree, as the device search makes it, over stand-in device memory."""
-    from crossenvs.az import tree_math
-    from crossenvs.az.search import considered_table, search_kernels, tree_buffers
+    from crossenvs.az.search.gumbel import considered_table, search_kernels, tree_buffers, tree_math
     from crossenvs.kernels.launch import gather
 
     arrays = memory.arrays(tree_buffers(game, trees, 4))
@@ -290,7 +289,7 @@ def test_every_copy_goes_on_torchs_current_stream_and_a_host_copy_waits_for_it(m
     """Under a non-default torch stream: states() and the search's host inputs copy on it, not numba's default."""
     import torch
 
-    from crossenvs.az.search import GumbelSearch
+    from crossenvs.az.search.gumbel import GumbelSearch
     from crossenvs.envs.batch import GameBatch
     from crossenvs.kernels.backends import DeviceBackend
 

@@ -25,7 +25,7 @@ PACKAGE = TESTS.parent / "crossenvs"
 
 #: the modules that are an extra's feature and may refuse to import without it, with that extra
 EXTRA_MODULES = {
-    "crossenvs.az.": "agents",  # the AlphaZero network and trainer; crossenvs.az.search and .tree are numba only
+    "crossenvs.az.": "agents",  # the AlphaZero network and trainer; crossenvs.az.search.gumbel and .tree are numba only
     "crossenvs.ppo.": "train",
     "crossenvs.checkpoints.board_cnn": "train",
     "crossenvs.integrations.rllib": "rllib",
@@ -34,7 +34,7 @@ EXTRA_MODULES = {
     "crossenvs.web.app": "web",
 }
 #: modules of ``crossenvs.az`` that the base install runs (the CPU search and its tree)
-BASE_AZ = {"crossenvs.az", "crossenvs.az.search", "crossenvs.az.tree", "crossenvs.az.tree_math"}
+BASE_AZ = {"crossenvs.az", "crossenvs.az.search.gumbel", "crossenvs.az.search.tree", "crossenvs.az.search.tree_math"}
 
 
 def in_base_process(code: str, extras: str = "") -> subprocess.CompletedProcess:

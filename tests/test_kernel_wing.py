@@ -112,10 +112,10 @@ def test_a_missing_numba_internal_is_one_error_naming_the_versions_checked():
 
 def test_a_template_copy_keeps_every_line_where_the_template_has_it():
     """A traceback through a per-game copy names the template's line: the kernels' line stays one line."""
-    from crossenvs.core.specialize import specialize
-    from crossenvs.envs import game_batch
+    from crossenvs.kernels import game_batch
+    from crossenvs.kernels.specialize import specialize
 
-    copy = specialize("crossenvs.envs.game_batch", crossenvs.game_class("crisscross"))
+    copy = specialize("crossenvs.kernels.game_batch", crossenvs.game_class("crisscross"))
     template = Path(game_batch.__file__).read_text().splitlines()
     copied = Path(copy.__file__).read_text().splitlines()
     differing = [n for n, (t, c) in enumerate(zip(template, copied), 1) if t != c]
@@ -130,8 +130,8 @@ def test_a_template_copy_keeps_every_line_where_the_template_has_it():
 #: each game's copies of the two templates with their loops (``crossenvs._specialized``; the solver's and
 #: MCTS's copies are not counted: other tests call their helpers with other types)
 ONCE = (
-    "crossenvs.az.tree_math",
-    "crossenvs.envs.batch_kernels",
+    "crossenvs.az.search.tree_math",
+    "crossenvs.kernels.batch_kernels",
     "crossenvs._specialized.tree",
     "crossenvs._specialized.game_batch",
 )
@@ -154,7 +154,7 @@ def test_the_search_and_the_vector_env_compile_each_function_once_for_two_games(
     """Counted in the disk cache's index (what a process loads from the cache never compiles what it calls):
     no integer literal gives a function a second compile, and the search's game-independent steps have one
     compile for both games."""
-    from crossenvs.az.search import GumbelSearch
+    from crossenvs.az.search.gumbel import GumbelSearch
     from crossenvs.envs.vector import CrossVectorEnv
 
     for name in ("crisscross", "charing_cross"):
@@ -173,9 +173,9 @@ def test_the_search_and_the_vector_env_compile_each_function_once_for_two_games(
     twice = {name: [str(s) for s in signatures] for name, signatures in compiled.items() if len(signatures) > 1}
     assert not twice, twice
     for step in ("expand_and_backup", "sigma_q", "root_action", "interior_action", "q_sign"):
-        assert len(compiled[f"crossenvs.az.tree_math.{step}"]) == 1, step  # one compile serves both games
+        assert len(compiled[f"crossenvs.az.search.tree_math.{step}"]) == 1, step  # one compile serves both games
     for loop in ("root_result_serial", "expand_and_backup_serial"):
-        assert len(compiled[f"crossenvs.az.tree_math.{loop}"]) == 1, loop
+        assert len(compiled[f"crossenvs.az.search.tree_math.{loop}"]) == 1, loop
 
 
 # ----------------------------------------------------------------------------- what a cold cache holds
@@ -188,8 +188,8 @@ def test_a_fresh_cache_after_a_vector_env_and_a_search_holds_template_copies_onl
     code = (
         "import numpy as np, crossenvs\n"
         "from crossenvs.envs.vector import CrossVectorEnv\n"
-        "from crossenvs.az.search import GumbelSearch\n"
-        "from crossenvs.core.cache import copies_folder\n"
+        "from crossenvs.az.search.gumbel import GumbelSearch\n"
+        "from crossenvs.kernels.cache import copies_folder\n"
         "env = CrossVectorEnv('crisscross', num_envs=2, size=4)\n"
         "env.reset(seed=0); env.step(env.random_actions())\n"
         "game = env.game\n"
@@ -218,7 +218,7 @@ def _failing_kernel(exc: BaseException):
 
 
 def _launch_raising(monkeypatch, exc: BaseException) -> None:
-    from crossenvs.envs import batch_kernels as bk
+    from crossenvs.kernels import batch_kernels as bk
     from crossenvs.kernels import launch
 
     kernel = DeviceKernel(bk.random_actions_cuda, over="actions", label="crisscross")
@@ -253,7 +253,7 @@ def test_a_driver_error_at_launch_is_named_as_cuda_names_it_and_never_called_a_c
 def test_a_compile_error_at_the_first_launch_says_compile_and_a_callers_error_passes_through(monkeypatch):
     from numba.core.errors import TypingError
 
-    from crossenvs.core.specialize import KernelError
+    from crossenvs.kernels.specialize import KernelError
 
     with pytest.raises(KernelError, match=r"random_actions does not compile for CUDA.*cannot type"):
         _launch_raising(monkeypatch, TypingError("cannot type np.zeros"))

@@ -12,7 +12,6 @@ import pytest
 
 from crossenvs import agents, make_game
 from crossenvs.cli import main
-from crossenvs.core.errors import InvalidOptionError
 from crossenvs.eval.ladder import (
     LADDER_DIR,
     Ladder,
@@ -39,6 +38,7 @@ from crossenvs.eval.ladder.checks import outside, widen_rungs
 from crossenvs.eval.ladder.pool import JOB_GAMES, JournalError, pair_jobs
 from crossenvs.eval.ratings import GameRecord
 from crossenvs.players import make_player
+from crossenvs.support.errors import InvalidOptionError
 
 SMALL = make_game("crisscross", size=4)
 

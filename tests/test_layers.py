@@ -26,29 +26,34 @@ SCRIPTS = {
 #: what ``import <name>`` finds only once a script's folder is on sys.path
 SCRIPT_NAMES = {path.stem for path in SCRIPTS.values()} | {"training", "benchmarks"}
 
-#: lowest first; a module belongs to the layer of the longest prefix that names it
+#: lowest first; a module belongs to the layer of the longest prefix that names it. Every folder has its own
+#: place: a module may import its own folder and the folders above it in this list, never one below it.
 LAYERS: list[tuple[str, ...]] = [
-    ("crossenvs.core",),  # the engine contract
-    ("crossenvs.kernels",),  # the kernel wing: what runs the rules on both targets (portable primitives, CUDA, loops)
-    ("crossenvs.games",),
-    ("crossenvs.players",),
-    ("crossenvs.envs",),
+    ("crossenvs.support",),  # errors, argument checks, extras, waits: what every layer leans on, knowing no game
+    ("crossenvs.kernels",),  # the kernel ground: the state record, numba's plumbing, every batched kernel, launches
+    ("crossenvs.core",),  # the game contract: Game, options, registry, position text, views, facts
+    ("crossenvs.games",),  # the built-in games, rules only
+    ("crossenvs.players",),  # players and their specs: random, greedy, MCTS
+    ("crossenvs.envs",),  # the PettingZoo, gymnasium, vector and SB3 faces, on one GameBatch
     ("crossenvs.testing",),  # the contract suite a game author runs: the rules and the envs, nothing above
-    ("crossenvs.checkpoints",),
-    (
-        "crossenvs.az",
-        "crossenvs.agents",
-        "crossenvs.eval",
-        "crossenvs.integrations",
-        "crossenvs.play",
-        "crossenvs.selfcheck",
-        "crossenvs.web",
-        "crossenvs.trainer",
-        "crossenvs.ppo",
-    ),
+    ("crossenvs.checkpoints",),  # reading and writing every kind of checkpoint, below whatever makes one
+    ("crossenvs.agents",),  # the shipped agents (files and names)
+    ("crossenvs.eval",),  # arenas, ratings, ladders, the Connect Four solver and mistake rates
+    ("crossenvs.trainer",),  # what every trainer shares: run folders, configs, resume checks
+    ("crossenvs.az",),  # Gumbel AlphaZero (its search a unit inside: see INNER_LAYERS)
+    ("crossenvs.ppo",),  # MaskablePPO self-play
+    ("crossenvs.integrations",),  # bridges to OpenSpiel, pgx, RLlib, TorchRL, ONNX
+    ("crossenvs.selfcheck",),  # the project's own checks (GPU, compiled code, peers, ratings): no author needs them
+    ("crossenvs.play",),  # playing in a terminal or a window
+    ("crossenvs.web",),  # the web board
     ("crossenvs.cli", "crossenvs.__main__"),
     ("crossenvs",),  # the package root: the composition root that wires the layers together
 ]
+
+#: units inside a folder that sit below the rest of it: such a unit imports nothing of its folder outside itself
+INNER_LAYERS: dict[str, tuple[str, ...]] = {
+    "crossenvs.az": ("crossenvs.az.search",),  # the search, as mctx keeps it: self-play and the player stand on it
+}
 
 
 def module_name(path: Path) -> str:
@@ -167,14 +172,14 @@ def test_each_layer_below_the_commands_is_rooms_with_no_exceptions():
 def test_the_checks_see_a_planted_upward_import_and_cycle():
     """The readers above must find what they are for: an import of envs from core, and a circle."""
     planted = ast.parse("from ..envs import vector\nfrom . import game\n").body
-    assert resolve("crossenvs.core.state", planted[0]) == ["crossenvs.envs.vector"]
-    assert layer_of("crossenvs.envs.vector") > layer_of("crossenvs.core.state")
+    assert resolve("crossenvs.kernels.state", planted[0]) == ["crossenvs.envs.vector"]
+    assert layer_of("crossenvs.envs.vector") > layer_of("crossenvs.kernels.state")
     assert strongly_connected({"a": {"b"}, "b": {"a"}, "c": set()}) == [{"a", "b"}]
 
 
 #: the rooms above the kernel wing: it names none of them, by import or by string
 ABOVE_THE_WING = (
-    "games", "players", "envs", "testing", "checkpoints", "az", "agents", "eval", "integrations", "play", "selfcheck",
+    "core", "games", "players", "envs", "testing", "checkpoints", "az", "agents", "eval", "integrations", "play", "selfcheck",
 )  # fmt: skip
 
 
@@ -194,15 +199,32 @@ def test_the_kernel_wing_names_no_module_above_it():
     assert not found, "\n".join(found)
 
 
-def test_core_and_the_wing_do_not_import_each_other():
-    """The engine contract is below the wing: core imports nothing of it (the wing imports core's errors)."""
-    upward = [f"{a} imports {b}" for a, b, _ in imports() if a.startswith("crossenvs.core") and "kernels" in b]
+def test_the_kernel_ground_imports_only_support():
+    """The kernel ground is below the game contract: it imports nothing of core (core's Game takes its kernels)."""
+    upward = [f"{a} imports {b}" for a, b, _ in imports()
+              if a.startswith("crossenvs.kernels") and not b.startswith(("crossenvs.kernels", "crossenvs.support"))]  # fmt: skip
     assert not upward, upward
+
+
+def test_support_imports_nothing_of_the_package():
+    inward = [f"{a} imports {b}" for a, b, _ in imports() if a.startswith("crossenvs.support")
+              and not b.startswith("crossenvs.support")]  # fmt: skip
+    assert not inward, inward
+
+
+@pytest.mark.parametrize("folder", sorted(INNER_LAYERS))
+def test_a_unit_inside_a_folder_imports_nothing_of_the_rest_of_it(folder):
+    for unit in INNER_LAYERS[folder]:
+        assert unit.replace(".", "/") and (PACKAGE.parent / unit.replace(".", "/")).is_dir(), f"{unit} is no folder"
+        upward = [f"{a}:{line} imports {b}" for a, b, line in imports()
+                  if a.startswith(unit) and b.startswith(folder + ".") and not b.startswith(unit)]  # fmt: skip
+        assert not upward, upward
 
 
 @pytest.mark.parametrize("module", ["crossenvs.core.game", "crossenvs.core.registry"])
 def test_the_engine_imports_nothing_above_it(module):
-    above = [b for a, b, _ in imports() if a == module and not b.startswith("crossenvs.core")]
+    below = ("crossenvs.core", "crossenvs.kernels", "crossenvs.support")
+    above = [b for a, b, _ in imports() if a == module and not b.startswith(below)]
     assert not above, f"{module} imports {above}"
 
 

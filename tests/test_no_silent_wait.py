@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from crossenvs.cli import COMMANDS
-from crossenvs.core import waits
+from crossenvs.support import waits
 
 ROOT = Path(__file__).resolve().parent.parent
 #: what a busy two-core machine adds on top of the measured start (a sibling test worker shares the cores)

@@ -9,9 +9,9 @@ import importlib.util
 import pytest
 
 from crossenvs import make_game
-from crossenvs.core.errors import InvalidArgumentError
 from crossenvs.selfcheck import peers
 from crossenvs.selfcheck.peers import PEERS, cross_check, peer_action
+from crossenvs.support.errors import InvalidArgumentError
 
 #: games per peer: a few hundred, seconds each (pgx's jit compile is most of its share, so it is slow-tier)
 GAMES = 300

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from crossenvs.core.errors import InvalidArgumentError
 from crossenvs.integrations.pgx_peer import DEFAULT_CHAIN, _chained_steps, pgx_random_play
+from crossenvs.support.errors import InvalidArgumentError
 
 
 @pytest.mark.parametrize(

@@ -14,10 +14,10 @@ import pytest
 from conftest import play_random_games
 
 from crossenvs import make_game
-from crossenvs.core import state as st
 from crossenvs.core.geometry import square_name
-from crossenvs.core.state import State
 from crossenvs.games.phalanx import PASS_ACTION
+from crossenvs.kernels import state as st
+from crossenvs.kernels.state import State
 
 STEPS = [(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)]
 CONFIGS = [

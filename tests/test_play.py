@@ -14,8 +14,8 @@ from conftest import CROSSE_C4, play, position
 
 from crossenvs import list_games, make_game
 from crossenvs.cli import main as cli
-from crossenvs.core.specialize import specialize
 from crossenvs.core.view import LAST_MOVE, marked_board
+from crossenvs.kernels.specialize import specialize
 from crossenvs.play import play as play_game
 from crossenvs.play.game_in_progress import GameInProgress as Match
 from crossenvs.play.game_in_progress import play_frames, shorthand_actions

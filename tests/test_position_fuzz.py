@@ -20,8 +20,8 @@ from conftest import CROSSE_C4
 
 import crossenvs
 from crossenvs import CrossenvsError, PositionTextError
-from crossenvs.core import state as st
 from crossenvs.core.registry import game_spec
+from crossenvs.kernels import state as st
 
 #: mutated texts per game at its default options, and per extra option set of its test_options
 TEXTS_PER_DEFAULT = 10_000

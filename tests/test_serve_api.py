@@ -22,7 +22,7 @@ from starlette.testclient import TestClient  # the web extra; a missing one fail
 
 from crossenvs import game_class, list_games, make_game
 from crossenvs.cli import main as cli
-from crossenvs.core.specialize import specialize
+from crossenvs.kernels.specialize import specialize
 from crossenvs.players import Player, RandomPlayer
 from crossenvs.web import board
 from crossenvs.web.app import LOOPBACK_HOSTS, MAX_BODY, create_app, read_json

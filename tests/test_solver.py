@@ -204,7 +204,7 @@ def test_the_solve_command_prints_the_value_and_the_optimal_moves(monkeypatch, c
     import io
 
     from crossenvs.cli import main as cli
-    from crossenvs.core import waits
+    from crossenvs.support import waits
 
     monkeypatch.setattr(waits, "SPEAK_AFTER", 0.0)  # a proof of minutes says so (it was 144 s of silence)
     monkeypatch.delenv("CROSSENVS_COMPILE_NOTICE", raising=False)
@@ -240,7 +240,7 @@ def test_the_solve_command_reads_a_position_and_honours_its_budget_flags(tmp_pat
 def test_a_stack_grown_from_one_frame_finds_the_same_values_over_the_same_positions():
     """The search keeps its own stack and doubles it past its first frames: starting from one frame
     (doubled at every level of a line 11 moves deep) must change nothing, value or positions visited."""
-    from crossenvs.core.specialize import specialize
+    from crossenvs.kernels.specialize import specialize
 
     game = make_game("crisscross", size=4)
     kernels = specialize("crossenvs.eval.solve_kernel", type(game))
@@ -268,7 +268,7 @@ def test_a_stack_grown_from_one_frame_finds_the_same_values_over_the_same_positi
 
 def test_the_solver_is_cached_on_disk_so_a_second_process_does_not_compile_it():
     """The recursive negamax it replaced could not be cached: every `crossenvs solve` compiled it again."""
-    from crossenvs.core.specialize import specialize
+    from crossenvs.kernels.specialize import specialize
 
     game = make_game("crisscross", size=3)
     solve(game)

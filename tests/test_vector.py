@@ -8,9 +8,9 @@ import pytest
 import crossenvs
 from crossenvs import InvalidOptionError
 from crossenvs.envs.batch import kernel_args
-from crossenvs.envs.batch_kernels import View
 from crossenvs.envs.buffers import KEEP, RecyclingBuffers
 from crossenvs.envs.vector import CrossSB3VecEnv, CrossVectorEnv
+from crossenvs.kernels.batch_kernels import View
 from crossenvs.players import FunctionPlayer
 
 CASES = [
@@ -109,7 +109,7 @@ def test_bad_arguments():
 
 
 def test_random_legal_actions_picks_the_quantile_of_the_legal_ids():
-    from crossenvs.players.kernels import random_legal_actions
+    from crossenvs.kernels.random_pick import random_legal_actions
 
     rng = np.random.default_rng(0)
     masks = (rng.random((300, 3585)) < 0.02).astype(np.int8)

@@ -18,18 +18,18 @@ import time
 
 import pytest
 
-from crossenvs.core import waits
+from crossenvs.support import waits
 
 HEARD = """
 import logging, sys
 from crossenvs.core.registry import game_class
-from crossenvs.core.specialize import specialize
+from crossenvs.kernels.specialize import specialize
 
-specialize("crossenvs.core.fused", game_class("crisscross"))  # nothing set up: a line on stderr
+specialize("crossenvs.kernels.fused", game_class("crisscross"))  # nothing set up: a line on stderr
 logging.basicConfig(level=logging.INFO, format="LOG %(name)s %(levelname)s %(message)s", stream=sys.stdout)
-specialize("crossenvs.core.fused", game_class("crossings"))  # logging set up: a record of the program's logging
+specialize("crossenvs.kernels.fused", game_class("crossings"))  # logging set up: a record of the program's logging
 logging.getLogger("crossenvs").setLevel(logging.WARNING)
-specialize("crossenvs.core.fused", game_class("crosse"))  # silenced
+specialize("crossenvs.kernels.fused", game_class("crosse"))  # silenced
 """
 
 

@@ -484,7 +484,7 @@ LINE_CHECKS: dict[str, list[tuple[list[str], int, str]]] = {
             [
                 "python",
                 "-c",
-                "from crossenvs.az.pending import torch_device; import crossenvs.az.device_search",
+                "from crossenvs.az.pending import torch_device; import crossenvs.az.search.device",
             ],
             0,
             "",

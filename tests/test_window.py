@@ -20,7 +20,7 @@ import pytest
 pygame = pytest.importorskip("pygame", reason='needs the window extra: pip install -e ".[window]"')
 
 import crossenvs  # noqa: E402
-from crossenvs.core.extras import MissingExtraError  # noqa: E402
+from crossenvs.support.extras import MissingExtraError  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -17,8 +17,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..core.checks import whole_number
-from ..core.errors import InvalidOptionError
+from crossenvs.support.checks import whole_number
+from crossenvs.support.errors import InvalidOptionError
+
 from ..core.game import Game
 from ..core.options import options_words
 from ..core.registry import make_game

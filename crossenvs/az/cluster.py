@@ -12,8 +12,8 @@ import os
 import socket
 import time
 
-from crossenvs.core.errors import CrossenvsError
-from crossenvs.core.extras import install_hint
+from crossenvs.support.errors import CrossenvsError
+from crossenvs.support.extras import install_hint
 
 #: how long a head node's port has to answer
 CONNECT_SECONDS = 5.0

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from crossenvs.az.network import PRECISION_CHOICES
-from crossenvs.core.checks import check_seed
 from crossenvs.core.registry import make_game
 from crossenvs.eval.ladder.adaptive import MAX_GAMES
 from crossenvs.players import make_player
+from crossenvs.support.checks import check_seed
 from crossenvs.trainer.config import (
     ConfigError,
     check_config_memory,

@@ -17,11 +17,11 @@ from crossenvs import checkpoints as ck
 from crossenvs.az.config import Config, load_config
 from crossenvs.az.player import AlphaZeroPlayer
 from crossenvs.az.resume import named_checkpoint, read_document
-from crossenvs.core.errors import CheckpointError
 from crossenvs.core.registry import make_game
 from crossenvs.eval.arena import match
 from crossenvs.eval.ladder import LadderError, check_agent, load_ladder, rate
 from crossenvs.players import make_player
+from crossenvs.support.errors import CheckpointError
 from crossenvs.trainer.folders import check_resume_folder, write_atomically
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from crossenvs.core.extras import needs_extra
+from crossenvs.support.extras import needs_extra
 
 with needs_extra("train", "crossenvs train alphazero"):
     import torch

@@ -12,13 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from ..core.extras import needs_extra
+from crossenvs.support.extras import needs_extra
 
 with needs_extra("agents", "AlphaZero (crossenvs.az)"):
     import torch
     from torch import nn
 
-from ..core.errors import InvalidOptionError
+from crossenvs.support.errors import InvalidOptionError
+
 from .torch_threads import torch_thread_choice
 
 

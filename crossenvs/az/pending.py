@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from crossenvs.core.errors import InvalidArgumentError
 from crossenvs.core.game import Game
 from crossenvs.kernels.cuda import check_device_memory, simulated
+from crossenvs.support.errors import InvalidArgumentError
 
 
 class Finished(typing.NamedTuple):

@@ -6,19 +6,20 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.extras import needs_extra
+from crossenvs.support.extras import needs_extra
 
 with needs_extra("agents", "AlphaZero players (az: and pretrained)"):
     import torch
 
+from crossenvs.az.search.gumbel import GumbelSearch
+from crossenvs.kernels.state import State
+from crossenvs.support.errors import InvalidOptionError
+
 from ..checkpoints.alphazero import load_alphazero
 from ..checkpoints.files import check_trained_on
-from ..core.errors import InvalidOptionError
 from ..core.game import Game
-from ..core.state import State
 from ..players import Player, Positions, split_file_argument
 from .network import AlphaZeroNet, evaluator
-from .search import GumbelSearch
 
 
 class AlphaZeroPlayer(Player):

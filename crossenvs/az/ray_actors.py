@@ -38,7 +38,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from crossenvs.core.extras import needs_extra
+from crossenvs.support.extras import needs_extra
 
 with needs_extra("rllib", "AlphaZero on Ray (--actors)"):
     import torch

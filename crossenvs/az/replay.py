@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from crossenvs.core.extras import needs_extra
+from crossenvs.support.extras import needs_extra
 
 with needs_extra("agents", "AlphaZero (crossenvs.az)"):
     import torch
 
-from crossenvs.core.errors import CheckpointError
+from crossenvs.support.errors import CheckpointError
 
 
 class Replay:

@@ -13,7 +13,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from crossenvs.core.extras import needs_extra
+from crossenvs.support.extras import needs_extra
 
 with needs_extra("train", "crossenvs train alphazero"):
     import torch
@@ -21,7 +21,7 @@ with needs_extra("train", "crossenvs train alphazero"):
 from crossenvs import checkpoints as ck
 from crossenvs.az.network import AlphaZeroNet
 from crossenvs.az.replay import Replay
-from crossenvs.core.errors import CheckpointError
+from crossenvs.support.errors import CheckpointError
 from crossenvs.trainer.folders import check_from_checkpoint, remove_incomplete, resume_offer
 
 #: the checkpoints a run can continue from: latest.pt (with the optimiser), final.pt, the snapshots

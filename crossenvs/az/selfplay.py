@@ -22,7 +22,7 @@ import numpy as np
 
 from crossenvs.az.config import Config
 from crossenvs.az.pending import DevicePending, Finished, HostPending, torch_device
-from crossenvs.az.search import Evaluator, GumbelSearch
+from crossenvs.az.search.gumbel import Evaluator, GumbelSearch
 from crossenvs.core.registry import make_game
 from crossenvs.envs.batch import GameBatch
 

@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from crossenvs.az.network import AlphaZeroNet, evaluator
-from crossenvs.az.search import GumbelSearch
+from crossenvs.az.search.gumbel import GumbelSearch
 from crossenvs.core.game import Game
 from crossenvs.core.options import parse_options
 from crossenvs.core.registry import make_game

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..core.extras import needs_extra
+from crossenvs.support.extras import needs_extra
 
 with needs_extra("agents", "AlphaZero (crossenvs.az)"):
     import torch

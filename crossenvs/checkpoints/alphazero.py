@@ -13,7 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import CheckpointError
+from crossenvs.support.errors import CheckpointError
+
 from ..core.game import Game
 from .files import SB3, check_trained_on, file_kind, short_error, torch_for
 

@@ -12,7 +12,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import CheckpointError
+from crossenvs.support.errors import CheckpointError
+
 from ..core.game import Game
 from ..players import import_extra
 

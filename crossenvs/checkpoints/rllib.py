@@ -8,7 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import CheckpointError
+from crossenvs.support.errors import CheckpointError
+
 from ..core.game import Game
 from ..players import import_extra
 from .files import CHECKPOINTS, RLLIB_METADATA, RLLIB_MODULE_FILE, check_trained_on, file_kind, short_error, spec_of

@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.errors import CheckpointError
+from crossenvs.support.errors import CheckpointError
+
 from ..core.game import Game
 from ..core.registry import make_game
 from .files import ALPHAZERO, AZ_SNAPSHOT_GLOB, CHECKPOINTS, SB3, SB3_META_GLOB, az_snapshot_seconds

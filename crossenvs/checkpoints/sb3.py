@@ -17,7 +17,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import CheckpointError
+from crossenvs.support.errors import CheckpointError
+
 from ..core.game import Game
 from ..core.registry import make_game
 from ..players import ModelPlayer, Player, import_extra

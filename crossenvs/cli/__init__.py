@@ -23,8 +23,9 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from ..core.checks import check_seed
-from ..core.errors import CrossenvsError
+from crossenvs.support.checks import check_seed
+from crossenvs.support.errors import CrossenvsError
+
 from . import (
     cache,
     check,

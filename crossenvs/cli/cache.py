@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from ..core.cache import cache_root, copies_folder
+from crossenvs.kernels.cache import cache_root, copies_folder
+
 from .common import Command
 
 

@@ -6,8 +6,9 @@ import argparse
 from dataclasses import asdict
 from typing import TextIO
 
-from ..core.command_args import check_int_range
-from ..core.errors import UsageError
+from crossenvs.support.command_args import check_int_range
+from crossenvs.support.errors import UsageError
+
 from ..core.options import parse_options
 from ..core.registry import list_games
 from .common import Command, canonical_game, import_module

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..core.errors import CrossenvsError, InvalidOptionError
+from crossenvs.support.errors import CrossenvsError, InvalidOptionError
+
 from ..core.game import Game
 from ..core.options import parse_options
 from ..core.registry import game_class, game_spec, list_games, make_game

@@ -24,7 +24,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from ..core.command_args import check_int_range
+from crossenvs.support.command_args import check_int_range
+
 from ..core.options import parse_options
 from ..core.registry import make_game
 from ..kernels.cuda import CudaUnavailableError, cuda_module, simulated

@@ -7,8 +7,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, TextIO
 
-from ..core.command_args import check_int_range, check_output_file
-from ..core.errors import InvalidOptionError, UsageError
+from crossenvs.support.command_args import check_int_range, check_output_file
+from crossenvs.support.errors import InvalidOptionError, UsageError
+
 from ..core.game import Game
 from ..players import player_specs
 from .common import MAX_GAMES, SHIPPED_LADDER, Command, chosen_ladder, game_of

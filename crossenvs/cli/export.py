@@ -6,8 +6,9 @@ import argparse
 from pathlib import Path
 from typing import TextIO
 
-from ..core.command_args import check_int_range
-from ..core.errors import UsageError
+from crossenvs.support.command_args import check_int_range
+from crossenvs.support.errors import UsageError
+
 from .common import Command
 
 #: the most check positions one export plays through both runtimes
@@ -44,8 +45,8 @@ def checkpoint_path(text: str) -> Path:
 
 def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
     """Export, check against torch, and say how closely the file agrees."""
-    from ..agents.onnx import TOLERANCE, export_onnx
-    from ..core.waits import Wait
+    from crossenvs.integrations.onnx import TOLERANCE, export_onnx
+    from crossenvs.support.waits import Wait
 
     with Wait(f"exporting {args.checkpoint} to ONNX and checking it on {args.check_positions:,} positions"):
         report = export_onnx(

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from ..core.checks import MAX_SEED
-from ..core.command_args import check_int_range, check_output_file
-from ..core.errors import InvalidOptionError
-from ..core.waits import Wait
+from crossenvs.support.checks import MAX_SEED
+from crossenvs.support.command_args import check_int_range, check_output_file
+from crossenvs.support.errors import InvalidOptionError
+from crossenvs.support.waits import Wait
+
 from .common import Command, game_of
 
 #: a GIF stores frame delays in hundredths of a second, in 16 bits

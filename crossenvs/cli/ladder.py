@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from ..core.command_args import check_int_range, check_output_file
+from crossenvs.support.command_args import check_int_range, check_output_file
+
 from .common import MAX_GAMES, Command, game_of
 
 

@@ -6,8 +6,9 @@ import argparse
 from pathlib import Path
 from typing import TextIO
 
-from ..core.command_args import check_int_range
-from ..core.errors import UsageError
+from crossenvs.support.command_args import check_int_range
+from crossenvs.support.errors import UsageError
+
 from ..players import player_specs
 from .common import Command
 
@@ -34,8 +35,9 @@ def check(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
     """Each player's mistakes on the benchmark positions of each class, with 95% intervals."""
+    from crossenvs.support.waits import Wait
+
     from ..core.registry import make_game
-    from ..core.waits import Wait
     from ..eval.connect_four import mistakes, positions
     from ..players import make_player
 

@@ -6,8 +6,9 @@ import argparse
 import math
 from typing import Any, TextIO
 
-from ..core.command_args import check_int_range
-from ..core.errors import UsageError
+from crossenvs.support.command_args import check_int_range
+from crossenvs.support.errors import UsageError
+
 from ..core.registry import list_games
 from ..eval.ladder import adaptive
 from ..players import player_specs

@@ -7,11 +7,12 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from crossenvs.support.checks import MAX_SEED
+from crossenvs.support.command_args import check_int_range, check_output_file
+from crossenvs.support.errors import UsageError
+from crossenvs.support.extras import check_installed
+
 from .. import checkpoints as ck
-from ..core.checks import MAX_SEED
-from ..core.command_args import check_int_range, check_output_file
-from ..core.errors import UsageError
-from ..core.extras import check_installed
 from ..core.game import Game
 from ..core.registry import make_game
 from ..players import Player
@@ -89,7 +90,8 @@ def checkpoint_players(run_dir: Path, simulations: int) -> tuple[Game, str, list
 def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
     """Rate every checkpoint of a run on the game's ladder (where one ships) or against baselines; plot
     rating against training step or time."""
-    from ..core.waits import Wait
+    from crossenvs.support.waits import Wait
+
     from ..eval.ladder.scale import shipped_ladder
 
     with Wait(f"loading the checkpoints of {args.run_dir} (torch first)"):
@@ -108,7 +110,8 @@ def relative_plot(
 ) -> None:
     """The checkpoints and the baselines rated together, their mean at 1500: each with its 95% interval, a
     checkpoint that won (lost) every game a bound, drawn as an open marker at it, never a made-up point."""
-    from ..core.waits import Wait
+    from crossenvs.support.waits import Wait
+
     from ..eval.arena import round_robin
     from ..eval.plots import plot_ratings
     from ..eval.ratings import interval_text, rating_text, ratings
@@ -180,7 +183,8 @@ def ladder_plot(
     ladder: Ladder,
 ) -> None:
     """rating-plot --ladder: each checkpoint rated on the game's fixed-anchor ladder (``--games`` games at most)."""
-    from ..core.waits import Wait
+    from crossenvs.support.waits import Wait
+
     from ..eval.ladder import rate
     from ..eval.plots import plot_ratings
 

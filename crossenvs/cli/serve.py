@@ -6,9 +6,10 @@ import argparse
 from pathlib import Path
 from typing import TextIO
 
-from ..core.command_args import check_int_range
-from ..core.errors import UsageError
-from ..core.extras import check_installed
+from crossenvs.support.command_args import check_int_range
+from crossenvs.support.errors import UsageError
+from crossenvs.support.extras import check_installed
+
 from .common import Command
 
 

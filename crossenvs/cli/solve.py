@@ -26,7 +26,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
     """The proven value of a position (the start, or ``--position`` text) and its optimal moves."""
-    from ..core.waits import Wait
+    from crossenvs.support.waits import Wait
 
     with Wait("loading the solver"):  # its imports, seconds on a busy machine before the solve's own lines
         from ..eval.solver import solve

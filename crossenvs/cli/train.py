@@ -14,7 +14,8 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from ..core.extras import check_installed
+from crossenvs.support.extras import check_installed
+
 from ..integrations import rllib_run
 from ..trainer.command import add_trainer_arguments, check_trainer_args
 from .common import Command, HelpFormatter
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
 
     Importing a trainer imports torch (and stable-baselines3), seconds on a busy machine before the trainer's
     own first line: a wait that says so once it passes two seconds."""
-    from ..core.waits import Wait
+    from crossenvs.support.waits import Wait
 
     with Wait(f"loading the {args.trainer} trainer ({TRAINER_IMPORTS[args.trainer]})"):
         if args.trainer == "alphazero":

@@ -1,15 +1,11 @@
-"""The shared engine: state record, game contract, registry, geometry, frames, position text, rendering."""
+"""The game contract: ``Game``, its options, registry, position text, views, facts and the single-game stepper.
 
-# First of all: numba's cache folder for these sources (before any kernel is decorated). This
-# only names the folder; old versions' folders are pruned on first use, not here.
-from .cache import use_versioned_cache
+It stands on the kernel ground (:mod:`crossenvs.kernels`: the ``State`` record, numba's plumbing) and on
+:mod:`crossenvs.support` (errors, checks); the games, players and envs stand on it.
+"""
 
-use_versioned_cache()
-
-# ruff: noqa: E402 - modules imported below decorate numba kernels (core/conventions.py through
-# core/game.py), and numba fixes a kernel's cache folder when it is decorated
-
-from .errors import (
+from crossenvs.kernels.state import State
+from crossenvs.support.errors import (
     CallOrderError,
     CheckpointError,
     CrossenvsError,
@@ -25,9 +21,9 @@ from .errors import (
     UnknownOptionError,
     UsageError,
 )
+
 from .game import PASS_TEXT, Game
 from .registry import GameSpec, game_class, game_spec, list_games, make_game, register_game
-from .state import State
 
 __all__ = [
     "PASS_TEXT",

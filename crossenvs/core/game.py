@@ -1,7 +1,7 @@
 """The engine contract every game implements (docs/architecture.md, the engine).
 
 A :class:`Game` holds the static facts of one game with its options (sizes, number of actions,
-observation shape, house rules) and offers pure functions over :class:`~crossenvs.core.state.State`
+observation shape, house rules) and offers pure functions over :class:`~crossenvs.kernels.state.State`
 values. The shared parts live here: the option check, outcomes, ``apply`` with its legality
 check, legal masks, observations, position text and rendering. A game module supplies the
 rules as three numba kernels with one signature for every game, which is what lets a batch
@@ -24,14 +24,21 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from . import state as st
-from .actions import action_id
-from .conventions import PASSES_TO_DRAW, passes_draw
-from .errors import IllegalActionError, InvalidArgumentError, InvalidOptionError, InvalidStateError, PositionTextError
+from crossenvs.kernels import state as st
+from crossenvs.kernels.conventions import PASSES_TO_DRAW, passes_draw
+from crossenvs.kernels.state import State
+from crossenvs.support.actions import action_id
+from crossenvs.support.errors import (
+    IllegalActionError,
+    InvalidArgumentError,
+    InvalidOptionError,
+    InvalidStateError,
+    PositionTextError,
+)
+
 from .facts import GameFacts
 from .geometry import Cell, squares_named
 from .options import OptionSchema
-from .state import State
 from .stepper import Stepper
 from .text import ParsedPosition, format_position_text, parse_int_header, parse_position_text, shorten
 from .view import GameView
@@ -265,7 +272,7 @@ class Game(ABC):
         """The state after ``action``; ``IllegalActionError`` naming the move if it is not legal.
 
         A value that is no action id at all (a float, a bool, out of range) raises
-        :class:`InvalidActionError` instead (see :mod:`crossenvs.core.actions`).
+        :class:`InvalidActionError` instead (see :mod:`crossenvs.support.actions`).
         """
         self.check_state(state)
         if state.meta[st.STATUS] != st.STATUS_PLAYING:
@@ -388,7 +395,7 @@ class Game(ABC):
         return self.player_of_colour(value)
 
     def _read_ply(self, parsed: ParsedPosition) -> int:
-        """The ``ply`` header, at most ``MAX_PLY`` (:mod:`crossenvs.core.state` says why)."""
+        """The ``ply`` header, at most ``MAX_PLY`` (:mod:`crossenvs.kernels.state` says why)."""
         why = ", the most plies a position may have played (so that no game can overflow the ply counter)"
         return parse_int_header(parsed, "ply", 0, 0, st.MAX_PLY, why)
 

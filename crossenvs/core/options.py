@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .errors import InvalidOptionError, UnknownOptionError
+from crossenvs.support.errors import InvalidOptionError, UnknownOptionError
 
 _ON = ("on", "true", "yes")
 _OFF = ("off", "false", "no")

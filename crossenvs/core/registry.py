@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidOptionError, UnknownGameError
+from crossenvs.support.errors import InvalidOptionError, UnknownGameError
+from crossenvs.support.waits import GAME_MODULES
+
 from .facts import GameFacts
 from .game import Game
-from .waits import GAME_MODULES
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 

@@ -3,7 +3,7 @@
 :meth:`Game.apply` returns a new :class:`State` and checks its input thoroughly, and the mask and
 the observation are further calls: right for analysis, slow for an RL loop, where each numba
 call from Python costs about a microsecond. A :class:`Stepper` owns one game's arrays and
-buffers, and each :meth:`Stepper.step` is a single numba call (:mod:`crossenvs.core.fused`) that
+buffers, and each :meth:`Stepper.step` is a single numba call (:mod:`crossenvs.kernels.fused`) that
 applies the move and writes the next decision's legal mask, legal ids and observation (of the
 player to decide) into those buffers.
 
@@ -25,11 +25,11 @@ from typing import Protocol
 import numpy as np
 from numba import typeof, types
 
-from . import state as st
-from .actions import action_id
-from .errors import IllegalActionError, InvalidStateError
-from .specialize import specialize
-from .state import State
+from crossenvs.kernels import state as st
+from crossenvs.kernels.specialize import specialize
+from crossenvs.kernels.state import State
+from crossenvs.support.actions import action_id
+from crossenvs.support.errors import IllegalActionError, InvalidStateError
 
 
 class SteppableGame(Protocol):
@@ -81,7 +81,7 @@ class Stepper:
         self.ids = np.zeros(game.num_actions, dtype=np.int64)
         self.observation = np.zeros(game.observation_shape, dtype=np.float32)
         self.num_legal = 0  # 0 exactly when the game is over (a game in play always has a move)
-        kernel = specialize("crossenvs.core.fused", type(game)).step
+        kernel = specialize("crossenvs.kernels.fused", type(game)).step
         self._load(self._initial)
         self._step = bind_buffers(kernel, self.board, self.meta, self.mask, self.ids, self.observation)
         self.reset(state)
@@ -105,8 +105,8 @@ class Stepper:
     def step(self, action: int) -> bool:
         """Play ``action`` for :attr:`to_move`; False (and nothing changes) if the rules forbid it.
 
-        A value that is no action id raises :class:`~crossenvs.core.errors.InvalidActionError`; a
-        finished game raises :class:`~crossenvs.core.errors.IllegalActionError`.
+        A value that is no action id raises :class:`~crossenvs.support.errors.InvalidActionError`; a
+        finished game raises :class:`~crossenvs.support.errors.IllegalActionError`.
         """
         if type(action) is not int or not 0 <= action < self._num_actions:
             action = action_id(action, self._num_actions, f"{self.game.name}: the action")
@@ -114,7 +114,7 @@ class Stepper:
 
     def step_id(self, action: int) -> bool:
         """:meth:`step` for an action id its caller has checked already (an ``int`` in ``0..num_actions-1``, as
-        ``crossenvs.core.actions.action_id`` returns): the envs check an action once, at their own
+        ``crossenvs.support.actions.action_id`` returns): the envs check an action once, at their own
         ``step``, and come here. An unchecked value would index the kernel's tables out of range."""
         if not self.num_legal:
             raise IllegalActionError(f"{self.game.name}: the game is over; no action can be applied")

@@ -11,7 +11,7 @@ Format::
 
 The parser is lenient about spacing (the diagrams of the game pages in docs/ align ranks with extra spaces)
 and strict about everything else; each error names the line and says what was expected. Any input
-either reads or raises :class:`~crossenvs.core.errors.PositionTextError`: numbers are ASCII digits
+either reads or raises :class:`~crossenvs.support.errors.PositionTextError`: numbers are ASCII digits
 checked against a bound before they reach the int32 state, and what an error quotes is shortened.
 """
 
@@ -21,7 +21,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from .errors import PositionTextError
+from crossenvs.support.errors import PositionTextError
+
 from .geometry import FILE_LETTERS
 
 _HEADER_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.*?)\s*$")

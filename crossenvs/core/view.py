@@ -15,9 +15,10 @@ from typing import ClassVar, Protocol
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from . import state as st
+from crossenvs.kernels import state as st
+from crossenvs.kernels.state import State
+
 from .geometry import FILE_LETTERS, Cell
-from .state import State
 from .text import format_position_text
 
 RGB = tuple[int, int, int]

@@ -17,12 +17,13 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from ..core.actions import action_id
-from ..core.checks import check_seed
-from ..core.errors import InvalidOptionError
+from crossenvs.kernels.state import State
+from crossenvs.support.actions import action_id
+from crossenvs.support.checks import check_seed
+from crossenvs.support.errors import InvalidOptionError
+
 from ..core.game import Cell, Game
 from ..core.registry import make_game
-from ..core.state import State
 from .window import BoardWindow, import_pygame
 from .wrappers import StandardRulesWrapper
 
@@ -53,7 +54,7 @@ class SteppedGame:
         self.stepper.reset(state)
 
     def play(self, action: int) -> None:
-        """``action``, an id the env's ``step`` has checked (``crossenvs.core.actions.action_id``), for the
+        """``action``, an id the env's ``step`` has checked (``crossenvs.support.actions.action_id``), for the
         seat to move: one stepper call. A move the rules refuse raises :meth:`Game.illegal_move
         <crossenvs.core.game.Game.illegal_move>`'s error, made from the position the stepper kept (the rules
         are not run a second time to word it); a finished game raises the stepper's."""

@@ -3,7 +3,7 @@
 :class:`GameBatch` is written once for both targets. Its buffers are named once (:func:`env_buffers`),
 each kernel's NamedTuple is made of them (:func:`kernel_args` for the PTX signatures), and a backend
 (:mod:`crossenvs.kernels.backends`) allocates them and runs each kernel: on the CPU its numba loop
-(``crossenvs.envs.game_batch``'s ``*_serial`` / ``*_parallel``), on a GPU its CUDA kernel (``*_cuda``,
+(``crossenvs.kernels.game_batch``'s ``*_serial`` / ``*_parallel``), on a GPU its CUDA kernel (``*_cuda``,
 one thread a game). A vector env's step is one kernel on either target: every game plays, a game that
 ended has both seats' final views written and restarts, and every game's observation and legal mask of
 the player to act are written, in one numba entry (one launch on a GPU).
@@ -21,14 +21,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..core import state as st
-from ..core.checks import check_batch_size
-from ..core.errors import InvalidActionError, InvalidOptionError
+from crossenvs.kernels import batch_kernels as bk
+from crossenvs.kernels import state as st
+from crossenvs.kernels.specialize import specialize
+from crossenvs.support.checks import check_batch_size
+from crossenvs.support.errors import InvalidActionError, InvalidOptionError
+
 from ..core.game import Game
-from ..core.specialize import specialize
 from ..kernels.backends import DeviceBackend, HostBackend, Loops
 from ..kernels.launch import DeviceKernel, gather
-from . import batch_kernels as bk
 from .aec import resolve_game
 from .buffers import RecyclingBuffers
 
@@ -79,7 +80,7 @@ def kernel_args(arrays: dict[str, Any]) -> dict[str, Any]:
 def env_loops(game: Game) -> dict[str, Loops]:
     """The batch's CPU loops by kernel: the game's step and restart (its own copy), the random pick (one for all),
     and the single-agent env's apply and view."""
-    per_game = specialize("crossenvs.envs.game_batch", type(game))
+    per_game = specialize("crossenvs.kernels.game_batch", type(game))
     loops = {name: (getattr(per_game, f"{name}_serial"), getattr(per_game, f"{name}_parallel"))
              for name in ("step", "restart", "apply", "view")}  # fmt: skip
     return loops | {"random_actions": (bk.random_actions_serial, None)}
@@ -87,7 +88,7 @@ def env_loops(game: Game) -> dict[str, Loops]:
 
 def env_kernels(game: Game) -> dict[str, DeviceKernel]:
     """The batch's CUDA kernels: the game's step and restart (one copy per game), and the random pick (one for all)."""
-    per_game = specialize("crossenvs.envs.game_batch", type(game))
+    per_game = specialize("crossenvs.kernels.game_batch", type(game))
     return {
         "step": DeviceKernel(per_game.step_cuda, over="players"),
         "restart": DeviceKernel(per_game.restart_cuda, over="restart"),
@@ -269,7 +270,7 @@ class GameBatch:
         return self.backend.to_host(boards), self.backend.to_host(metas)
 
     def state(self, index: int) -> st.State:
-        """Game ``index`` as a :class:`~crossenvs.core.state.State` (a copy)."""
+        """Game ``index`` as a :class:`~crossenvs.kernels.state.State` (a copy)."""
         boards, metas = self.device_positions()
         if isinstance(self.backend, HostBackend):
             return st.State(boards[index].copy(), metas[index].copy())

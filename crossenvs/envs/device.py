@@ -36,7 +36,7 @@ def device_kernel_sources(game: Game, which: str = "all") -> dict[str, tuple[Any
 def device_ptx(game: str | Game, cc: tuple[int, int] = DEFAULT_PTX_CC, **options: Any) -> dict[str, str]:
     """PTX of ``game``'s device kernels for compute capability ``cc``, compiled without a GPU.
 
-    A kernel that cannot compile for CUDA raises ``KernelError`` (:mod:`crossenvs.core.specialize`) naming
+    A kernel that cannot compile for CUDA raises ``KernelError`` (:mod:`crossenvs.kernels.specialize`) naming
     the kernel and what numba-cuda refused (an allocation, a Python object, a call it cannot type).
     """
     game = resolve_game(game, options)

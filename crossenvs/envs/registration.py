@@ -19,7 +19,8 @@ from typing import Any
 import gymnasium
 import pettingzoo
 
-from ..core.errors import InvalidOptionError
+from crossenvs.support.errors import InvalidOptionError
+
 from ..core.registry import GameSpec, make_game, on_register
 from .aec import CrossAECEnv, make_env, make_raw_env
 

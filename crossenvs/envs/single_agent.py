@@ -19,10 +19,11 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from crossenvs.support.actions import action_id
+from crossenvs.support.checks import check_seed
+from crossenvs.support.errors import CallOrderError, IllegalActionError, InvalidActionError
+
 from .. import players
-from ..core.actions import action_id
-from ..core.checks import check_seed
-from ..core.errors import CallOrderError, IllegalActionError, InvalidActionError
 from ..core.game import Cell, Game
 from .aec import RENDER_MODES, SteppedEnv, SteppedGame, check_render_mode, resolve_game
 

@@ -1,7 +1,7 @@
 """Batched environments: many games of one kind stepped together inside numba (as pgx does with JAX).
 
 Two faces over one batch of states (``boards`` (B, H, W) int8, ``metas`` (B, K) int32, the same
-records as :class:`~crossenvs.core.state.State` with a batch axis):
+records as :class:`~crossenvs.kernels.state.State` with a batch axis):
 
 * :class:`CrossVectorEnv`, a ``gymnasium.vector.VectorEnv`` for two players: in every game the
   player to act decides; ``step`` takes one action per game and returns the reward of the
@@ -26,14 +26,15 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from crossenvs.kernels import batch_kernels as bk
+from crossenvs.kernels import state as st
+from crossenvs.support.actions import action_ids
+from crossenvs.support.checks import check_seed, reset_mask
+from crossenvs.support.errors import CallOrderError, InvalidActionError, InvalidOptionError
+from crossenvs.support.extras import missing_extra
+
 from .. import players
-from ..core import state as st
-from ..core.actions import action_ids
-from ..core.checks import check_seed, reset_mask
-from ..core.errors import CallOrderError, InvalidActionError, InvalidOptionError
-from ..core.extras import missing_extra
 from ..core.game import Cell, Game
-from . import batch_kernels as bk
 from .aec import render_state
 from .batch import DEVICES, GameBatch, StepResult
 
@@ -88,13 +89,16 @@ class CrossVectorEnv(VectorEnv):
         device: str = "cpu",
         **options: Any,
     ) -> None:
+        if render_mode is not None and device != "cpu":
+            raise InvalidOptionError("render_mode needs device='cpu'; on a GPU, render env.state(i) yourself")
         if render_mode is not None and render_mode not in VECTOR_RENDER_MODES:
             raise InvalidOptionError(f"render_mode {render_mode!r} is not one of {VECTOR_RENDER_MODES} (or None)")
-        self._batch = GameBatch(game, num_envs, options)
+        self._batch = GameBatch(game, num_envs, options, device)
         self.game = self._batch.game
         self.num_envs = self._batch.num_envs
         self.render_mode = render_mode
-        self.metadata = {**self.metadata, "name": f"{self.game.name}_vector_v0"}
+        kind = "vector" if device == "cpu" else "device_vector"
+        self.metadata = {**self.metadata, "name": f"{self.game.name}_{kind}_v0"}
         self._declare_spaces()
         self._last_moves: list[list[Cell]] = [[] for _ in range(self.num_envs)]  # for render()
 
@@ -160,7 +164,7 @@ class CrossVectorEnv(VectorEnv):
         """Nothing to release beyond the arrays; ``close`` marks the env closed."""
 
     def state(self, index: int):
-        """Game ``index`` as a :class:`~crossenvs.core.state.State` (a copy), for rendering or analysis."""
+        """Game ``index`` as a :class:`~crossenvs.kernels.state.State` (a copy), for rendering or analysis."""
         return self._batch.state(index)
 
     @property
@@ -222,13 +226,7 @@ class DeviceVectorEnv(CrossVectorEnv):
         device: str = "cuda",
         **options: Any,
     ) -> None:
-        if render_mode is not None:
-            raise InvalidOptionError("render_mode needs device='cpu'; on a GPU, render env.state(i) yourself")
-        self._batch = GameBatch(game, num_envs, options, device="cuda")
-        self.game, self.num_envs, self.render_mode = self._batch.game, self._batch.num_envs, None
-        self.metadata = {**self.metadata, "name": f"{self.game.name}_device_vector_v0"}
-        self._declare_spaces()
-        self._last_moves = [[] for _ in range(self.num_envs)]
+        super().__init__(game, num_envs, render_mode, "cuda", **options)  # the CPU env's, on the device backend
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """One action per game (a (B,) integer tensor on the GPU, or an array), for the player to act there."""

@@ -3,7 +3,7 @@
 The window shows the very frame ``render_mode="rgb_array"`` returns (:meth:`Game.render_rgb
 <crossenvs.core.view.GameView.render_rgb>`, the drawing the GIFs are made of), so the two cannot
 disagree. pygame comes with the ``window`` extra and is imported only when a human-mode env is made:
-without it that env is one :class:`~crossenvs.core.extras.MissingExtraError` naming the extra. The
+without it that env is one :class:`~crossenvs.support.extras.MissingExtraError` naming the extra. The
 window keeps the env's ``render_fps`` (a frame is held that long) and answers its close button: the
 frames after it are dropped, and the game goes on.
 """
@@ -14,8 +14,8 @@ from types import ModuleType
 
 import numpy as np
 
-from ..core.errors import CrossenvsError
-from ..core.extras import import_extra
+from crossenvs.support.errors import CrossenvsError
+from crossenvs.support.extras import import_extra
 
 
 class NoWindowError(CrossenvsError, RuntimeError):

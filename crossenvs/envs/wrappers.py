@@ -7,10 +7,10 @@ more than our whole game step. :class:`StandardRulesWrapper` does the same three
 hot attributes forwarded in one hop. ``tests/test_wrappers.py`` checks that it behaves exactly
 like the stack, move for move, including illegal actions. One deliberate difference: a value
 that is no action id (out of range, a float, ``None`` for a live agent) raises
-:class:`~crossenvs.core.errors.InvalidActionError` ("action is not in action space: ...")
+:class:`~crossenvs.support.errors.InvalidActionError` ("action is not in action space: ...")
 where the stack's ``AssertOutOfBoundsWrapper`` raises a bare ``AssertionError`` (and accepts
 ``True`` as action 1); and ``step()`` or ``observe()`` before ``reset()`` raises
-:class:`~crossenvs.core.errors.ResetFirstError` (an ``AssertionError`` too) that says what to call.
+:class:`~crossenvs.support.errors.ResetFirstError` (an ``AssertionError`` too) that says what to call.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from ..core.actions import action_id
-from ..core.errors import ResetFirstError
+from crossenvs.support.actions import action_id
+from crossenvs.support.errors import ResetFirstError
 
 _BEFORE_RESET = "{} cannot be accessed before reset"
 

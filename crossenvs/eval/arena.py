@@ -18,10 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.checks import check_count, check_seed
-from ..core.errors import InvalidOptionError
+from crossenvs.support.checks import check_count, check_seed
+from crossenvs.support.errors import InvalidOptionError
+from crossenvs.support.waits import Wait
+
 from ..core.game import Game
-from ..core.waits import Wait
 from ..players import Player, Positions
 from .ratings import GameRecord, Rating, bradley_terry, interval_text, ratings
 
@@ -159,7 +160,7 @@ def round_robin(
     seed = check_seed(seed, "round_robin seed") or 0
     records = []
     pairs = list(itertools.combinations(players, 2))
-    # said when it lasts over two seconds (crossenvs.core.waits): a bar of games played, or a line every 30 s
+    # said when it lasts over two seconds (crossenvs.support.waits): a bar of games played, or a line every 30 s
     with Wait(f"playing {game.name}: {', '.join(names)}", total=len(pairs) * games_per_pair, unit="games") as wait:
         for pair_index, (a, b) in enumerate(pairs):
             # below 2**62, so that the players' seeds (pair seed + game index + 1) stay below 2**63

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.errors import InvalidOptionError
+from crossenvs.support.errors import InvalidOptionError
 
 #: the Elo scale: 400 points are odds of 10 to 1
 ELO = 400.0 / math.log(10.0)

@@ -1,6 +1,6 @@
 """Exact game values by negamax with alpha-beta and a transposition table, in numba, for every game.
 
-A template module (see :mod:`crossenvs.core.specialize`): ``specialize(__name__, GameClass)`` binds
+A template module (see :mod:`crossenvs.kernels.specialize`): ``specialize(__name__, GameClass)`` binds
 it to one game's kernels, so it solves any registered game, a user's included. Values are those of
 the player to move: +1 a forced win, 0 a draw, -1 a forced loss. A player who decides twice in a
 row (Charing Cross re-placements, Crosse's jump sequences) keeps the sign, so the search needs no
@@ -24,11 +24,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from crossenvs.core import state as st
-from crossenvs.core.specialize import game_kernels
+from crossenvs.kernels import state as st
+from crossenvs.kernels.specialize import game_kernels
 
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
-COMPILING = "the exact solver"  # in words, for the first-use notice (crossenvs.core.specialize)
+COMPILING = "the exact solver"  # in words, for the first-use notice (crossenvs.kernels.specialize)
 
 #: returned when the node budget ran out: no value is known
 ABORT = -9

@@ -24,11 +24,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.checks import check_memory
-from ..core.errors import CrossenvsError, InvalidArgumentError
+from crossenvs.kernels.specialize import specialize
+from crossenvs.kernels.state import State
+from crossenvs.support.checks import check_memory
+from crossenvs.support.errors import CrossenvsError, InvalidArgumentError
+
 from ..core.game import Game
-from ..core.specialize import specialize
-from ..core.state import State
 
 #: the default budget: nodes visited before the search gives up
 DEFAULT_NODES = 50_000_000
@@ -40,7 +41,8 @@ _SLOT_BYTES = 8 + 1 + 1  # key, value, flag
 
 
 class SolverBudgetError(CrossenvsError, RuntimeError):
-    """The search visited its whole node budget without proving a value."""
+    """A solver (this one, or Connect Four's in :mod:`crossenvs.eval.connect_four`) visited its whole node budget
+    without proving a value."""
 
 
 @dataclass(frozen=True)

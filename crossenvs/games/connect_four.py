@@ -55,15 +55,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..core import state as st
-from ..core.errors import IllegalActionError, PositionTextError
+from crossenvs.kernels import state as st
+from crossenvs.kernels.frames import IDENTITY
+from crossenvs.kernels.observation import fill_piece_planes
+from crossenvs.kernels.state import State
+from crossenvs.support.errors import IllegalActionError, PositionTextError
+
 from ..core.facts import GameFacts
-from ..core.frames import IDENTITY
 from ..core.game import Game
 from ..core.geometry import FILE_LETTERS, Cell
-from ..core.observation import fill_piece_planes
 from ..core.options import integer
-from ..core.state import State
 from ..core.text import ParsedPosition
 from ..core.view import GameView
 from ..kernels.portable import scratch_array

@@ -63,16 +63,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..core import state as st
-from ..core.codec import square_index, square_of
-from ..core.errors import IllegalActionError
+from crossenvs.kernels import state as st
+from crossenvs.kernels.codec import square_index, square_of
+from crossenvs.kernels.frames import IDENTITY, TRANSPOSE, frame_to_board
+from crossenvs.kernels.observation import fill_piece_planes
+from crossenvs.kernels.state import State
+from crossenvs.support.errors import IllegalActionError
+
 from ..core.facts import GameFacts
-from ..core.frames import IDENTITY, TRANSPOSE, frame_to_board
 from ..core.game import Game
 from ..core.geometry import parse_square, square_name
-from ..core.observation import fill_piece_planes
 from ..core.options import integer
-from ..core.state import State
 from ..core.text import ParsedPosition
 from ..core.view import GameView
 from ..kernels.portable import scratch_array

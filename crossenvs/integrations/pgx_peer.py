@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from crossenvs.core.errors import InvalidArgumentError
+from crossenvs.support.errors import InvalidArgumentError
 
 #: steps chained per jitted call unless asked otherwise (both benchmarks' ``--chain`` default)
 DEFAULT_CHAIN = 16
@@ -46,7 +46,7 @@ def pgx_random_play(env_id: str, batch: int, chain: int = DEFAULT_CHAIN) -> Call
     per call, one step being one move in one game. The state carries over from call to call, so
     games run on across rounds as a training loop's do.
 
-    Raises :class:`~crossenvs.core.errors.InvalidArgumentError` for a ``batch`` or ``chain`` below 1
+    Raises :class:`~crossenvs.support.errors.InvalidArgumentError` for a ``batch`` or ``chain`` below 1
     or an ``env_id`` pgx does not have (the message lists pgx's ids), and ``ImportError`` where pgx
     is not installed.
     """

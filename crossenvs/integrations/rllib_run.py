@@ -25,12 +25,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from crossenvs.support.checks import check_seed
+from crossenvs.support.command_args import check_folder_creatable, check_int_range
+from crossenvs.support.errors import CheckpointError, OutputPathError, UsageError
+from crossenvs.support.extras import check_installed
+
 from ..checkpoints.files import CHECKPOINTS, RLLIB_GLOB, RLLIB_METADATA, rllib_iteration_name
 from ..checkpoints.rllib import read_rllib_metadata
-from ..core.checks import check_seed
-from ..core.command_args import check_folder_creatable, check_int_range
-from ..core.errors import CheckpointError, OutputPathError, UsageError
-from ..core.extras import check_installed
 from ..core.game import Game
 from ..core.options import parse_options
 from ..core.registry import list_games, make_game
@@ -236,7 +237,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def train(args: argparse.Namespace) -> dict[str, Any]:
     """The league run: train, snapshot, checkpoint; then evaluate the last checkpoint in the arena."""
-    from ..core.waits import Wait
+    from crossenvs.support.waits import Wait
 
     game, start = check_args(args)
     with Wait("importing RLlib and starting Ray"):  # seconds before anything else can be said

@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.extras import needs_extra
+from crossenvs.support.extras import needs_extra
 
 with needs_extra("torchrl", "CrossTorchRLEnv"):
     import torch
@@ -53,8 +53,9 @@ with needs_extra("torchrl", "CrossTorchRLEnv"):
     from torchrl.data import Binary, Bounded, Categorical, Composite
     from torchrl.envs import EnvBase
 
-from ..core.checks import check_seed
-from ..core.errors import InvalidActionError, InvalidArgumentError, InvalidOptionError
+from crossenvs.support.checks import check_seed
+from crossenvs.support.errors import InvalidActionError, InvalidArgumentError, InvalidOptionError
+
 from ..core.game import Game
 from ..envs.vector import DEVICES, CrossVectorEnv
 from ..kernels.cuda import simulated

@@ -21,8 +21,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..core.checks import check_memory
-from ..core.errors import InvalidOptionError
+from crossenvs.support.checks import check_memory
+from crossenvs.support.errors import InvalidOptionError
+
 from .threads import run
 
 #: a kernel's CPU loops: (serial, parallel or None), each taking the kernel's NamedTuple's fields in order

@@ -19,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from ..core.checks import check_memory
-from ..core.errors import CrossenvsError, InvalidArgumentError
-from ..core.extras import install_hint
-from ..core.targets import enable_cuda_target
+from crossenvs.kernels.targets import enable_cuda_target
+from crossenvs.support.checks import check_memory
+from crossenvs.support.errors import CrossenvsError, InvalidArgumentError
+from crossenvs.support.extras import install_hint
+
 from . import numba_internals
 
 #: the compute capability the PTX tests name when no GPU is here (Hopper: H100, H200)

@@ -114,8 +114,8 @@ def launch_failure(label: str, kernel: str, exc: BaseException) -> BaseException
 
 
 def kernel_error(label: str, kernel: str, exc: BaseException) -> Exception:
-    """One :class:`~crossenvs.core.specialize.KernelError` naming the kernel and what numba-cuda refused in it."""
-    from ..core.specialize import KernelError
+    """One :class:`~crossenvs.kernels.specialize.KernelError` naming the kernel and what numba-cuda refused in it."""
+    from crossenvs.kernels.specialize import KernelError
 
     return KernelError(
         f"{label}: {kernel} does not compile for CUDA (a rule kernel that allocates, holds a Python object or "

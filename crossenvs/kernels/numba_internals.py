@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import CrossenvsError
+from crossenvs.support.errors import CrossenvsError
 
 #: the versions these internals were checked against (tests/test_kernel_wing.py checks the installed ones)
 CHECKED = {"numba": "0.68.1", "numba-cuda": "0.30.4"}
@@ -188,7 +188,7 @@ def contraction_off() -> None:
     different last bits on the card and the CPU, and the device search, which must pick what the
     CPU search picks, would flip near-ties and walk other trees. numba-cuda offers no per-kernel
     switch, so its NVVM call gets the option for IR that holds our code; other users' kernels in
-    the same process keep NVVM's default. With :func:`crossenvs.core.floats.exact_exp` for the
+    the same process keep NVVM's default. With :func:`crossenvs.kernels.floats.exact_exp` for the
     one transcendental the search uses, the search's floats are the same on both targets.
     """
     global _contraction_turned_off

@@ -8,10 +8,10 @@ never calls ``np.empty``/``np.zeros``/``.copy()``: it takes fixed-size scratch s
 function: cheaper than numba's heap arrays on the CPU, local memory or registers on the GPU).
 
 Some primitives need a different instruction on each target (the bit counts of
-:mod:`crossenvs.core.bits`). Their CPU versions are numba overloads registered at import; their CUDA
-versions are registered by :func:`~crossenvs.core.targets.enable_cuda_target`, which
+:mod:`crossenvs.kernels.bits`). Their CPU versions are numba overloads registered at import; their CUDA
+versions are registered by :func:`~crossenvs.kernels.targets.enable_cuda_target`, which
 :func:`crossenvs.kernels.cuda.cuda_module` calls before it compiles anything: a CPU-only install never
-imports ``numba.cuda``. A module adds its CUDA versions with :func:`~crossenvs.core.targets.on_cuda_target`.
+imports ``numba.cuda``. A module adds its CUDA versions with :func:`~crossenvs.kernels.targets.on_cuda_target`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from numba import from_dtype, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-from ..core.targets import on_cuda_target
+from crossenvs.kernels.targets import on_cuda_target
+
 from . import numba_internals
 
 

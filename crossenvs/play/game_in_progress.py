@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.errors import CrossenvsError, IllegalActionError
+from crossenvs.kernels.state import State
+from crossenvs.support.errors import CrossenvsError, IllegalActionError
+
 from ..core.game import Game
 from ..core.geometry import Cell, square_name, squares_named
-from ..core.state import State
 from ..players import Player
 
 HELP_HINT = "type 'help' for the legal moves"

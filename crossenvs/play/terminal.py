@@ -14,7 +14,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TextIO, TypeVar
 
-from ..core.errors import CrossenvsError
+from crossenvs.support.errors import CrossenvsError
+
 from ..core.game import Game
 from ..players import Player
 from .game_in_progress import GameInProgress, end_line, legal_notations, read_move

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.checks import check_seed
+from crossenvs.kernels.state import State
+from crossenvs.support.checks import check_seed
+
 from ..core.game import Game
-from ..core.state import State
 
 
 @dataclass

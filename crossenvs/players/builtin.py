@@ -10,11 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from ..core.checks import check_memory
-from ..core.errors import InvalidActionError, InvalidOptionError
+from crossenvs.kernels.specialize import specialize
+from crossenvs.kernels.state import State
+from crossenvs.support.checks import check_memory
+from crossenvs.support.errors import InvalidActionError, InvalidOptionError
+
 from ..core.game import Game
-from ..core.specialize import specialize
-from ..core.state import State
 from .base import Player, Positions
 
 
@@ -24,13 +25,13 @@ class RandomPlayer(Player):
     deliberates = False  # a random pick is instant: nothing to announce
 
     def act(self, game: Game, state: State) -> int:
-        from . import kernels  # the package's one random pick (numba loads on first use)
+        from crossenvs.kernels import random_pick as kernels  # the package's one random pick (numba loads on first use)
 
         mask = np.ascontiguousarray(game.legal_mask(state), dtype=np.int8)
         return int(kernels.nth_legal(mask, self.rng.integers(kernels.count_legal(mask))))
 
     def act_batch(self, positions: Positions) -> np.ndarray:
-        from . import kernels  # numba loads on first use, not on import crossenvs
+        from crossenvs.kernels import random_pick as kernels  # numba loads on first use, not on import crossenvs
 
         uniforms = positions.uniforms if positions.uniforms is not None else self.rng.random(len(positions))
         actions = np.empty(len(positions), dtype=np.int64)

@@ -1,6 +1,6 @@
 """UCT Monte-Carlo tree search with random rollouts, all in numba, for every game.
 
-A template module (see :mod:`crossenvs.core.specialize`): ``specialize(__name__, GameClass)``
+A template module (see :mod:`crossenvs.kernels.specialize`): ``specialize(__name__, GameClass)``
 gives the copy bound to one game's kernels, so the search needs nothing but the state arrays. Each node keeps
 its own copy of the state, the legal actions not expanded yet, and visit and value totals; the
 value of a node is counted for the player who made the move into it, which is what lets the
@@ -14,12 +14,12 @@ import math
 import numpy as np
 from numba import njit
 
-from crossenvs.core import state as st
-from crossenvs.core.specialize import game_kernels
-from crossenvs.players.kernels import count_legal, nth_legal
+from crossenvs.kernels import state as st
+from crossenvs.kernels.random_pick import count_legal, nth_legal
+from crossenvs.kernels.specialize import game_kernels
 
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
-COMPILING = "the MCTS search"  # in words, for the first-use notice (crossenvs.core.specialize)
+COMPILING = "the MCTS search"  # in words, for the first-use notice (crossenvs.kernels.specialize)
 
 
 @njit(cache=True)

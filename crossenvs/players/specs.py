@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.checks import whole_number
-from ..core.errors import InvalidOptionError
-from ..core.extras import import_extra
+from crossenvs.support.checks import whole_number
+from crossenvs.support.errors import InvalidOptionError
+from crossenvs.support.extras import import_extra
+
 from ..core.game import Game
 from .base import Player
 from .builtin import (

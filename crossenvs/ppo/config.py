@@ -7,8 +7,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from crossenvs.core.checks import check_seed
 from crossenvs.core.registry import make_game
+from crossenvs.support.checks import check_seed
 from crossenvs.trainer.config import (
     ConfigError,
     check_config_memory,

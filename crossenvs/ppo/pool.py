@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from crossenvs.core.extras import needs_extra
+from crossenvs.support.extras import needs_extra
 
 with needs_extra("train", "crossenvs train ppo"):
     import torch

@@ -13,18 +13,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from crossenvs.core.extras import needs_extra
+from crossenvs.support.extras import needs_extra
 
 with needs_extra("train", "crossenvs train ppo"):
     from sb3_contrib import MaskablePPO
 
 from crossenvs import checkpoints as ck
-from crossenvs.core.errors import CheckpointError, CrossenvsError
 from crossenvs.core.registry import make_game
 from crossenvs.eval.arena import match
 from crossenvs.players import ModelPlayer, RandomPlayer
 from crossenvs.ppo.config import Config, load_config
 from crossenvs.ppo.run import Run, new_model
+from crossenvs.support.errors import CheckpointError, CrossenvsError
 from crossenvs.trainer.folders import check_resume_folder, resume_offer, set_aside, write_atomically
 
 

@@ -16,20 +16,20 @@ import time
 from pathlib import Path
 from typing import Any
 
-from crossenvs.core.extras import needs_extra
+from crossenvs.support.extras import needs_extra
 
 with needs_extra("train", "crossenvs train ppo"):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
 from crossenvs import checkpoints as ck
-from crossenvs.core.errors import CrossenvsError
-from crossenvs.core.version import __version__
-from crossenvs.core.waits import PIPE_EVERY
 from crossenvs.envs.vector import CrossSB3VecEnv
 from crossenvs.kernels.threads import numba_on_one_thread  # noqa: F401 - training/selfplay.py takes it from here
 from crossenvs.ppo.config import Config
 from crossenvs.ppo.pool import OpponentPool
+from crossenvs.support.errors import CrossenvsError
+from crossenvs.support.version import __version__
+from crossenvs.support.waits import PIPE_EVERY
 from crossenvs.trainer.folders import check_from_checkpoint, commit_files, remove_incomplete
 
 #: a checkpoint's files: step_<n>.zip (the model) and step_<n>.json (its metadata)

@@ -29,7 +29,7 @@ import os
 import time
 from typing import Any
 
-from crossenvs.core.extras import needs_extra
+from crossenvs.support.extras import needs_extra
 
 with needs_extra("train", "crossenvs train ppo"):
     import torch

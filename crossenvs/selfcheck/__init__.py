@@ -1,8 +1,8 @@
 """The project's own checks, which no game author calls: the device env and search step for step against the CPU
 ones (``device.py``, what ``crossenvs doctor`` runs on a card), the compiled CUDA code (``compiled.py``,
 ``compiled_checks.py``), the CUDA build run on this CPU (``host_run.py``, ``host_device.py``), the
-reference games against other engines (``peers.py``; the peers, the ``bench`` extra, only when run) and
-the rating calibration (``rating_calibration.py``).
+reference games against other engines (``peers.py``; the peers, the ``bench`` extra, only when run),
+the rating calibration (``rating_calibration.py``) and the benchmarks' one timing harness (``timing.py``).
 
 A game author's suite is :mod:`crossenvs.testing` (:func:`~crossenvs.testing.check_game`).
 """

@@ -16,7 +16,8 @@ def check_compiled_code(
 
     ``which``: "all", "per game" (the game's own kernels) or "shared" (the kernels compiled once for every game:
     their code is the same whatever the game)."""
-    from ..az.device_search import search_kernel_sources
+    from crossenvs.az.search.device import search_kernel_sources
+
     from ..envs.device import device_kernel_sources
     from ..kernels.cuda import DEFAULT_PTX_CC
     from .compiled_checks import check_kernel

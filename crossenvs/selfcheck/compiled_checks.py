@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.extras import install_hint
+from crossenvs.support.extras import install_hint
+
 from ..kernels.cuda import CudaUnavailableError, OfflineKernel
 
 #: a thread's registers: ptxas's ceiling is 255, and near it a kernel spills; the most today is 165 (the

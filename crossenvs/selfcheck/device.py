@@ -174,10 +174,11 @@ def check_device_search(
     The positions are a CPU vector env's games after random moves, advanced between searches. Under numba's CUDA
     simulator with numba off both run the same Python and must agree exactly. On a GPU they must agree exactly
     too: our kernels compile without fused multiply-adds and the search's ``exp`` is
-    :func:`crossenvs.core.floats.exact_exp` on both targets, so any gap is a bug (or a float difference not yet
+    :func:`crossenvs.kernels.floats.exact_exp` on both targets, so any gap is a bug (or a float difference not yet
     found, which the report's first mismatch points at).
     """
-    from ..az.search import GumbelSearch
+    from crossenvs.az.search.gumbel import GumbelSearch
+
     from ..envs.vector import CrossVectorEnv
 
     env = CrossVectorEnv(game, num_envs=positions, **options)

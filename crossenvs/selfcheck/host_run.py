@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import CrossenvsError
+from crossenvs.support.errors import CrossenvsError
 
 #: each NVVM intrinsic the kernels' IR uses (through libdevice's ``__nv_fmax``, ``__nv_fmin`` and ``__nv_ldexp``), as
 #: host IR: name -> (signature, body computing ``%r``)

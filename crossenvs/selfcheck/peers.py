@@ -21,11 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from ..core import state as st
-from ..core.errors import InvalidArgumentError
+from crossenvs.kernels import state as st
+from crossenvs.kernels.state import State
+from crossenvs.support.errors import InvalidArgumentError
+
 from ..core.game import Game
 from ..core.registry import make_game
-from ..core.state import State
 
 #: the winner written in a trace: a seat (0 moves first), or DRAW; None while the game goes on
 DRAW = 2

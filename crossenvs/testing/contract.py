@@ -13,12 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from ..core import state as st
-from ..core.errors import IllegalActionError, InvalidActionError, UsageError
+from crossenvs.kernels import state as st
+from crossenvs.kernels.state import State
+from crossenvs.support.errors import IllegalActionError, InvalidActionError, UsageError
+
 from ..core.game import Game
 from ..core.playthrough import parse_golden_header, playthrough
 from ..core.registry import make_game
-from ..core.state import State
 
 
 @dataclass

@@ -7,9 +7,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from crossenvs.core.command_args import check_int_range, check_minutes
-from crossenvs.core.errors import UsageError
 from crossenvs.core.options import key_values, parse_options
+from crossenvs.support.command_args import check_int_range, check_minutes
+from crossenvs.support.errors import UsageError
 from crossenvs.trainer.shipped import config_for_game, config_path, shipped_configs
 
 

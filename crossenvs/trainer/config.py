@@ -14,10 +14,10 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, TypeVar
 
-from crossenvs.core.checks import check_memory
-from crossenvs.core.errors import CrossenvsError
-from crossenvs.core.extras import import_extra
 from crossenvs.core.registry import list_games
+from crossenvs.support.checks import check_memory
+from crossenvs.support.errors import CrossenvsError
+from crossenvs.support.extras import import_extra
 
 ConfigType = TypeVar("ConfigType")
 

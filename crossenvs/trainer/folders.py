@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from crossenvs.checkpoints import CHECKPOINTS
-from crossenvs.core import command_args as checks
-from crossenvs.core.command_args import check_folder_creatable
-from crossenvs.core.errors import CheckpointError, OutputPathError, UsageError
-from crossenvs.core.extras import import_extra
+from crossenvs.support import command_args as checks
+from crossenvs.support.command_args import check_folder_creatable
+from crossenvs.support.errors import CheckpointError, OutputPathError, UsageError
+from crossenvs.support.extras import import_extra
 
 
 def protocol_step(what: str) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from crossenvs.core.errors import UsageError
+from crossenvs.support.errors import UsageError
 
 #: the package's configs: MaskablePPO ones at the top, AlphaZero ones in ``alphazero/``
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"

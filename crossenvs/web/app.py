@@ -42,7 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from ..core.extras import needs_extra
+from crossenvs.support.extras import needs_extra
 
 with needs_extra("web", "the web app (crossenvs serve)"):
     from starlette.applications import Starlette
@@ -56,8 +56,9 @@ with needs_extra("web", "the web app (crossenvs serve)"):
     from starlette.staticfiles import StaticFiles
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..core.checks import check_seed
-from ..core.errors import CrossenvsError
+from crossenvs.support.checks import check_seed
+from crossenvs.support.errors import CrossenvsError
+
 from ..core.game import Game
 from ..core.registry import make_game
 from .board import catalog, rules_page
@@ -171,7 +172,7 @@ class Api:
 
     async def rules(self, request: Request) -> Response:
         """A game's rules in the package's own words (the page's default rules link)."""
-        from ..core.errors import UnknownGameError
+        from crossenvs.support.errors import UnknownGameError
 
         name = request.path_params["name"]
         try:

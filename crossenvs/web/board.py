@@ -15,10 +15,11 @@ import html
 import inspect
 from typing import Any
 
+from crossenvs.kernels.state import State
+
 from ..core.game import Game
 from ..core.geometry import FILE_LETTERS, square_name
 from ..core.registry import game_class, game_spec, list_games, make_game
-from ..core.state import State
 from ..core.view import BACKGROUND, LAST_MOVE
 
 

@@ -20,8 +20,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..core.errors import CrossenvsError
-from ..core.extras import install_hint
+from crossenvs.support.errors import CrossenvsError
+from crossenvs.support.extras import install_hint
 
 #: where Chromium is looked for, in order, after ``$CROSSENVS_CHROMIUM``
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")

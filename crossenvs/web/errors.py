@@ -1,13 +1,13 @@
 """Errors of the web app, each with the HTTP status it answers with (:mod:`crossenvs.web.app`).
 
-Every refusal is a :class:`~crossenvs.core.errors.CrossenvsError`, so the page shows the same
+Every refusal is a :class:`~crossenvs.support.errors.CrossenvsError`, so the page shows the same
 sentences the command line prints; the status only tells the page which kind of mistake it was.
 Engine errors (an illegal move, unknown game, bad option or position text) answer 400.
 """
 
 from __future__ import annotations
 
-from ..core.errors import CrossenvsError
+from crossenvs.support.errors import CrossenvsError
 
 
 class WebError(CrossenvsError):

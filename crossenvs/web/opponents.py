@@ -16,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from crossenvs.support.errors import CheckpointError, InvalidOptionError, UsageError
+from crossenvs.support.extras import MissingExtraError
+
 from ..agents import FOLDER as AGENTS_FOLDER
 from ..checkpoints.sb3 import PICKLE_PREFIX
-from ..core.errors import CheckpointError, InvalidOptionError, UsageError
-from ..core.extras import MissingExtraError
 from ..core.game import Game
 from ..players import CHECKPOINT_SUFFIXES, PATH_KIND, Player, UnknownPlayerError, make_player, player_specs
 from .errors import BadRequestError, ForbiddenCheckpointError

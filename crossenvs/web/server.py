@@ -16,8 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from ..core.errors import UsageError
-from ..core.extras import missing_extra
+from crossenvs.support.errors import UsageError
+from crossenvs.support.extras import missing_extra
+
 from .opponents import DEFAULT_MAX_SIMULATIONS
 
 DEFAULT_HOST = "127.0.0.1"

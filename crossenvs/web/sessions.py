@@ -25,10 +25,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.errors import IllegalActionError
+from crossenvs.kernels.state import State
+from crossenvs.support.errors import IllegalActionError
+
 from ..core.game import Cell, Game
 from ..core.geometry import square_name
-from ..core.state import State
 from ..core.view import status_line
 from ..play.game_in_progress import GameInProgress, end_line, legal_notations, read_move, verdict
 from ..players import Player

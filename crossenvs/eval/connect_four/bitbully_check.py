@@ -26,8 +26,8 @@ def bitbully_scores(moves: str) -> dict[int, int]:
 
 
 def bitbully_scores_of_state(state) -> dict[int, int]:
-    """bitbully's scores of a 7x6 position given as a :class:`~crossenvs.core.state.State`."""
-    from ...core.extras import import_extra
+    """bitbully's scores of a 7x6 position given as a :class:`~crossenvs.kernels.state.State`."""
+    from crossenvs.support.extras import import_extra
 
     bitbully = import_extra(
         "bitbully", "the perfect player's first plies (our solver has no opening book yet)", "solver"

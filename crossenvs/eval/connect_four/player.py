@@ -22,10 +22,11 @@ import importlib.util
 
 import numpy as np
 
-from ...core.checks import whole_number
-from ...core.errors import InvalidOptionError
+from crossenvs.kernels.state import State
+from crossenvs.support.checks import whole_number
+from crossenvs.support.errors import InvalidOptionError
+
 from ...core.game import Game
-from ...core.state import State
 from ...players import Player
 from .solver_api import ConnectFourSolver, SolverBudgetError
 

@@ -28,9 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ...core.errors import CrossenvsError, InvalidArgumentError
+from crossenvs.kernels.state import State
+from crossenvs.support.errors import CrossenvsError, InvalidArgumentError
+
 from ...core.registry import make_game
-from ...core.state import State
 from .solver_api import ConnectFourSolver, SolverBudgetError, plies_left
 
 STAGES = {"begin": (0, 14), "middle": (15, 28), "end": (29, 41)}

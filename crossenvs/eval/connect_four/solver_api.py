@@ -1,4 +1,4 @@
-"""The Connect Four solver for callers: a :class:`~crossenvs.core.state.State` in, every move's exact score out.
+"""The Connect Four solver for callers: a :class:`~crossenvs.kernels.state.State` in, every move's exact score out.
 
 One :class:`ConnectFourSolver` keeps its transposition table between calls, so the positions of one
 game (or of a benchmark set that shares openings) get quicker as it goes; the table's size is checked
@@ -12,20 +12,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core import state as st
-from ...core.checks import check_memory
-from ...core.errors import CrossenvsError, InvalidArgumentError, InvalidStateError
-from ...core.state import State
+from crossenvs.eval.solver import SolverBudgetError
+from crossenvs.kernels import state as st
+from crossenvs.kernels.state import State
+from crossenvs.support.checks import check_memory
+from crossenvs.support.errors import InvalidArgumentError, InvalidStateError
+
 from . import solver as kernel
 
 #: the default transposition table: 2**23 slots (8 + 1 + 1 bytes each: 80 MiB)
 DEFAULT_TABLE_BITS = 23
 #: the default node budget of one call
 DEFAULT_NODES = 2_000_000_000
-
-
-class SolverBudgetError(CrossenvsError, RuntimeError):
-    """The search visited its whole node budget without proving every move's score."""
 
 
 @dataclass(frozen=True)

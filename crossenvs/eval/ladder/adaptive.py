@@ -10,8 +10,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...core.checks import check_count, check_seed
-from ...core.errors import InvalidOptionError
+from crossenvs.support.checks import check_count, check_seed
+from crossenvs.support.errors import InvalidOptionError
+
 from ...core.game import Game
 from ...players import Player, make_player
 from ..arena import round_robin

@@ -11,8 +11,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...core.checks import check_count, check_seed
-from ...core.errors import CrossenvsError, InvalidOptionError
+from crossenvs.support.checks import check_count, check_seed
+from crossenvs.support.errors import CrossenvsError, InvalidOptionError
+
 from ...core.game import Game
 from ...players import make_player
 from ..ratings import GameRecord, bradley_terry, interval_text, ratings

@@ -15,7 +15,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...core.errors import CrossenvsError, InvalidOptionError
+from crossenvs.support.errors import CrossenvsError, InvalidOptionError
+
 from ...core.game import Game
 from ...core.registry import make_game
 

@@ -21,10 +21,11 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
 
-from ...core.errors import CrossenvsError
+from crossenvs.support.errors import CrossenvsError
+from crossenvs.support.waits import Wait, silence
+
 from ...core.game import Game
 from ...core.registry import make_game
-from ...core.waits import Wait, silence
 from ...players import make_player
 from ..arena import round_robin
 from ..ratings import GameRecord

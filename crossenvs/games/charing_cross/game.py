@@ -8,16 +8,17 @@ from typing import Any
 
 import numpy as np
 
-from ...core import state as st
-from ...core.codec import DIRECTIONS, direction_between, opposite_direction
-from ...core.conventions import passes_draw
-from ...core.errors import IllegalActionError, PositionTextError
+from crossenvs.kernels import state as st
+from crossenvs.kernels.codec import DIRECTIONS, direction_between, opposite_direction
+from crossenvs.kernels.conventions import passes_draw
+from crossenvs.kernels.frames import IDENTITY, ROTATE_180, frame_to_board
+from crossenvs.kernels.state import State
+from crossenvs.support.errors import IllegalActionError, PositionTextError
+
 from ...core.facts import GameFacts
-from ...core.frames import IDENTITY, ROTATE_180, frame_to_board
 from ...core.game import PASS_TEXT, Game, is_raw_id_text, raw_id_text
 from ...core.geometry import parse_square, square_name
 from ...core.options import first_player, flag, move_cap
-from ...core.state import State
 from ...core.text import ParsedPosition, shorten
 from .rules import (
     BLACK,

@@ -1,7 +1,7 @@
 """Charing Cross's rules as numba kernels, and the tables they read: sizes, piece codes, the meta slots,
 each piece's forward directions, homes and goals, and the observation's constant planes. Every kernel is a
 module-level function of this module, which is how the generic batch loops and searches find them
-(:mod:`crossenvs.core.specialize`).
+(:mod:`crossenvs.kernels.specialize`).
 """
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...core import state as st
-from ...core.bits import cell_bits, lowest_square
-from ...core.codec import DIRECTIONS, opposite_direction
-from ...core.conventions import count_pass, seat_colour
-from ...core.frames import IDENTITY, ROTATE_180, frame_to_board
-from ...core.observation import pass_and_cap_values
+from crossenvs.kernels import state as st
+from crossenvs.kernels.bits import cell_bits, lowest_square
+from crossenvs.kernels.codec import DIRECTIONS, opposite_direction
+from crossenvs.kernels.conventions import count_pass, seat_colour
+from crossenvs.kernels.frames import IDENTITY, ROTATE_180, frame_to_board
+from crossenvs.kernels.observation import pass_and_cap_values
 
 SIZE = 8
 EMPTY, WHITE_KNIGHT, WHITE_ROOK, BLACK_KNIGHT, BLACK_ROOK = 0, 1, 2, 3, 4

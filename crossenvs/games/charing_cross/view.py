@@ -4,7 +4,8 @@ re-placement note) and the goal lines as a player reads them.
 
 from __future__ import annotations
 
-from ...core.state import State
+from crossenvs.kernels.state import State
+
 from ...core.view import GameView
 from .rules import (
     BLACK_KNIGHT,

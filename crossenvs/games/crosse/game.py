@@ -8,14 +8,15 @@ from typing import Any
 
 import numpy as np
 
-from ...core import state as st
-from ...core.conventions import passes_draw, seat_colour
-from ...core.errors import IllegalActionError, InvalidArgumentError, PositionTextError
+from crossenvs.kernels import state as st
+from crossenvs.kernels.conventions import passes_draw, seat_colour
+from crossenvs.kernels.state import State
+from crossenvs.support.errors import IllegalActionError, InvalidArgumentError, PositionTextError
+
 from ...core.facts import GameFacts
 from ...core.game import PASS_TEXT, Game
 from ...core.geometry import parse_square, square_name
 from ...core.options import choice, first_player, move_cap
-from ...core.state import State
 from ...core.text import ParsedPosition, shorten
 from .rules import (
     apply_kernel,

@@ -1,6 +1,6 @@
 """Crosse's rules as numba kernels: ``apply_kernel``, ``mask_kernel`` and ``observe_kernel`` and what they
 call (jumps, token moves on bitboards, the turn flow). Every kernel is a module-level function of this
-module, which is how the generic batch loops and searches find them (:mod:`crossenvs.core.specialize`).
+module, which is how the generic batch loops and searches find them (:mod:`crossenvs.kernels.specialize`).
 """
 
 from __future__ import annotations
@@ -8,10 +8,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...core import state as st
-from ...core.bits import cell_bits, lowest_square, popcount, reverse_bits
-from ...core.conventions import count_pass, seat_colour
-from ...core.observation import float32_copier, pass_and_cap_values
+from crossenvs.kernels import state as st
+from crossenvs.kernels.bits import cell_bits, lowest_square, popcount, reverse_bits
+from crossenvs.kernels.conventions import count_pass, seat_colour
+from crossenvs.kernels.observation import float32_copier, pass_and_cap_values
+
 from ...kernels.portable import flat_view, scratch_array
 from .tables import (
     BLACK,
@@ -251,7 +252,7 @@ def frame_bits(board: np.ndarray, colour: int, stone: int) -> tuple[np.uint64, n
     """Bitboards in ``colour``'s frame (bit ``s`` of the pair is frame square ``s``): ``stone``'s squares, the empty ones.
 
     Each as two words: squares 0-63 and 64-99. Built in the board's frame, eight cells at a time
-    (:func:`~crossenvs.core.bits.cell_bits`), then turned for White (:func:`half_turn_bits`).
+    (:func:`~crossenvs.kernels.bits.cell_bits`), then turned for White (:func:`half_turn_bits`).
     """
     own_low, own_high = cell_bits(board, stone)
     empty_low, empty_high = cell_bits(board, EMPTY)

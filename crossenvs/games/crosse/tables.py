@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core import state as st
-from ...core.codec import DIRECTIONS
+from crossenvs.kernels import state as st
+from crossenvs.kernels.codec import DIRECTIONS
+
 from ...core.geometry import parse_square
 
 SIZE = 10

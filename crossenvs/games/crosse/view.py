@@ -4,8 +4,9 @@ move tokens the web page shows beside the board).
 
 from __future__ import annotations
 
+from crossenvs.kernels.state import State
+
 from ...core.geometry import square_name
-from ...core.state import State
 from ...core.view import GameView
 from .tables import (
     BLACK_STONE,

@@ -9,14 +9,22 @@ from typing import Any
 
 import numpy as np
 
-from ...core import state as st
-from ...core.codec import DIRECTION_NAMES, DIRECTIONS, direction_between, move_index, move_of, opposite_direction
-from ...core.errors import IllegalActionError
-from ...core.frames import ROTATE_180, frame_to_board
+from crossenvs.kernels import state as st
+from crossenvs.kernels.codec import (
+    DIRECTION_NAMES,
+    DIRECTIONS,
+    direction_between,
+    move_index,
+    move_of,
+    opposite_direction,
+)
+from crossenvs.kernels.frames import ROTATE_180, frame_to_board
+from crossenvs.kernels.state import State
+from crossenvs.support.errors import IllegalActionError
+
 from ...core.game import PASS_TEXT, Game, is_raw_id_text, raw_id_text
 from ...core.geometry import parse_square, square_name
 from ...core.options import choice
-from ...core.state import State
 from ...core.text import ParsedPosition
 from .rules import (
     BLACK,

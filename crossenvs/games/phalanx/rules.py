@@ -8,12 +8,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...core import state as st
-from ...core.bits import cell_bits, lowest_square
-from ...core.codec import DIRECTIONS, move_index, move_of, opposite_direction
-from ...core.conventions import passes_draw
-from ...core.frames import IDENTITY, ROTATE_180, frame_to_board
-from ...core.observation import float32_copier, pass_and_cap_values
+from crossenvs.kernels import state as st
+from crossenvs.kernels.bits import cell_bits, lowest_square
+from crossenvs.kernels.codec import DIRECTIONS, move_index, move_of, opposite_direction
+from crossenvs.kernels.conventions import passes_draw
+from crossenvs.kernels.frames import IDENTITY, ROTATE_180, frame_to_board
+from crossenvs.kernels.observation import float32_copier, pass_and_cap_values
+
 from ...kernels.portable import flat_view, scratch_array, sort_in_place
 
 SIZE = 8
@@ -384,7 +385,7 @@ def legal_mask(board, meta, out, frozen_squares, allowed) -> None:
 
 #: the planes of a cell by what stands on it (0 empty, 1 the observer's, 2 the opponent's): a scratch
 #: table filled once per observation, then copied whole to each cell (a few wide moves, see
-#: :func:`~crossenvs.core.observation.float32_copier`), as storing the planes one by one costs more
+#: :func:`~crossenvs.kernels.observation.float32_copier`), as storing the planes one by one costs more
 _CELL_ROWS = scratch_array(3 * (SHARED_PLANES + 2), np.float32)
 _copy_shared_row = float32_copier(SHARED_PLANES)
 _copy_frozen_row = float32_copier(SHARED_PLANES + 2)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.errors import InvalidArgumentError
+from crossenvs.support.errors import InvalidArgumentError
+
 from ...players import Player, make_player
 from .game import CrossenvsGame, CrossenvsState, pyspiel
 

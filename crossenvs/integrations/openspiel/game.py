@@ -3,7 +3,7 @@
 OpenSpiel drives a Python game through ``pyspiel.Game`` and ``pyspiel.State`` subclasses. It
 clones a state by making a fresh one and deep-copying the Python object's ``__dict__``, and
 serialises one as its history plus that ``__dict__`` pickled, so a :class:`CrossenvsState` keeps
-only its position there (a :class:`~crossenvs.core.state.State`, two small arrays) and reaches
+only its position there (a :class:`~crossenvs.kernels.state.State`, two small arrays) and reaches
 the rules through its game, which clones share.
 """
 
@@ -13,10 +13,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ...core.errors import InvalidArgumentError, InvalidOptionError
+from crossenvs.kernels.state import State
+from crossenvs.support.errors import InvalidArgumentError, InvalidOptionError
+
 from ...core.game import Game, raw_id_text
 from ...core.registry import GameSpec, make_game
-from ...core.state import State
 from ...players import import_extra
 
 #: OpenSpiel's Python module; without it, one error naming the extra to install
@@ -133,7 +134,7 @@ class CrossenvsState(pyspiel.State):
 
     @property
     def crossenvs_state(self) -> State:
-        """The position as a crossenvs :class:`~crossenvs.core.state.State` (a copy), for our players."""
+        """The position as a crossenvs :class:`~crossenvs.kernels.state.State` (a copy), for our players."""
         return self._position.copy()
 
     def current_player(self) -> int:

@@ -7,15 +7,16 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from ...core.extras import needs_extra
+from crossenvs.support.extras import needs_extra
 
 with needs_extra("rllib", "the RLlib integration"):
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from ...core.actions import action_id
-from ...core.errors import CallOrderError, InvalidActionError, InvalidOptionError
+from crossenvs.kernels.state import State
+from crossenvs.support.actions import action_id
+from crossenvs.support.errors import CallOrderError, InvalidActionError, InvalidOptionError
+
 from ...core.game import Game
-from ...core.state import State
 from ...envs.aec import resolve_game
 
 OBS = "observations"  # the keys RLlib's action-masking example uses

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ...core.extras import needs_extra
+from crossenvs.support.extras import needs_extra
 
 with needs_extra("rllib", "the RLlib integration"):
     import torch
@@ -17,8 +17,9 @@ with needs_extra("rllib", "the RLlib integration"):
     from ray.rllib.callbacks.callbacks import RLlibCallback
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 
+from crossenvs.support.errors import CheckpointError
+
 from ...checkpoints.rllib import save_rllib
-from ...core.errors import CheckpointError
 from ...core.game import Game
 from .env import AGENTS, CrossMultiAgentEnv
 from .module import module_spec

@@ -6,7 +6,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from ...core.extras import needs_extra
+from crossenvs.support.extras import needs_extra
 
 with needs_extra("rllib", "the RLlib integration"):
     import torch

@@ -8,18 +8,19 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from ...core.extras import needs_extra
+from crossenvs.support.extras import needs_extra
 
 with needs_extra("rllib", "the RLlib integration"):
     import torch
     from ray.rllib.core.columns import Columns
     from ray.rllib.core.rl_module.rl_module import RLModule
 
+from crossenvs.kernels.state import State
+from crossenvs.support.errors import CheckpointError, InvalidOptionError
+
 from ...checkpoints.files import check_trained_on
 from ...checkpoints.rllib import load_rllib_module, rllib_module_folder
-from ...core.errors import CheckpointError, InvalidOptionError
 from ...core.game import Game
-from ...core.state import State
 from ...players import Player, Positions
 from .env import MASK, OBS
 from .league import MAIN

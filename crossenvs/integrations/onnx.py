@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from ..checkpoints.files import ALPHAZERO, SB3, file_kind, torch_for
-from ..core.errors import CheckpointError, OutputPathError
-from ..core.extras import check_installed
-from ..core.game import Game
-from ..core.registry import make_game
+from crossenvs.checkpoints.files import ALPHAZERO, SB3, file_kind, torch_for
+from crossenvs.core.game import Game
+from crossenvs.core.registry import make_game
+from crossenvs.support.errors import CheckpointError, OutputPathError
+from crossenvs.support.extras import check_installed
 
 #: the logit an illegal action gets: far below any real one, finite (a softmax of it is 0, not NaN)
 ILLEGAL_LOGIT = -1e9
@@ -117,13 +117,13 @@ def policy_module(checkpoint: str | Path) -> tuple[Any, Game, str]:
         raise CheckpointError(f"checkpoint {path} does not exist; give an AlphaZero .pt or a MaskablePPO .zip")
     kind = file_kind(path)
     if kind == ALPHAZERO:
-        from ..az.network import AlphaZeroNet
-        from ..checkpoints.alphazero import load_alphazero
+        from crossenvs.az.network import AlphaZeroNet
+        from crossenvs.checkpoints.alphazero import load_alphazero
 
         net, document = load_alphazero(path, AlphaZeroNet)
         return _masked(net, net), make_game(document["game"], **document["options"]), kind
     if kind == SB3:
-        from ..checkpoints.sb3 import load_sb3, read_sb3_metadata, sb3_metadata_path
+        from crossenvs.checkpoints.sb3 import load_sb3, read_sb3_metadata, sb3_metadata_path
 
         metadata = read_sb3_metadata(sb3_metadata_path(path))
         game = make_game(metadata["game"], **metadata.get("options", {}))

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from types import ModuleType
 
-from .errors import CrossenvsError
+from crossenvs.support.errors import CrossenvsError
 
 #: the CPU build of torch at the tested version, from torch's own index: PyPI's torch brings GBs of CUDA
 #: libraries, and a loose pin would take them too

@@ -1,6 +1,6 @@
 """Gumbel MuZero-style tree search over a batch of games, in numba (after mctx's ``gumbel_muzero_policy``).
 
-A template module (see :mod:`crossenvs.core.specialize`): the copy for one game walks trees with
+A template module (see :mod:`crossenvs.kernels.specialize`): the copy for one game walks trees with
 that game's own kernels, so the real rules are the model. One tree per game of the batch; node 0
 is the root. Per node: its position, visit count, value total and network value (all from the
 point of view of the node's player to move), its parent, and per action the child node and the
@@ -18,13 +18,13 @@ actions with the mixed value, Q is min-max rescaled over the node's legal action
 ``sigma(q) = (c_visit + max N) * c_scale * q``.
 
 **One source, both targets.** The trees share nothing, so each step of the search is one tree's work
-over the :class:`~crossenvs.az.tree_math.Tree` of the whole batch, with its loops beside it (as in
-``crossenvs.envs.game_batch``): ``<step>_serial`` and ``<step>_parallel`` on the CPU
+over the :class:`~crossenvs.az.search.tree_math.Tree` of the whole batch, with its loops beside it (as in
+``crossenvs.kernels.game_batch``): ``<step>_serial`` and ``<step>_parallel`` on the CPU
 (:class:`crossenvs.az.search.GumbelSearch`, through :func:`crossenvs.kernels.threads.run`) and
 ``<step>_cuda``, one GPU thread a tree (the same :class:`crossenvs.az.search.GumbelSearch` on its device backend), in the
 same order: :func:`init_root`, then
 per simulation :func:`backup_then_select` (the last leaf's evaluation backed up, the next leaf
-chosen), then the last backup and the answer (:mod:`crossenvs.az.tree_math`, the steps that no game
+chosen), then the last backup and the answer (:mod:`crossenvs.az.search.tree_math`, the steps that no game
 changes, compiled once for all games).
 """
 
@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from crossenvs.az.tree_math import (
+from crossenvs.az.search.tree_math import (
     ROOT,
     Tree,
     child_visits,
@@ -42,14 +42,14 @@ from crossenvs.az.tree_math import (
     interior_action,
     root_action,
 )
-from crossenvs.core import state as st
-from crossenvs.core.specialize import game_kernels
-from crossenvs.envs.batch_kernels import copy_position
+from crossenvs.kernels import state as st
+from crossenvs.kernels.batch_kernels import copy_position
 from crossenvs.kernels.portable import thread_index
+from crossenvs.kernels.specialize import game_kernels
 from crossenvs.kernels.threads import inline_twin
 
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
-COMPILING = "AlphaZero's tree search"  # in words, for the first-use notice (crossenvs.core.specialize)
+COMPILING = "AlphaZero's tree search"  # in words, for the first-use notice (crossenvs.kernels.specialize)
 
 
 @njit(cache=True)
@@ -132,7 +132,7 @@ _init_root_inline, _backup_then_select_inline = inline_twin(init_root), inline_t
 
 @njit(cache=True)
 def init_root_serial(*fields) -> None:
-    """:func:`init_root` for every tree (``fields``: those of :class:`~crossenvs.az.tree_math.Tree`, in order)."""
+    """:func:`init_root` for every tree (``fields``: those of :class:`~crossenvs.az.search.tree_math.Tree`, in order)."""
     t = Tree(*fields)
     for b in range(t.leaves.shape[0]):
         _init_root_inline(t, b)

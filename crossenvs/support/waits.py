@@ -42,10 +42,10 @@ LOGGER = logging.getLogger("crossenvs")
 #: game's compile (Crisscross 6x6) to the largest's (Crosse) and half as much again for a busy machine, as
 #: ``benchmarks/compile_times.py`` measures them (measured: docs/benchmarks.md, section 'First-use compile times')
 COMPILE_SECONDS = {
-    "crossenvs.envs.game_batch": (2, 20),
+    "crossenvs.kernels.game_batch": (2, 20),
     "crossenvs.players.mcts": (10, 30),
-    "crossenvs.az.tree": (10, 25),
-    "crossenvs.core.fused": (2, 15),
+    "crossenvs.az.search.tree": (10, 25),
+    "crossenvs.kernels.fused": (2, 15),
     "crossenvs.eval.solve_kernel": (12, 30),
 }
 #: the range announced for a template not measured above

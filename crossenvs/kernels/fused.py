@@ -1,6 +1,6 @@
 """One game stepped in place by one numba call: apply, next mask, legal ids, observation.
 
-A template module (see :mod:`crossenvs.core.specialize`): ``specialize(__name__, GameClass)``
+A template module (see :mod:`crossenvs.kernels.specialize`): ``specialize(__name__, GameClass)``
 gives the copy bound to one game's kernels. :class:`crossenvs.core.stepper.Stepper` drives it.
 Fusing the four steps matters because each numba call from Python costs about a microsecond of
 argument checking, as much as a whole move of the small games.
@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from crossenvs.core import state as st
-from crossenvs.core.bits import lowest_square, nonzero_bytes
-from crossenvs.core.specialize import game_kernels
+from crossenvs.kernels import state as st
+from crossenvs.kernels.bits import lowest_square, nonzero_bytes
+from crossenvs.kernels.specialize import game_kernels
 
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
-COMPILING = "the single-game stepper"  # in words, for the first-use notice (crossenvs.core.specialize)
+COMPILING = "the single-game stepper"  # in words, for the first-use notice (crossenvs.kernels.specialize)
 
 
 _BLOCK = 64  # mask bytes tested at once: a few SIMD instructions, and most blocks of a large mask are zeros
@@ -28,7 +28,7 @@ def _legal_ids(mask, ids) -> int:
 
     The legal ids are a few dozen of up to thousands of action ids (Crossings: about 80 of
     3,585). So the mask is read 64 bytes at a time as one 64-bit word of its nonzero bytes
-    (:func:`~crossenvs.core.bits.nonzero_bytes`), whose ones are found with bit tricks.
+    (:func:`~crossenvs.kernels.bits.nonzero_bytes`), whose ones are found with bit tricks.
     """
     count = 0
     whole = mask.shape[0] // _BLOCK * _BLOCK

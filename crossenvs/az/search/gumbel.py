@@ -3,7 +3,7 @@
 :class:`GumbelSearch` owns the tree arrays of a batch of games of one kind, on the CPU or on a GPU (one
 class, a backend from :mod:`crossenvs.kernels.backends`). ``run`` evaluates the roots, then for each
 simulation walks every tree down to one new leaf (a numba loop on the CPU, a CUDA kernel on a GPU: the
-same one-tree steps of :mod:`crossenvs.az.tree` and :mod:`crossenvs.az.tree_math`), evaluates all the
+same one-tree steps of :mod:`crossenvs.az.search.tree` and :mod:`crossenvs.az.search.tree_math`), evaluates all the
 leaves in one forward pass (torch), and backs their values up. It returns the chosen actions, the
 improved policies (``softmax(logits + sigma(completed Q))``, the policy targets of Gumbel AlphaZero)
 and the root values.
@@ -25,14 +25,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..core import state as st
-from ..core.checks import check_batch_size
-from ..core.errors import IllegalActionError, InvalidOptionError
-from ..core.game import Game
-from ..core.specialize import specialize
-from ..kernels.backends import DeviceBackend, HostBackend
-from ..kernels.launch import DeviceKernel, gather
-from . import tree_math
+from crossenvs.az.search import tree_math
+from crossenvs.core.game import Game
+from crossenvs.kernels import state as st
+from crossenvs.kernels.backends import DeviceBackend, HostBackend
+from crossenvs.kernels.launch import DeviceKernel, gather
+from crossenvs.kernels.specialize import specialize
+from crossenvs.support.checks import check_batch_size
+from crossenvs.support.errors import IllegalActionError, InvalidOptionError
 
 #: (observations (n, H, W, C) float32) -> (logits (n, A) float32, values (n,) float32 in [-1, 1]); on a GPU
 #: tensors on the device in and out (:func:`crossenvs.az.network.device_evaluator`), NumPy arrays on the CPU
@@ -66,7 +66,7 @@ def considered_table(max_considered: int, simulations: int) -> np.ndarray:
 
 
 def tree_buffers(game: Game, batch: int, simulations: int) -> dict[str, tuple[tuple[int, ...], Any]]:
-    """Every buffer of a search, named as :class:`~crossenvs.az.tree_math.Tree` names them: name -> (shape, dtype).
+    """Every buffer of a search, named as :class:`~crossenvs.az.search.tree_math.Tree` names them: name -> (shape, dtype).
 
     The trees (one node per simulation and the root; at every node a child and a prior per action), the
     network's answer for the leaves, what a search returns, and the noise of deterministic play.
@@ -112,14 +112,14 @@ class SearchResult(NamedTuple):
     root_observations: Any  # (n, H, W, C) float32: what the network saw at the roots
 
 
-#: the search's four steps, in the order a search runs them: two per game (az/tree.py), two for every game
+#: the search's four steps, in the order a search runs them: two per game (az/search/tree.py), two for every game
 STEPS = ("init_root", "backup_then_select", "expand_and_backup", "root_result")
 
 
 def search_loops(game: Game) -> dict[str, tuple[Callable[..., None], Callable[..., None] | None]]:
     """Each step's CPU loops, (serial, parallel or None), by step: two from the game's copy of
-    :mod:`crossenvs.az.tree`, two from :mod:`crossenvs.az.tree_math` (one for every game)."""
-    modules = dict.fromkeys(STEPS[:2], specialize("crossenvs.az.tree", type(game))) | dict.fromkeys(
+    :mod:`crossenvs.az.search.tree`, two from :mod:`crossenvs.az.search.tree_math` (one for every game)."""
+    modules = dict.fromkeys(STEPS[:2], specialize("crossenvs.az.search.tree", type(game))) | dict.fromkeys(
         STEPS[2:], tree_math
     )
     return {step: (getattr(modules[step], f"{step}_serial"), getattr(modules[step], f"{step}_parallel", None))
@@ -128,7 +128,7 @@ def search_loops(game: Game) -> dict[str, tuple[Callable[..., None], Callable[..
 
 def search_kernels(game: Game) -> dict[str, DeviceKernel]:
     """Each step's CUDA kernel (one GPU thread a tree, 64 a block), by step, for the device search."""
-    per_game = specialize("crossenvs.az.tree", type(game))
+    per_game = specialize("crossenvs.az.search.tree", type(game))
     modules = dict.fromkeys(STEPS[:2], per_game) | dict.fromkeys(STEPS[2:], tree_math)
     return {step: DeviceKernel(getattr(modules[step], f"{step}_cuda"), "leaves", 64, game.name) for step in STEPS}
 

@@ -1,10 +1,10 @@
 """Gumbel MuZero's arithmetic on one tree, which no game changes: selection scores, sigma(Q), backup, the answer.
 
-Split from the per-game template (:mod:`crossenvs.az.tree`, which steps positions with a game's
+Split from the per-game template (:mod:`crossenvs.az.search.tree`, which steps positions with a game's
 kernels) so that numba compiles and caches these once, not once per game: a first search of five
 games compiled them five times. Node and action indices are int64 throughout (``ROOT`` rather than
 a literal 0): numba types a literal argument as ``Literal[int]`` and would compile a function a
-second time for it. The module docstring of :mod:`crossenvs.az.tree` describes the search.
+second time for it. The module docstring of :mod:`crossenvs.az.search.tree` describes the search.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from crossenvs.core import state as st
-from crossenvs.core.floats import exact_exp
+from crossenvs.kernels import state as st
+from crossenvs.kernels.floats import exact_exp
 from crossenvs.kernels.portable import thread_index
 from crossenvs.kernels.threads import inline_twin
 
@@ -139,7 +139,7 @@ def interior_action(node_metas, children, prior, visits, value_sum, raw_value, b
 class Tree(NamedTuple):
     """A batch of search trees, one per position, and everything a step of the search reads or writes.
 
-    Every search kernel (here and in :mod:`crossenvs.az.tree`) takes it whole, on the CPU and on a GPU:
+    Every search kernel (here and in :mod:`crossenvs.az.search.tree`) takes it whole, on the CPU and on a GPU:
     row b of each array is tree b's. Per node: its position, children (-1: not expanded), parent,
     priors (-inf: illegal), visit count, value total and network value.
     """

@@ -6,7 +6,7 @@ it would still run the old one. So :func:`use_versioned_cache` (called on ``impo
 any kernel is decorated) points numba's cache at a folder named after a hash of the package's sources;
 it deletes nothing. On the package's first write to its cache (:func:`prepared_cache_root`) the
 folder is marked as used and other versions' old folders pruned. The per-game copies of templates
-(:mod:`crossenvs.core.specialize`, the only code made at run time) are written into its
+(:mod:`crossenvs.kernels.specialize`, the only code made at run time) are written into its
 ``specialized/`` folder (:func:`copies_folder`; ``crossenvs doctor`` prints it).
 
 The cache lives under ``$CROSSENVS_CACHE_DIR`` (else a ``NUMBA_CACHE_DIR`` you set, else

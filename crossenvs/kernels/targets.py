@@ -1,7 +1,7 @@
 """The second target's hooks: CUDA versions of the primitives the rules use, registered only when CUDA is first used.
 
 The rules are ``@njit`` functions written once; a few primitives need another instruction on a GPU
-(the bit counts of :mod:`crossenvs.core.bits`, the scratch arrays and views of
+(the bit counts of :mod:`crossenvs.kernels.bits`, the scratch arrays and views of
 :mod:`crossenvs.kernels.portable`). Their CPU versions are numba overloads registered at import;
 their CUDA versions are functions handed to :func:`on_cuda_target`, run by :func:`enable_cuda_target`
 when the CUDA target first loads (:func:`crossenvs.kernels.cuda.cuda_module`): a CPU-only install

@@ -40,11 +40,11 @@ class UnknownOptionError(InvalidOptionError, TypeError):
 
 class InvalidArgumentError(CrossenvsError, ValueError):
     """An argument of an API call outside what it takes: a seat that is not 0 or 1, a pixel size of 0,
-    a state that is not a :class:`~crossenvs.core.state.State`, a request larger than memory."""
+    a state that is not a :class:`~crossenvs.kernels.state.State`, a request larger than memory."""
 
 
 class InvalidStateError(CrossenvsError, ValueError):
-    """A :class:`~crossenvs.core.state.State` that is not a position of the game it is given to (wrong shapes)."""
+    """A :class:`~crossenvs.kernels.state.State` that is not a position of the game it is given to (wrong shapes)."""
 
 
 class InvalidActionError(CrossenvsError, ValueError):

@@ -3,7 +3,7 @@
 numpy's generators refuse negative seeds deep inside their own code, so every entry point (envs,
 players, arena, CLI, configs) checks a seed at the door with :func:`check_seed`, and the error
 names the argument. Checks of command-line flags and output paths sit beside these
-(:mod:`crossenvs.core.command_args`).
+(:mod:`crossenvs.support.command_args`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from .actions import describe
-from .errors import InvalidArgumentError, InvalidOptionError
+from crossenvs.support.actions import describe
+from crossenvs.support.errors import InvalidArgumentError, InvalidOptionError
 
 MAX_SEED = 2**63 - 1
 

@@ -1,7 +1,9 @@
-"""Numba kernels the players run over a batch of games: the uniform random pick among legal actions.
+"""The package's one uniform random pick among legal actions, in the kernel ground.
 
-Owned by the players layer (random play is a player); the vector env draws its random moves with it too
-(one pick for both: :func:`random_legal_actions`).
+:func:`count_legal` and :func:`nth_legal` are the pick; everything random stands on them: the random player
+(:func:`random_legal_actions` over a batch, one row for one position), MCTS's rollouts, and the vector env's
+per-game random actions (:func:`crossenvs.kernels.batch_kernels.random_pick`, its uniforms from each game's
+own stream, on both targets).
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ..core.bits import byte_sum_8
-from ..kernels.threads import run
+from crossenvs.kernels.bits import byte_sum_8
+from crossenvs.kernels.threads import run
 
 
 def random_legal_actions(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
@@ -27,7 +29,7 @@ def random_legal_actions(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarra
 def count_legal(row) -> int:
     """The legal actions of one mask row (1-d C-contiguous int8 of 0/1).
 
-    Summed eight bytes at a time (:func:`~crossenvs.core.bits.byte_sum_8`: one word on the CPU, so
+    Summed eight bytes at a time (:func:`~crossenvs.kernels.bits.byte_sum_8`: one word on the CPU, so
     counting a 3,585-action mask takes 449 multiplications; byte by byte on a GPU, where a row need
     not start at an 8-byte boundary).
     """

@@ -3,7 +3,7 @@
 The NamedTuples below are the kernels' arguments, named once: the batch on either target
 (:class:`crossenvs.envs.batch.GameBatch`), the kernels' definitions and their PTX signatures all use
 them (:mod:`crossenvs.kernels.launch`). The kernels that call a game's own kernels are in
-:mod:`crossenvs.envs.game_batch`, compiled once per game; the ones here (resets, per-game random
+:mod:`crossenvs.kernels.game_batch`, compiled once per game; the ones here (resets, per-game random
 streams, the random pick of a batch) are compiled once for all.
 """
 
@@ -15,8 +15,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from ..kernels.portable import thread_index
-from ..players.kernels import random_legal_action
+from crossenvs.kernels.portable import thread_index
+from crossenvs.kernels.random_pick import random_legal_action
 
 Array = Any  # a NumPy array on the CPU; a numba device array (a view of a torch tensor) on a GPU
 

@@ -14,8 +14,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-from .frames import frame_to_board
-from .targets import on_cuda_target
+from crossenvs.kernels.frames import frame_to_board
+from crossenvs.kernels.targets import on_cuda_target
 
 
 @njit(cache=True)

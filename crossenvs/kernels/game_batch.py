@@ -1,11 +1,11 @@
 """A batch of games of one kind stepped together: the game's kernels looped over a batch axis.
 
-A template module (see :mod:`crossenvs.core.specialize`): ``specialize(__name__, GameClass)``
+A template module (see :mod:`crossenvs.kernels.specialize`): ``specialize(__name__, GameClass)``
 gives the copy bound to one game's kernels. Every game's rules are three kernels with one
 signature (:mod:`crossenvs.core.game`), so this one file drives any game.
 
 Each kernel here is one game's work, ``one(a, j)``, over a NamedTuple of the batch's arrays
-(:mod:`crossenvs.envs.batch_kernels` names them), and the loops over it are beside it: on the CPU
+(:mod:`crossenvs.kernels.batch_kernels` names them), and the loops over it are beside it: on the CPU
 ``<name>_serial`` and ``<name>_parallel`` (run by :func:`crossenvs.kernels.threads.run`, each taking
 the NamedTuple's fields in order), on a GPU ``<name>_cuda``, one thread a game (launched by
 :mod:`crossenvs.kernels.launch`). One source for both targets, one argument list: a vector env's step
@@ -22,14 +22,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from crossenvs.core import state as st
-from crossenvs.core.specialize import game_kernels
-from crossenvs.envs.batch_kernels import Apply, Play, Restart, Step, View, reset_game
+from crossenvs.kernels import state as st
+from crossenvs.kernels.batch_kernels import Apply, Play, Restart, Step, View, reset_game
 from crossenvs.kernels.portable import thread_index
+from crossenvs.kernels.specialize import game_kernels
 from crossenvs.kernels.threads import inline_twin
 
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
-COMPILING = "the vector env's batch loops"  # in words, for the first-use notice (crossenvs.core.specialize)
+COMPILING = "the vector env's batch loops"  # in words, for the first-use notice (crossenvs.kernels.specialize)
 
 
 @njit(cache=True)
@@ -41,7 +41,7 @@ def apply(a: Apply, j) -> None:
 
 @njit(cache=True)
 def play(a: Play, j) -> None:
-    """Game j plays ``actions[j]``, and what the step returns about it (see :class:`~crossenvs.envs.batch_kernels.Play`).
+    """Game j plays ``actions[j]``, and what the step returns about it (see :class:`~crossenvs.kernels.batch_kernels.Play`).
 
     The vector env's step in one pass: the bookkeeping done in NumPy after :func:`apply` cost a
     noticeable share of a large batch's step, and here it is a few loads per game.
@@ -89,7 +89,7 @@ _observe_inline, _mask_inline = inline_twin(observe), inline_twin(mask)
 
 @njit(cache=True)
 def apply_serial(*fields) -> None:
-    """:func:`apply` for every index of ``ids`` (``fields``: those of :class:`~crossenvs.envs.batch_kernels.Apply`)."""
+    """:func:`apply` for every index of ``ids`` (``fields``: those of :class:`~crossenvs.kernels.batch_kernels.Apply`)."""
     a = Apply(*fields)
     for j in range(a.ids.shape[0]):
         _apply_inline(a, j)
@@ -105,7 +105,7 @@ def apply_parallel(*fields) -> None:
 @njit(cache=True)
 def view_serial(*fields) -> None:
     """Every observation, then every mask (see :func:`observe`; ``fields``: those of
-    :class:`~crossenvs.envs.batch_kernels.View`)."""
+    :class:`~crossenvs.kernels.batch_kernels.View`)."""
     a = View(*fields)
     for j in range(a.ids.shape[0]):
         _observe_inline(a, j)
@@ -149,7 +149,7 @@ def _observe_to_move(boards, metas, players, observations, j) -> None:
 
 @njit(cache=True, inline="always")
 def _play_of(a: Step) -> Play:
-    """The :class:`~crossenvs.envs.batch_kernels.Play` fields of a step, as :func:`play` takes them."""
+    """The :class:`~crossenvs.kernels.batch_kernels.Play` fields of a step, as :func:`play` takes them."""
     return Play(a.boards, a.metas, a.actions, a.ok, a.movers, a.seat_rewards, a.rewards, a.ended, a.final_ply)
 
 
@@ -180,7 +180,7 @@ def step_serial(*fields) -> None:
     (a call, not inlined: inlined into the plays' loop it made a large Connect Four batch's step a third slower),
     the observations, the masks (game by game, each observation pushed the move tables the mask reads out of the
     first-level cache).
-    ``fields``: those of :class:`~crossenvs.envs.batch_kernels.Step`."""
+    ``fields``: those of :class:`~crossenvs.kernels.batch_kernels.Step`."""
     a = Step(*fields)
     p = _play_of(a)
     for j in range(a.boards.shape[0]):
@@ -234,7 +234,7 @@ def step_parallel(*fields) -> None:
 
 @njit(cache=True)
 def restart_serial(*fields) -> None:
-    """:func:`restart` for every game (``fields``: those of :class:`~crossenvs.envs.batch_kernels.Restart`)."""
+    """:func:`restart` for every game (``fields``: those of :class:`~crossenvs.kernels.batch_kernels.Restart`)."""
     a = Restart(*fields)
     for j in range(a.restart.shape[0]):
         _restart_inline(a, j)

@@ -1,7 +1,7 @@
 """Action-codec helpers: fixed-size action ids from board coordinates, in numba.
 
 Action ids are laid out in mixed radix over the acting player's frame (see
-:mod:`crossenvs.core.frames`): a square is ``row * width + col``; a move from a square in one
+:mod:`crossenvs.kernels.frames`): a square is ``row * width + col``; a move from a square in one
 of eight directions over a distance is ``(square * 8 + direction) * max_distance + (distance - 1)``.
 Each game documents its own layout in its module docstring and builds it from these pieces.
 """

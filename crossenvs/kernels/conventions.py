@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from . import state as st
+from crossenvs.kernels import state as st
 
 #: consecutive passes that draw the game
 PASSES_TO_DRAW = 2

@@ -3,7 +3,7 @@
 An action id is an ``int``, a numpy integer or a 0-d integer array (what ``model.predict``
 returns for one observation), in ``0..num_actions-1``. Bools, floats (even ``3.0``: truncating
 them silently hid bugs), ``None``, strings and lists are refused with
-:class:`~crossenvs.core.errors.InvalidActionError`, which says what was given and what is
+:class:`~crossenvs.support.errors.InvalidActionError`, which says what was given and what is
 expected. Whether the id is *legal* is the rules' business, not this module's.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InvalidActionError
+from crossenvs.support.errors import InvalidActionError
 
 
 def describe(value: Any) -> str:

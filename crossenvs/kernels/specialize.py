@@ -12,7 +12,7 @@ imports it, and returns the module. Every game, built-in or a user's own, gets i
 its own numba cache entries: there is no table of game ids for a dispatcher to get wrong.
 
 These copies are the only code made at run time. They are written into
-:func:`crossenvs.core.cache.copies_folder` (``crossenvs doctor`` prints where), named after the
+:func:`crossenvs.kernels.cache.copies_folder` (``crossenvs doctor`` prints where), named after the
 template, the game and a hash of the template's text and of the module defining the kernels (for a
 user's game: that module's source and the kernels' bytecode; helper modules it imports are not
 covered). A template says in words what it compiles (its ``COMPILING``), for the first-use notice.
@@ -30,9 +30,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .cache import digest, generated_module
-from .errors import CrossenvsError
-from .waits import compile_wait
+from crossenvs.kernels.cache import digest, generated_module
+from crossenvs.support.errors import CrossenvsError
+from crossenvs.support.waits import compile_wait
 
 #: the line of a template module that a per-game copy replaces
 KERNELS_LINE = "apply_kernel, mask_kernel, observe_kernel = game_kernels()"
@@ -47,7 +47,7 @@ def game_kernels() -> tuple[Any, Any, Any]:
     """Stand-ins for a game's kernels in a template module; per-game copies import the real ones."""
 
     def unbound(*args: Any) -> Any:
-        raise KernelError("this is a template module; use crossenvs.core.specialize.specialize(template, game)")
+        raise KernelError("this is a template module; use crossenvs.kernels.specialize.specialize(template, game)")
 
     return unbound, unbound, unbound
 
@@ -79,7 +79,7 @@ def _kernel_code(kernel: Any) -> bytes:
 
 def _module_source(module_name: str) -> bytes:
     """What keys a copy to the module defining a game's kernels: its source (a built-in game's sources also key
-    the whole cache folder, :func:`crossenvs.core.cache.package_hash`)."""
+    the whole cache folder, :func:`crossenvs.kernels.cache.package_hash`)."""
     path = getattr(sys.modules[module_name], "__file__", None)
     if not path or not Path(path).is_file():
         return module_name.encode()

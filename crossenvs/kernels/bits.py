@@ -13,7 +13,7 @@ from numba import njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic, overload
 
-from .targets import on_cuda_target
+from crossenvs.kernels.targets import on_cuda_target
 
 
 def lowest_square(bits: np.uint64) -> int:

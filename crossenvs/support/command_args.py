@@ -4,7 +4,7 @@ An arena or a training run that fails at its last step (the results file cannot 
 loses everything it computed; these checks run first, so the error comes at once and names
 the flag. The CLI (:mod:`crossenvs.cli`), the trainers (:mod:`crossenvs.trainer`, ``training/``) and
 the RLlib run use them; they live in the core, below all of those commands, beside the engine's own
-argument checks (:mod:`crossenvs.core.checks`).
+argument checks (:mod:`crossenvs.support.checks`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import OutputPathError, UsageError
+from crossenvs.support.errors import OutputPathError, UsageError
 
 
 def check_int_range(value: int, flag: str, low: int, high: int | None = None) -> int:
