@@ -330,3 +330,36 @@ def test_the_checkout_has_the_layout_it_was_asked_for():
     assert link.is_symlink() and os.readlink(link) == "crossenvs/configs"
     assert link.resolve() == (root / "crossenvs" / "configs").resolve()
     assert (link / "alphazero" / "crisscross6.yaml").is_file()
+
+
+def architecture_map() -> dict[str, str]:
+    """docs/architecture.md's map of the layers: each folder's text (from its numbered line to the next one)."""
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text()
+    block = page.split("<!-- not output: a map of the package's layers -->", 1)[1].split("```", 2)[1]
+    sections: dict[str, list[str]] = {}
+    current = None
+    for line in block.splitlines():
+        head = line.split()[:2]
+        if len(head) == 2 and head[0].isdigit() and head[1].endswith("/"):
+            current = head[1].rstrip("/")
+        elif line[:1].strip():  # an unnumbered head (the package root, the scripts) ends a folder's text
+            current = None
+        if current is not None:
+            sections.setdefault(current, []).append(line)
+    return {folder: "\n".join(lines) for folder, lines in sections.items()}
+
+
+def test_the_architecture_page_names_every_module_in_its_folders_place():
+    """Every module of the package is named on the page, in the map's text of its own folder, and the map has one
+    numbered place per layer below the package root, in LAYERS' order."""
+    sections = architecture_map()
+    folders = [prefix.split(".")[1] for prefixes in LAYERS[:-1] for prefix in prefixes if prefix.count(".") == 1]
+    assert list(sections) == [folder for folder in folders if folder != "__main__"], list(sections)
+    unnamed = [
+        str(path.relative_to(PACKAGE))
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.name != "__init__.py"
+        and path.parent != PACKAGE
+        and path.name not in sections.get(path.relative_to(PACKAGE).parts[0], "")
+    ]
+    assert not unnamed, f"modules docs/architecture.md's map does not name in their folder's place: {unnamed}"
