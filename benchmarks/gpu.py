@@ -33,7 +33,7 @@ rest is Python and launching), and the bytes a step writes (observation, mask, p
 outputs) as achieved memory bandwidth.
 
 Search rows (``--search``): a self-play step, searched and played, at 1,024 / 4,096 / 16,384 games.
-Ours: :class:`crossenvs.az.search.GumbelSearch` (``device="cuda"``) on Crisscross 8x8 or the ``--games`` (the
+Ours: :class:`crossenvs.az.search.gumbel.GumbelSearch` (``device="cuda"``) on Crisscross 8x8 or the ``--games`` (the
 device env's games, ``AlphaZeroNet`` of ``make train``'s size: stem and 3 residual blocks of 32
 channels, float32 with TF32 matrix products on both sides, as JAX's default is), then the device
 env's step. mctx: ``gumbel_muzero_policy`` over pgx othello with the same network in JAX

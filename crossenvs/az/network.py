@@ -131,7 +131,7 @@ def auto_precision(device: str) -> tuple[str, str]:
 
 
 def evaluator(net: AlphaZeroNet, device: str = "cpu", precision: str = "float32"):
-    """A numpy-in, numpy-out evaluation function for :class:`~crossenvs.az.search.GumbelSearch`.
+    """A numpy-in, numpy-out evaluation function for :class:`~crossenvs.az.search.gumbel.GumbelSearch`.
 
     On the CPU, each call runs on torch's threads or on one, whichever is faster now
     (``crossenvs.az.torch_threads.torch_thread_choice``: a busy neighbour otherwise stalls it).
@@ -152,7 +152,7 @@ def evaluator(net: AlphaZeroNet, device: str = "cpu", precision: str = "float32"
 
 
 def device_evaluator(net: AlphaZeroNet, precision: str = "float32"):
-    """A tensor-in, tensor-out evaluation function for :class:`~crossenvs.az.search.GumbelSearch` on a GPU.
+    """A tensor-in, tensor-out evaluation function for :class:`~crossenvs.az.search.gumbel.GumbelSearch` on a GPU.
 
     The leaves' observation tensor is read where it lies (the GPU, or the CPU under the CUDA simulator) and the
     logits and values stay there: no host copy inside a search. ``precision`` as in :func:`evaluator`.

@@ -1,7 +1,7 @@
 """AlphaZero's self-play: a batch of games stepped together, every move searched, the finished games' positions.
 
 ``num_envs`` games are a :class:`~crossenvs.envs.batch.GameBatch` on the run's target ("cpu" or "cuda"). Before
-every move :class:`crossenvs.az.search.GumbelSearch`, on the same target, searches all of them at once reading the
+every move :class:`crossenvs.az.search.gumbel.GumbelSearch`, on the same target, searches all of them at once reading the
 games where they lie, and the network evaluates all the new leaves in one forward pass. With ``fast_simulations``
 (playout-cap randomisation, as in KataGo) most moves get a cheap search and only the full ones are learnt from.
 With ``random_opening_plies`` (AlphaZero.jl issue 217's recipe) each game opens with 0 to that many uniformly

@@ -12,7 +12,7 @@
 How it works:
 
 * **Self-play.** ``num_envs`` games are stepped together in the vector env. Before every move,
-  :class:`crossenvs.az.search.GumbelSearch` searches all of them at once: each simulation walks
+  :class:`crossenvs.az.search.gumbel.GumbelSearch` searches all of them at once: each simulation walks
   every game's tree in numba over the game's real kernels, and the network evaluates all the new
   leaves in one forward pass. Root actions are chosen by Gumbel sampling with sequential halving
   (so 16-64 simulations still improve the policy), and the policy target is the improved policy

@@ -41,7 +41,7 @@ _SLOT_BYTES = 8 + 1 + 1  # key, value, flag
 
 
 class SolverBudgetError(CrossenvsError, RuntimeError):
-    """A solver (this one, or Connect Four's in :mod:`crossenvs.eval.connect_four`) visited its whole node budget
+    """A solver (this one, or Connect Four's in ``crossenvs.eval.connect_four``) visited its whole node budget
     without proving a value."""
 
 

@@ -1,6 +1,6 @@
 """The kernel ground: the position record and everything the rules and their batched loops run on, both targets.
 
-Below the game contract (:mod:`crossenvs.core`) and knowing no game: it imports only :mod:`crossenvs.support`
+Below the game contract (``crossenvs.core``) and knowing no game: it imports only :mod:`crossenvs.support`
 and names no module above it (``tests/test_layers.py``). What is here:
 
 * The position and what rules share: :mod:`.state` (``State``, the meta slots, ``SEAT_RETURNS``),

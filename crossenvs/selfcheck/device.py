@@ -166,7 +166,7 @@ def check_device_search(
     batch: int | None = None,
     **options: Any,
 ) -> SearchReport:
-    """Search the same positions with :class:`~crossenvs.az.search.GumbelSearch` on the device and on the CPU,
+    """Search the same positions with :class:`~crossenvs.az.search.gumbel.GumbelSearch` on the device and on the CPU,
     with the same root noise (every other search none) and the same
     evaluator (:func:`linear_evaluator`), and compare what they return. ``batch``: the searches are made for this
     many positions (default ``positions``; more tries a search on part of its batch).

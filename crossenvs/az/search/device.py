@@ -1,6 +1,6 @@
 """The search's CUDA kernels compiled without a GPU: their PTX, and their sources for the offline checks.
 
-The kernels are :class:`crossenvs.az.search.GumbelSearch`'s on its device backend (the ``*_cuda`` one-tree steps
+The kernels are :class:`crossenvs.az.search.gumbel.GumbelSearch`'s on its device backend (the ``*_cuda`` one-tree steps
 of :mod:`crossenvs.az.search.tree` and :mod:`crossenvs.az.search.tree_math`), built here for a compute capability with the
 argument types a launch passes (``numba.typeof`` of the very :class:`~crossenvs.az.search.tree_math.Tree`).
 """

@@ -20,8 +20,8 @@ actions with the mixed value, Q is min-max rescaled over the node's legal action
 **One source, both targets.** The trees share nothing, so each step of the search is one tree's work
 over the :class:`~crossenvs.az.search.tree_math.Tree` of the whole batch, with its loops beside it (as in
 ``crossenvs.kernels.game_batch``): ``<step>_serial`` and ``<step>_parallel`` on the CPU
-(:class:`crossenvs.az.search.GumbelSearch`, through :func:`crossenvs.kernels.threads.run`) and
-``<step>_cuda``, one GPU thread a tree (the same :class:`crossenvs.az.search.GumbelSearch` on its device backend), in the
+(:class:`crossenvs.az.search.gumbel.GumbelSearch`, through :func:`crossenvs.kernels.threads.run`) and
+``<step>_cuda``, one GPU thread a tree (the same :class:`crossenvs.az.search.gumbel.GumbelSearch` on its device backend), in the
 same order: :func:`init_root`, then
 per simulation :func:`backup_then_select` (the last leaf's evaluation backed up, the next leaf
 chosen), then the last backup and the answer (:mod:`crossenvs.az.search.tree_math`, the steps that no game
