@@ -186,13 +186,11 @@ class CrossVectorEnv(VectorEnv):
         """Gymnasium's same-step final-observation keys for the games ``ids`` that just ended (fresh arrays)."""
         final_obs = np.empty(self.num_envs, dtype=object)  # None where no game ended
         by_seat = np.empty(self.num_envs, dtype=object)
-        views = result.final_observations[ids]  # (n, 2, H, W, C): a copy, the caller's
-        # a list into an object array's rows: one array per row (numpy stops at the target's one dimension)
-        by_seat[ids] = list(views)
-        final_obs[ids] = list(views[np.arange(len(ids)), result.movers[ids]])
-        ended = np.zeros(self.num_envs, dtype=bool)
-        ended[ids] = True
-        return {"final_obs": final_obs, "_final_obs": ended, "final_obs_by_seat": by_seat}
+        views, movers = result.final_observations[ids], result.movers  # views (n, 2, H, W, C): a copy, the caller's
+        for row, game in enumerate(ids.tolist()):  # a few games a step: a loop beats building lists and indices
+            by_seat[game] = views[row]
+            final_obs[game] = views[row, movers[game]].copy()
+        return {"final_obs": final_obs, "_final_obs": result.ended.copy(), "final_obs_by_seat": by_seat}
 
 
 try:  # the SB3 face needs the train extra; the two-player face does not

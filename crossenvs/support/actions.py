@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from crossenvs.support.errors import InvalidActionError
 
@@ -38,21 +39,39 @@ def action_id(action: Any, num_actions: int, who: str = "the action") -> int:
 
 
 def action_ids(actions: Any, count: int, num_actions: int, who: str = "actions") -> np.ndarray:
-    """``count`` action ids as an int64 array, or :class:`InvalidActionError` naming the first bad one."""
-    try:
-        array = np.asarray(actions)
-    except (ValueError, TypeError):  # ragged nested lists
-        raise InvalidActionError(f"{who} must be {count} integer action ids, got {describe(actions)}") from None
+    """``count`` action ids as an int64 array, or :class:`InvalidActionError` naming the first bad one.
+
+    Every vector step checks its actions here, so an integer array (what a policy or ``random_actions`` hands
+    over) takes the short way: a dtype-kind test and one compiled pass for the range (a microsecond; NumPy's
+    comparisons, ``issubdtype`` and ``flatnonzero`` were seven on a 64-game step)."""
+    array = (
+        actions if isinstance(actions, np.ndarray) and actions.dtype.kind in "iu" else _as_array(actions, count, who)
+    )
     if array.shape != (count,):
         raise InvalidActionError(f"{who} must have shape ({count},), one id per game, got {describe(actions)}")
     if not np.issubdtype(array.dtype, np.integer):
         raise InvalidActionError(
             f"{who} must be integer action ids in 0..{num_actions - 1}, got dtype {array.dtype} ({describe(actions)})"
         )
-    bad = np.flatnonzero((array < 0) | (array >= num_actions))
-    if bad.size:
-        first = int(bad[0])
+    first = _first_out_of_range(array, num_actions) if array.ndim == 1 and array.size else -1
+    if first >= 0:
         raise InvalidActionError(
             f"{who}[{first}] = {int(array[first])} is out of range: action ids are 0..{num_actions - 1}"
         )
     return array.astype(np.int64, copy=False)
+
+
+def _as_array(actions: Any, count: int, who: str) -> np.ndarray:
+    try:
+        return np.asarray(actions)
+    except (ValueError, TypeError):  # ragged nested lists
+        raise InvalidActionError(f"{who} must be {count} integer action ids, got {describe(actions)}") from None
+
+
+@njit(cache=True)
+def _first_out_of_range(actions: np.ndarray, num_actions: int) -> int:
+    """The index of the first id outside ``0..num_actions-1``, or -1."""
+    for j in range(actions.shape[0]):
+        if actions[j] < 0 or actions[j] >= num_actions:
+            return j
+    return -1
