@@ -46,6 +46,11 @@ def _seat_rewards(status: np.ndarray) -> np.ndarray:
     return st.SEAT_RETURNS[status].astype(np.float32)
 
 
+#: up to this many games ended in a step, their final views are handed over by a loop over them; more, by whole-array
+#: operations (a few games a step, as in a small batch, pay the latter's fixed cost several times over)
+FEW_ENDED = 16
+
+
 class CrossVectorEnv(VectorEnv):
     """B games of one game as a ``gymnasium.vector.VectorEnv``, both seats played by the caller (self-play).
 
@@ -186,10 +191,14 @@ class CrossVectorEnv(VectorEnv):
         """Gymnasium's same-step final-observation keys for the games ``ids`` that just ended (fresh arrays)."""
         final_obs = np.empty(self.num_envs, dtype=object)  # None where no game ended
         by_seat = np.empty(self.num_envs, dtype=object)
-        views, movers = result.final_observations[ids], result.movers  # views (n, 2, H, W, C): a copy, the caller's
-        for row, game in enumerate(ids.tolist()):  # a few games a step: a loop beats building lists and indices
-            by_seat[game] = views[row]
-            final_obs[game] = views[row, movers[game]].copy()
+        views = result.final_observations[ids]  # (n, 2, H, W, C): a copy, the caller's
+        if len(ids) <= FEW_ENDED:  # a loop beats building lists and index arrays for a few games
+            for row, game in enumerate(ids.tolist()):
+                by_seat[game] = views[row]
+                final_obs[game] = views[row, result.movers[game]].copy()
+        else:  # many: whole-array operations (a list into an object array's rows: one array per row)
+            by_seat[ids] = list(views)
+            final_obs[ids] = list(views[np.arange(len(ids)), result.movers[ids]])
         return {"final_obs": final_obs, "_final_obs": result.ended.copy(), "final_obs_by_seat": by_seat}
 
 

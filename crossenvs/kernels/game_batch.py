@@ -203,33 +203,31 @@ def _final_views_and_restart_where_ended(boards, metas, initial_board, initial_m
 
 
 @njit(cache=True)
-def _observe_to_move_called(boards, metas, players, observations, j) -> None:
+def _observe_and_mask(boards, metas, players, observations, masks, j) -> None:
+    """Game j's view of the player to act and its mask: one ``prange`` pass (each pass across the threads ends at a
+    barrier, and four of them cost a large batch of a light game more than the passes saved)."""
     _observe_to_move(boards, metas, players, observations, j)
-
-
-@njit(cache=True)
-def _mask_called(boards, metas, masks, j) -> None:
     mask_kernel(boards[j], metas[j], masks[j])
 
 
 @njit(cache=True, parallel=True)
 def step_parallel(*fields) -> None:
-    """:func:`step_serial`'s passes across numba's threads. A ``prange`` body may use a NamedTuple only where the
-    function built it (numba's parallel lowering looks for the constructor call), so the play's is built here."""
+    """:func:`step_serial`'s work across numba's threads in two passes, not four: each pass ends at a barrier of the
+    threads, which a large batch of a light game (Connect Four) paid more for than the passes saved, so a game's
+    play and restart share one pass and its observation and mask the other. A ``prange`` body may use a
+    NamedTuple only where the function built it (numba's parallel lowering looks for the constructor call), so the
+    play's is built here."""
     a = Step(*fields)
     p = Play(a.boards, a.metas, a.actions, a.ok, a.movers, a.seat_rewards, a.rewards, a.ended, a.final_ply)
     boards, metas, ended, players, observations, masks = a.boards, a.metas, a.ended, a.players, a.observations, a.masks
     initial_board, initial_meta, final_observations = a.initial_board, a.initial_meta, a.final_observations
     for j in prange(boards.shape[0]):
         play(p, np.int64(j))
-    for j in prange(boards.shape[0]):
         _final_views_and_restart_where_ended(
             boards, metas, initial_board, initial_meta, final_observations, ended, np.int64(j)
         )
     for j in prange(boards.shape[0]):
-        _observe_to_move_called(boards, metas, players, observations, np.int64(j))
-    for j in prange(boards.shape[0]):
-        _mask_called(boards, metas, masks, np.int64(j))
+        _observe_and_mask(boards, metas, players, observations, masks, np.int64(j))
 
 
 @njit(cache=True)
