@@ -249,3 +249,12 @@ def test_the_whole_process_timer_refuses_an_unknown_mode():
     timer = runpy.run_path(str(BENCH.parent / "whole_process.py"))
     with pytest.raises(SystemExit, match="unknown mode 'walk'"):
         timer["main"](["walk", "crisscross"])
+
+
+def test_the_paired_runner_times_a_row_in_another_process_and_refuses_a_base_without_the_package(tmp_path):
+    """benchmarks/paired.py: one figure is one process of whole_process.py on the checkout named (here this one);
+    a --base that holds no crossenvs package stops before any run."""
+    paired = runpy.run_path(str(BENCH.parent / "paired.py"))
+    assert paired["figure"](BENCH.parent.parent, ("aec", "crisscross", "1")) > 0
+    with pytest.raises(SystemExit):
+        paired["main"](["--base", str(tmp_path)])
