@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -89,16 +90,22 @@ def _openspiel(spec: str) -> Callable[[list[list[int]]], list[list[Position]]]:
         traces = []
         for ids in sequences:
             state = peer.new_initial_state()
-            trace = []
-            for k in range(len(ids) + 1):
-                trace.append(_openspiel_position(state))
-                if k == len(ids) or ids[k] not in trace[-1][0]:
-                    break  # the end, or a move the peer refuses (the traces differ there already)
-                state.apply_action(ids[k])
-            traces.append(trace)
+            traces.append(_trace(ids, partial(_openspiel_position, state), state.apply_action))
         return traces
 
     return replay
+
+
+def _trace(ids: list[int], position: Callable[[], Position], play: Callable[[int], Any]) -> list[Position]:
+    """A peer's positions along ``ids`` from its start: ``position()`` before each move ``play(id)``, and after the
+    last; it stops at the end of the game or at a move the peer refuses (the traces differ there already)."""
+    trace = []
+    for k in range(len(ids) + 1):
+        trace.append(position())
+        if k == len(ids) or ids[k] not in trace[-1][0]:
+            break
+        play(ids[k])
+    return trace
 
 
 def _openspiel_position(state: Any) -> Position:
@@ -125,13 +132,7 @@ def _pettingzoo_connect_four() -> Callable[[list[list[int]]], list[list[Position
         traces = []
         for ids in sequences:
             env.reset()
-            trace = []
-            for k in range(len(ids) + 1):
-                trace.append(position())
-                if k == len(ids) or ids[k] not in trace[-1][0]:
-                    break  # the end, or a move the peer refuses (the traces differ there already)
-                env.step(ids[k])
-            traces.append(trace)
+            traces.append(_trace(ids, position, env.step))
         return traces
 
     return replay
