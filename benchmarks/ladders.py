@@ -41,7 +41,7 @@ JOURNAL_DIR = Path(__file__).resolve().parent / "ladder_games"
 GAMES_PER_PAIR = {"crisscross_size6": 600, "crisscross": 100, "charing_cross": 100, "crossings": 100,
                   "neo_crossings": 100, "crosse": 50, "connect_four": 200, "hex": 200}  # fmt: skip
 #: ladders shipped for games without a pretrained agent, at their default options
-GAMES_WITHOUT_AGENT = (("connect_four", {}), ("hex", {}))
+GAMES_WITHOUT_AGENT = (("hex", {}),)
 
 
 def ladder_games() -> list[tuple[str, dict]]:

@@ -222,7 +222,7 @@ def test_a_ladder_rated_with_another_agent_is_refused():
 
 SHIPPED = [make_game(name, **options) for name, options in agents.available()]
 #: ladders of games with no pretrained agent: the games whose strength the field measures
-WITHOUT_AGENT = [make_game("connect_four"), make_game("hex")]
+WITHOUT_AGENT = [make_game("hex")]
 
 
 @pytest.mark.parametrize("game", SHIPPED + WITHOUT_AGENT, ids=ladder_file_name)

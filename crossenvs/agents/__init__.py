@@ -36,6 +36,7 @@ SHIPPED: tuple[tuple[str, dict[str, Any]], ...] = (
     ("neo_crossings", {}),
     ("charing_cross", {}),
     ("crosse", {}),
+    ("connect_four", {}),
 )
 
 
