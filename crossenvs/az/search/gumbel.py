@@ -274,11 +274,20 @@ class GumbelSearch:
             self.backend.for_caller(self._trees["observations"][1][:n]) if self._on_device else tree.observations
         )
         logits, values = evaluate(observations)
-        to_kernel = self.backend.input
+        if not self._on_device:  # into the tree's own buffers: a 24-field tuple's _replace cost more than the copy
+            self._check_answer(n, np.shape(logits), np.shape(values))
+            np.copyto(tree.logits, logits, casting="same_kind")
+            np.copyto(tree.values, values, casting="same_kind")
+            return tree
+        to_kernel = self.backend.input  # on the device the network's own tensors, read in place
         logits, values = to_kernel(logits, np.float32), to_kernel(values, np.float32)
-        if logits.shape != (n, self.game.num_actions) or values.shape != (n,):  # the kernels would read past them
+        self._check_answer(n, tuple(logits.shape), tuple(values.shape))
+        return tree._replace(logits=logits, values=values)
+
+    def _check_answer(self, n: int, logits_shape: tuple[int, ...], values_shape: tuple[int, ...]) -> None:
+        """The network's answer has one row per leaf: the kernels would read past a smaller one."""
+        if logits_shape != (n, self.game.num_actions) or values_shape != (n,):
             raise InvalidOptionError(
                 f"evaluate must return logits ({n}, {self.game.num_actions}) and values ({n},), "
-                f"got {tuple(logits.shape)} and {tuple(values.shape)}"
+                f"got {logits_shape} and {values_shape}"
             )
-        return tree._replace(logits=logits, values=values)
