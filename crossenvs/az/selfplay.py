@@ -48,6 +48,7 @@ class SelfPlay:
         if self.on_device:
             import torch
 
+            self.torch = torch  # the device path's arrays are torch tensors
             self.torch_device = torch_device()
             self.noise = torch.Generator(device=self.torch_device)
             self.noise.manual_seed(int(rng.integers(2**62)))
@@ -72,9 +73,7 @@ class SelfPlay:
         tensor (no copy; under numba's simulator the NumPy copy as a CPU tensor)."""
         if not self.on_device:
             return value
-        import torch
-
-        return torch.as_tensor(value, device=self.torch_device)
+        return self.torch.as_tensor(value, device=self.torch_device)
 
     def _own(self, value: Any) -> Any:
         """Like :meth:`_tensor`, but kept across a step: on the device a copy (the batch rewrites its buffers each
@@ -92,13 +91,7 @@ class SelfPlay:
         random_actions = self.games.random_actions()
         if not self.on_device:
             return np.where(opening, random_actions, actions)
-        import torch
-
-        device = self.torch_device
-        mask = torch.as_tensor(opening, device=device)
-        return torch.where(
-            mask, torch.as_tensor(random_actions, device=device), torch.as_tensor(actions, device=device)
-        )
+        return self.torch.where(self._tensor(opening), self._tensor(random_actions), self._tensor(actions))
 
     def step(self, evaluate: Evaluator, tag: int = 0) -> Finished:
         """One searched move in every game; the positions of the games that ended, each tagged with the oldest
