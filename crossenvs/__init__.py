@@ -22,60 +22,15 @@ use_versioned_cache()
 from crossenvs.support.version import __version__ as __version__
 from crossenvs.support.waits import watch_compiles
 
+from . import core as _core
 from . import games  # noqa: F401 - registers the built-in games (their modules load on first use)
-from .core import (
-    CallOrderError,
-    CheckpointError,
-    CrossenvsError,
-    Game,
-    GameSpec,
-    IllegalActionError,
-    InvalidActionError,
-    InvalidArgumentError,
-    InvalidOptionError,
-    InvalidStateError,
-    OutputPathError,
-    PositionTextError,
-    ResetFirstError,
-    State,
-    UnknownGameError,
-    UnknownOptionError,
-    UsageError,
-    game_class,
-    game_spec,
-    list_games,
-    make_game,
-    register_game,
-)
+from .core import *  # noqa: F403 - the game contract, as core.__all__ names it
 from .core.facts import GameFacts
 from .envs import registration as _env_registration  # noqa: F401 - gymnasium ids and entry modules
 from .players import PATH_KIND, register_player_kind
 
-__all__ = [
-    "CallOrderError",
-    "CheckpointError",
-    "CrossenvsError",
-    "Game",
-    "GameFacts",
-    "GameSpec",
-    "IllegalActionError",
-    "InvalidActionError",
-    "InvalidArgumentError",
-    "InvalidOptionError",
-    "InvalidStateError",
-    "OutputPathError",
-    "PositionTextError",
-    "ResetFirstError",
-    "State",
-    "UnknownGameError",
-    "UnknownOptionError",
-    "UsageError",
-    "game_class",
-    "game_spec",
-    "list_games",
-    "make_game",
-    "register_game",
-]
+#: the game contract (core's names) and the facts a game page shows
+__all__ = [*_core.__all__, "GameFacts"]
 
 # The package root is the composition root: it wires the layers that must not import each other.
 # The env layer subscribed to the registry above (on import; it is told of games registered

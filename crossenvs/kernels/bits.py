@@ -32,11 +32,20 @@ def popcount(bits: np.uint64) -> int:
     return int(bits).bit_count()
 
 
-@intrinsic
-def _count_ones(typingctx, bits):
-    if not isinstance(bits, types.Integer):
-        return None
-    return bits(bits), lambda context, builder, signature, args: builder.ctpop(args[0])
+def _one_instruction(name: str):
+    """An intrinsic that lowers an integer argument through LLVM's ``name`` (``ctpop``, ``bitreverse``)."""
+
+    def call(typingctx, bits):
+        if not isinstance(bits, types.Integer):
+            return None
+        return bits(bits), lambda context, builder, signature, args: getattr(builder, name)(args[0])
+
+    call.__name__ = call.__qualname__ = f"llvm_{name}"
+    return intrinsic(call)
+
+
+_count_ones = _one_instruction("ctpop")
+_reverse = _one_instruction("bitreverse")
 
 
 @overload(popcount)
@@ -48,13 +57,6 @@ def _popcount_jitted(bits):
 def reverse_bits(bits: np.uint64) -> np.uint64:
     """``bits`` with its 64 bits in the opposite order (bit 0 becomes bit 63)."""
     return np.uint64(int(f"{int(bits):064b}"[::-1], 2))
-
-
-@intrinsic
-def _reverse(typingctx, bits):
-    if not isinstance(bits, types.Integer):
-        return None
-    return bits(bits), lambda context, builder, signature, args: builder.bitreverse(args[0])
 
 
 @overload(reverse_bits)

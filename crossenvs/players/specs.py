@@ -22,16 +22,8 @@ from crossenvs.support.errors import InvalidOptionError
 from crossenvs.support.extras import import_extra
 
 from ..core.game import Game
+from . import builtin
 from .base import Player
-from .builtin import (
-    MAX_MCTS_SIMULATIONS,
-    MAX_SEARCH_SIMULATIONS,
-    FunctionPlayer,
-    GreedyPlayer,
-    MCTSPlayer,
-    ModelPlayer,
-    RandomPlayer,
-)
 
 #: factory(argument after "prefix:", game or None, seed) -> Player
 Factory = Callable[[str, "Game | None", "int | None"], Player]
@@ -122,16 +114,16 @@ def split_file_argument(argument: str) -> tuple[str, int | None]:
     name, _, count = argument.rpartition(":")
     if not name or not count.removeprefix("-").isdigit():  # any digits, ² and -3 too: whole_number refuses them
         return argument, None
-    return name, whole_number(count, "<checkpoint>:<simulations>", 0, MAX_SEARCH_SIMULATIONS)
+    return name, whole_number(count, "<checkpoint>:<simulations>", 0, builtin.MAX_SEARCH_SIMULATIONS)
 
 
 def _mcts(argument: str, game: Game | None, seed: int | None) -> Player:
-    count = whole_number(argument, "mcts:<simulations>", 1, MAX_MCTS_SIMULATIONS)
-    return MCTSPlayer(count, seed=seed)
+    count = whole_number(argument, "mcts:<simulations>", 1, builtin.MAX_MCTS_SIMULATIONS)
+    return builtin.MCTSPlayer(count, seed=seed)
 
 
-register_player_kind("random", lambda argument, game, seed: RandomPlayer(seed), "random")
-register_player_kind("greedy", lambda argument, game, seed: GreedyPlayer(seed), "greedy")
+register_player_kind("random", lambda argument, game, seed: builtin.RandomPlayer(seed), "random")
+register_player_kind("greedy", lambda argument, game, seed: builtin.GreedyPlayer(seed), "greedy")
 register_player_kind("mcts", _mcts, "mcts[:<simulations>]", default="200")
 
 
@@ -168,12 +160,12 @@ def make_player(
     if isinstance(spec, Player):
         return spec
     if spec is None:
-        return RandomPlayer(seed)
+        return builtin.RandomPlayer(seed)
     if not isinstance(spec, (str, Path)):
         if hasattr(spec, "predict"):
-            return ModelPlayer(spec, name=type(spec).__name__, seed=seed)
+            return builtin.ModelPlayer(spec, name=type(spec).__name__, seed=seed)
         if callable(spec):
-            return FunctionPlayer(spec)
+            return builtin.FunctionPlayer(spec)
         raise InvalidOptionError(
             f"player {spec!r} is not usable: give a spec string ({player_specs()}), a Player, "
             "a model with predict(observations, action_masks=...) or a callable (observation, mask)"

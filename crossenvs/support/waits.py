@@ -185,21 +185,19 @@ class Wait:
         with _SPEAKING_LOCK:
             return bool(_SPEAKING) and _SPEAKING[0] is self and not quiet()
 
+    def _about(self) -> str:
+        return f"about {self.estimate[0]}-{self.estimate[1]} s"
+
     def headline(self) -> str:
         """The line said once the wait has lasted ``after`` seconds."""
-        if self.estimate:
-            return f"crossenvs: {self.label} (about {self.estimate[0]}-{self.estimate[1]} s)"
-        if self.total:
-            return f"crossenvs: {self.label} ({self.total} {self.unit})"
-        return f"crossenvs: {self.label}"
+        size = self._about() if self.estimate else f"{self.total} {self.unit}" if self.total else ""
+        return f"crossenvs: {self.label} ({size})" if size else f"crossenvs: {self.label}"
 
     def progress(self, elapsed: float) -> str:
         """Where the wait stands: ``340/1000 games, 12 s`` or ``12 s of about 10-20 s``."""
         if self.total:
             return f"{min(self.done, self.total)}/{self.total} {self.unit}, {elapsed:.0f} s"
-        if self.estimate:
-            return f"{elapsed:.0f} s of about {self.estimate[0]}-{self.estimate[1]} s"
-        return f"{elapsed:.0f} s"
+        return f"{elapsed:.0f} s of {self._about()}" if self.estimate else f"{elapsed:.0f} s"
 
     def bar(self, elapsed: float) -> str:
         """The terminal's line: full at the total, or at the estimate's high end."""

@@ -11,55 +11,46 @@ from crossenvs.support.errors import CrossenvsError
 
 
 class WebError(CrossenvsError):
-    """Base of the web app's own errors; ``status`` is the HTTP status of the answer."""
+    """Base of the web app's own errors; ``status`` is the HTTP status of the answer, given as a class keyword."""
 
     status = 400
+
+    def __init_subclass__(cls, status: int | None = None, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if status is not None:  # else the parent's
+            cls.status = status
 
 
 class BadRequestError(WebError, ValueError):
     """A request that is malformed: not JSON, a missing or mistyped field, a field the API does not know."""
 
 
-class PayloadTooLargeError(WebError, ValueError):
+class PayloadTooLargeError(WebError, ValueError, status=413):
     """A request body over the limit (position texts are a few hundred characters)."""
 
-    status = 413
 
-
-class ContentTypeError(WebError, ValueError):
+class ContentTypeError(WebError, ValueError, status=415):
     """A body that is not sent as ``application/json`` (a cross-site form post would be plain text)."""
 
-    status = 415
 
-
-class ForbiddenCheckpointError(WebError, PermissionError):
+class ForbiddenCheckpointError(WebError, PermissionError, status=403):
     """A checkpoint outside the allowed folders (the packaged agents and ``--checkpoints``)."""
 
-    status = 403
 
-
-class UnknownSessionError(WebError, KeyError):
+class UnknownSessionError(WebError, KeyError, status=404):
     """A game id the server does not hold (never made, expired, or closed)."""
-
-    status = 404
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""
 
 
-class TurnError(WebError, RuntimeError):
+class TurnError(WebError, RuntimeError, status=409):
     """A request that does not fit the game's moment: not your turn, game over, nothing to undo, busy."""
 
-    status = 409
 
-
-class ServerFullError(WebError, RuntimeError):
+class ServerFullError(WebError, RuntimeError, status=503):
     """Every game slot is taken by a game whose opponent is thinking."""
-
-    status = 503
 
 
 class ClientGoneError(WebError, ConnectionError):
     """The client disconnected before its request was read whole: answered (to no one) without a traceback."""
-
-    status = 400

@@ -97,15 +97,7 @@ def _table_slot(key: np.uint64, size: int) -> int:
 
 
 @njit(cache=True)
-def negamax(
-    position: np.uint64,
-    mask: np.uint64,
-    moves: int,
-    alpha: int,
-    beta: int,
-    grid: tuple,
-    table: tuple,
-) -> int:
+def negamax(position: np.uint64, mask: np.uint64, moves: int, alpha: int, beta: int, grid: tuple, table: tuple) -> int:
     """The score of a position with no immediate win for the player to move, within ``[alpha, beta]``
     (fail-hard: a bound outside it); ``ABORTED`` once ``counters[BUDGET]`` positions were visited.
 
@@ -165,15 +157,7 @@ def negamax(
     for i in range(count):
         move = candidate_moves[i]
         child_mask = mask | move
-        value = negamax(
-            position ^ mask,
-            child_mask,
-            moves + 1,
-            -beta,
-            -alpha,
-            grid,
-            table,
-        )
+        value = negamax(position ^ mask, child_mask, moves + 1, -beta, -alpha, grid, table)
         if value == ABORTED:
             return ABORTED
         value = -value
@@ -187,13 +171,7 @@ def negamax(
 
 
 @njit(cache=True)
-def solve_score(
-    position: np.uint64,
-    mask: np.uint64,
-    moves: int,
-    grid: tuple,
-    table: tuple,
-) -> int:
+def solve_score(position: np.uint64, mask: np.uint64, moves: int, grid: tuple, table: tuple) -> int:
     """The exact score of a position that is not over, for the player to move (``ABORTED`` past the budget):
     null-window searches narrow ``[low, high]`` until it closes."""
     columns, rows, masks, _ = grid
@@ -208,15 +186,7 @@ def solve_score(
             middle = low // 2
         elif middle >= 0 and high // 2 > middle:
             middle = high // 2
-        value = negamax(
-            position,
-            mask,
-            moves,
-            middle,
-            middle + 1,
-            grid,
-            table,
-        )
+        value = negamax(position, mask, moves, middle, middle + 1, grid, table)
         if value == ABORTED:
             return ABORTED
         if value <= middle:
@@ -227,14 +197,7 @@ def solve_score(
 
 
 @njit(cache=True)
-def move_scores(
-    position: np.uint64,
-    mask: np.uint64,
-    moves: int,
-    grid: tuple,
-    table: tuple,
-    out: np.ndarray,
-) -> bool:
+def move_scores(position: np.uint64, mask: np.uint64, moves: int, grid: tuple, table: tuple, out: np.ndarray) -> bool:
     """``out[c]``: the exact score of dropping into column ``c`` for the player to move (``ABORTED`` for a full
     column). False when the budget ran out."""
     columns, rows, masks, _ = grid
@@ -251,13 +214,7 @@ def move_scores(
         elif moves + 1 == cells:
             out[col] = 0
         else:
-            value = solve_score(
-                position ^ mask,
-                mask | move,
-                moves + 1,
-                grid,
-                table,
-            )
+            value = solve_score(position ^ mask, mask | move, moves + 1, grid, table)
             if value == ABORTED:
                 return False
             out[col] = -value
