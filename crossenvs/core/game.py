@@ -124,7 +124,7 @@ class Game(ABC):
     #: a game without a pass, which then refuses any other value
     MAX_PASSES: ClassVar[int] = PASSES_TO_DRAW
 
-    # Set by each game's __init__:
+    # Set by each game: as class attributes where they are fixed, in __init__ where options decide them
     height: int
     width: int
     num_actions: int

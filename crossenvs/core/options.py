@@ -166,6 +166,11 @@ def first_player(default: str, colours: Iterable[str]) -> Option:
     )
 
 
+def seat_colours(first: str, colours: tuple[str, str]) -> tuple[str, str]:
+    """Seat 0's colour (the :func:`first_player` option's value) and seat 1's, the other of ``colours``."""
+    return first, colours[1] if first == colours[0] else colours[0]
+
+
 def _declared(option: Option) -> Option:
     """The option, once its own default passes its check (a wrong declaration fails at import)."""
     if not option.name.isidentifier() or option.name in RESERVED_NAMES:

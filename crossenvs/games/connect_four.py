@@ -57,7 +57,7 @@ from numba import njit
 
 from crossenvs.kernels import state as st
 from crossenvs.kernels.frames import IDENTITY
-from crossenvs.kernels.observation import fill_piece_planes
+from crossenvs.kernels.observation import fill_seat_planes
 from crossenvs.kernels.state import State
 from crossenvs.support.errors import IllegalActionError, PositionTextError
 
@@ -67,7 +67,6 @@ from ..core.geometry import FILE_LETTERS, Cell
 from ..core.options import integer
 from ..core.text import ParsedPosition
 from ..core.view import GameView
-from ..kernels.portable import scratch_array
 
 EMPTY, RED, YELLOW = 0, 1, 2
 LINE = 4  # discs in a line that win
@@ -149,16 +148,10 @@ def mask_kernel(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
         out[col] = 1 if (playing and board[top, col] == EMPTY) else 0
 
 
-_CODES = scratch_array(2, np.int8)
-
-
 @njit(cache=True)
 def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.ndarray) -> None:
     """Planes 0/1: the observer's / the opponent's discs."""
-    codes = _CODES()
-    codes[0] = player + 1
-    codes[1] = 2 - player
-    fill_piece_planes(board, IDENTITY, codes, out)
+    fill_seat_planes(board, IDENTITY, player, out)
 
 
 class ConnectFourView(GameView):
@@ -222,8 +215,6 @@ class ConnectFour(Game):
 
     # ----------------------------------------------------------------- notation
     def action_to_str(self, state: State, action: int) -> str:
-        if not 0 <= int(action) < self.num_actions:
-            raise IllegalActionError(f"connect_four: action {action!r} is not an id in 0..{self.num_actions - 1}")
         return FILE_LETTERS[int(action)]
 
     def str_to_action(self, state: State, text: str) -> int:

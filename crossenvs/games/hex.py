@@ -67,8 +67,8 @@ from numba import njit
 
 from crossenvs.kernels import state as st
 from crossenvs.kernels.codec import square_index, square_of
-from crossenvs.kernels.frames import IDENTITY, TRANSPOSE, frame_to_board
-from crossenvs.kernels.observation import fill_piece_planes
+from crossenvs.kernels.frames import IDENTITY, TRANSPOSE, frame_to_board, mark_empty_cells
+from crossenvs.kernels.observation import fill_seat_planes
 from crossenvs.kernels.state import State
 from crossenvs.support.errors import IllegalActionError
 
@@ -193,27 +193,16 @@ def apply_kernel(board: np.ndarray, meta: np.ndarray, action: int) -> bool:
 @njit(cache=True)
 def mask_kernel(board: np.ndarray, meta: np.ndarray, out: np.ndarray) -> None:
     """``out[a] = 1`` for each empty cell of the acting player's frame, and for the swap while open."""
-    n = board.shape[0]
-    playing = meta[st.STATUS] == st.STATUS_PLAYING
-    frame = _frame_of(meta[st.TO_MOVE])
-    for fr in range(n):
-        for fc in range(n):
-            br, bc = frame_to_board(fr, fc, frame, n, n)
-            out[square_index(fr, fc, n)] = 1 if (playing and board[br, bc] == EMPTY) else 0
-    if out.shape[0] > n * n:
-        out[n * n] = 1 if swap_open(meta) else 0
-
-
-_CODES = scratch_array(2, np.int8)
+    mark_empty_cells(board, _frame_of(meta[st.TO_MOVE]), meta[st.STATUS] == st.STATUS_PLAYING, out)
+    cells = board.shape[0] * board.shape[0]
+    if out.shape[0] > cells:
+        out[cells] = 1 if swap_open(meta) else 0
 
 
 @njit(cache=True)
 def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.ndarray) -> None:
     """Planes 0/1: the observer's / the opponent's stones, in the observer's frame; plane 2: swap open."""
-    codes = _CODES()
-    codes[0] = player + 1
-    codes[1] = 2 - player
-    fill_piece_planes(board, _frame_of(player), codes, out)
+    fill_seat_planes(board, _frame_of(player), player, out)
     if out.shape[2] > 2:
         value = 1.0 if swap_open(meta) else 0.0
         for r in range(out.shape[0]):
@@ -303,8 +292,6 @@ class Hex(Game):
         ]
 
     def action_to_str(self, state: State, action: int) -> str:
-        if not 0 <= int(action) < self.num_actions:
-            raise IllegalActionError(f"hex: action {action!r} is not an id in 0..{self.num_actions - 1}")
         if int(action) == self.swap_action:
             return SWAP_TEXT
         frame_row, frame_col = square_of(int(action), self.size)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from crossenvs.kernels.codec import square_index
+
 IDENTITY = 0
 TRANSPOSE = 1
 ROTATE_180 = 2
@@ -30,6 +32,17 @@ def frame_to_board(row: int, col: int, frame: int, height: int, width: int) -> t
     if frame == ROTATE_180:
         return height - 1 - row, width - 1 - col
     return row, col
+
+
+@njit(cache=True)
+def mark_empty_cells(board: np.ndarray, frame: int, playing: bool, out: np.ndarray) -> None:
+    """``out[a] = 1`` for each empty cell of a square board seen in ``frame`` (action ``a`` its frame index, row by
+    row), every entry 0 once the game is over: the mask of the games where a move fills any empty cell."""
+    n = board.shape[0]
+    for fr in range(n):
+        for fc in range(n):
+            br, bc = frame_to_board(fr, fc, frame, n, n)
+            out[square_index(fr, fc, n)] = 1 if (playing and board[br, bc] == 0) else 0
 
 
 def board_in_frame(board: np.ndarray, frame: int) -> np.ndarray:

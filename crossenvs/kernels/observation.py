@@ -15,6 +15,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
 from crossenvs.kernels.frames import frame_to_board
+from crossenvs.kernels.portable import scratch_array
 from crossenvs.kernels.targets import on_cuda_target
 
 
@@ -31,6 +32,19 @@ def fill_piece_planes(board: np.ndarray, frame: int, plane_codes: np.ndarray, ou
             cell = board[br, bc]
             for p in range(plane_codes.shape[0]):
                 out[r, c, p] = 1.0 if cell == plane_codes[p] else 0.0
+
+
+_SEAT_CODES = scratch_array(2, np.int8)
+
+
+@njit(cache=True)
+def fill_seat_planes(board: np.ndarray, frame: int, player: int, out: np.ndarray) -> None:
+    """Planes 0/1: ``player``'s / the opponent's pieces seen in ``frame``, in the games with one kind of piece a
+    side whose seat ``s`` plays code ``s + 1`` (Connect Four, Crisscross, Hex)."""
+    codes = _SEAT_CODES()
+    codes[0] = player + 1
+    codes[1] = 2 - player
+    fill_piece_planes(board, frame, codes, out)
 
 
 @njit(cache=True, inline="always")

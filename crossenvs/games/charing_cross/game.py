@@ -18,7 +18,7 @@ from crossenvs.support.errors import IllegalActionError, PositionTextError
 from ...core.facts import GameFacts
 from ...core.game import PASS_TEXT, Game, is_raw_id_text, raw_id_text
 from ...core.geometry import parse_square, square_name
-from ...core.options import first_player, flag, move_cap
+from ...core.options import first_player, flag, move_cap, seat_colours
 from ...core.text import ParsedPosition, shorten
 from .rules import (
     BLACK,
@@ -82,15 +82,15 @@ class CharingCross(Game):
     mask_kernel = staticmethod(mask_kernel)
     observe_kernel = staticmethod(observe_kernel)
 
+    height = width = SIZE
+    num_actions = NUM_ACTIONS
+    observation_shape = (SIZE, SIZE, NUM_PLANES)
+
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        first = self.options["first_player"]
         self.self_jump = self.options["self_jump"]
         self.move_cap = self.options["move_cap"]
-        self.colours = (first, "black" if first == "white" else "white")
-        self.height = self.width = SIZE
-        self.num_actions = NUM_ACTIONS
-        self.observation_shape = (SIZE, SIZE, NUM_PLANES)
+        self.colours = seat_colours(self.options["first_player"], ("white", "black"))
 
     @property
     def max_game_length(self) -> int:
@@ -122,8 +122,6 @@ class CharingCross(Game):
 
     def action_to_str(self, state: State, action: int) -> str:
         action = int(action)
-        if not 0 <= action < NUM_ACTIONS:
-            raise IllegalActionError(f"{self.name}: action {action!r} is not an id in 0..{NUM_ACTIONS - 1}")
         if action == PASS_ACTION:
             return PASS_TEXT
         frame = self._frame(state)

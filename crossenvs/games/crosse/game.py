@@ -16,7 +16,7 @@ from crossenvs.support.errors import IllegalActionError, InvalidArgumentError, P
 from ...core.facts import GameFacts
 from ...core.game import PASS_TEXT, Game
 from ...core.geometry import parse_square, square_name
-from ...core.options import choice, first_player, move_cap
+from ...core.options import choice, first_player, move_cap, seat_colours
 from ...core.text import ParsedPosition, shorten
 from .rules import (
     apply_kernel,
@@ -115,14 +115,14 @@ class Crosse(Game):
     mask_kernel = staticmethod(mask_kernel)
     observe_kernel = staticmethod(observe_kernel)
 
+    height = width = SIZE
+    num_actions = NUM_ACTIONS
+    observation_shape = (SIZE, SIZE, NUM_PLANES)
+
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        first = self.options["first_player"]
         self.move_cap = self.options["move_cap"]
-        self.colours = (first, "white" if first == "black" else "black")
-        self.height = self.width = SIZE
-        self.num_actions = NUM_ACTIONS
-        self.observation_shape = (SIZE, SIZE, NUM_PLANES)
+        self.colours = seat_colours(self.options["first_player"], COLOUR_NAMES)
 
     @property
     def max_game_length(self) -> int:
@@ -188,8 +188,6 @@ class Crosse(Game):
 
     def action_to_str(self, state: State, action: int) -> str:
         action = int(action)
-        if not 0 <= action < NUM_ACTIONS:
-            raise IllegalActionError(f"{self.name}: action {action!r} is not an id in 0..{NUM_ACTIONS - 1}")
         special = {PASS_ACTION: PASS_TEXT, REMOVE_ACTION: "remove", KEEP_ACTION: "keep"}
         if action in special:
             return special[action]

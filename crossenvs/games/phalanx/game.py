@@ -116,8 +116,6 @@ class PhalanxGame(Game):
 
     def action_to_str(self, state: State, action: int) -> str:
         action = int(action)
-        if not 0 <= action < NUM_ACTIONS:
-            raise IllegalActionError(f"{self.name}: action {action!r} is not an id in 0..{NUM_ACTIONS - 1}")
         if action == PASS_ACTION:
             return PASS_TEXT
         row, col, direction, k = decode(self.current_player(state), action)
