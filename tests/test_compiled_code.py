@@ -28,7 +28,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SETUPS = [("crisscross", {}), ("crisscross", {"size": 11}), ("charing_cross", {}), ("crosse", {}),
           ("crossings", {}), ("neo_crossings", {}), ("tictactoe", {}), ("hex", {"swap": True}), ("connect_four", {})]  # fmt: skip
 #: each game's own kernels (checked per setup) and those compiled once for every game (checked once)
-PER_GAME = {"step", "restart", "init_root", "backup_then_select"}
+PER_GAME = {"step", "init_root", "backup_then_select"}
 SHARED = {"random_actions", "expand_and_backup", "root_result"}
 
 

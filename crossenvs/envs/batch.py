@@ -50,6 +50,8 @@ def env_buffers(game: Game, n: int) -> dict[str, tuple[tuple[int, ...], Any]]:
         "metas": ((n, start.meta.shape[0]), np.int32),
         "initial_board": (start.board.shape, np.int8),
         "initial_meta": (start.meta.shape, np.int32),
+        "plays": ((n,), np.int8),  # a step's: zeros, every game plays (PLAY)
+        "reset_plays": ((n,), np.int8),  # a reset's: RESTART or KEEP each game
         "actions": ((n,), np.int64),
         "ok": ((n,), np.bool_),
         "movers": ((n,), np.int64),
@@ -61,7 +63,6 @@ def env_buffers(game: Game, n: int) -> dict[str, tuple[tuple[int, ...], Any]]:
         "players": ((n,), np.int64),
         "observations": ((n, *observation), np.float32),
         "masks": ((n, game.num_actions), np.int8),
-        "restart": ((n,), np.bool_),
         "keys": ((n,), np.uint64),
         "counters": ((n,), np.uint64),
         "uniforms": ((n,), np.float64),
@@ -72,26 +73,25 @@ def kernel_args(arrays: dict[str, Any]) -> dict[str, Any]:
     """Each kernel's NamedTuple, its fields taken from ``arrays`` by name (kernel views; host arrays for PTX)."""
     return {
         "step": gather(bk.Step, arrays),
-        "restart": gather(bk.Restart, arrays),
         "random_actions": gather(bk.RandomPick, arrays),
     }
 
 
 def env_loops(game: Game) -> dict[str, Loops]:
-    """The batch's CPU loops by kernel: the game's step and restart (its own copy), the random pick (one for all),
-    and the single-agent env's apply and view."""
+    """The batch's CPU loops by kernel: the game's step, which resets too (its own copy), the random pick (one for
+    all), and the single-agent env's apply and view."""
     per_game = specialize("crossenvs.kernels.game_batch", type(game))
     loops = {name: (getattr(per_game, f"{name}_serial"), getattr(per_game, f"{name}_parallel"))
-             for name in ("step", "restart", "apply", "view")}  # fmt: skip
+             for name in ("step", "apply", "view")}  # fmt: skip
     return loops | {"random_actions": (bk.random_actions_serial, None)}
 
 
 def env_kernels(game: Game) -> dict[str, DeviceKernel]:
-    """The batch's CUDA kernels: the game's step and restart (one copy per game), and the random pick (one for all)."""
+    """The batch's CUDA kernels: the game's step, which resets too (one copy per game), and the random pick (one for
+    all)."""
     per_game = specialize("crossenvs.kernels.game_batch", type(game))
     return {
         "step": DeviceKernel(per_game.step_cuda, over="players"),
-        "restart": DeviceKernel(per_game.restart_cuda, over="restart"),
         "random_actions": DeviceKernel(bk.random_actions_cuda, over="actions", label=game.name),
     }
 
@@ -195,16 +195,14 @@ class GameBatch:
         seeded from ``seed`` if given; returns every game's observation, mask and seat to act."""
         if seed is not None:
             self._seed_streams(seed)
-        flags = np.ones(self.num_envs, dtype=np.bool_) if mask is None else mask
-        self.backend.copy_from_host(self._views["restart"][0], flags)
+        plays = np.full(self.num_envs, bk.RESTART, dtype=np.int8)
+        if mask is not None:
+            plays[~mask] = bk.KEEP
+        self.backend.copy_from_host(self._views["reset_plays"][0], plays)
+        outputs = self._outputs(STEP_OUTPUTS)  # the step kernel's: a reset is a step in which no game moves
+        self._launch_step(self._kernel["reset_plays"], self._kernel["actions"], outputs)
         names = ("observations", "masks", "players")
-        outputs = observations, masks, players = self._outputs(names)
-        v = self._kernel
-        args = bk.Restart(v["boards"], v["metas"], v["restart"], v["initial_board"], v["initial_meta"], players,
-                          observations, masks)  # fmt: skip
-        self.backend.launch("restart", args, self.num_envs)
-        self._latest_masks = masks
-        return self._handed(names, outputs)
+        return self._handed(names, outputs[:3])
 
     def step(self, actions: Any) -> StepResult:
         """One action per game, for the player to act there (ids checked by the caller on the CPU).
@@ -213,15 +211,20 @@ class GameBatch:
         constructor: ``_replace`` cost a share of a one-game step).
         """
         outputs = self._outputs(STEP_OUTPUTS)
-        observations, masks, players, rewards, seat_rewards, ended, ok, movers, final_ply = outputs
-        boards, metas, initial_board, initial_meta, final_observations = self._step_inputs
-        args = bk.Step(boards, metas, self._actions(actions), ok, movers, seat_rewards, rewards, ended, final_ply,
-                       initial_board, initial_meta, final_observations, players, observations, masks)  # fmt: skip
-        self.backend.launch("step", args, self.num_envs)
-        self._latest_masks = masks
+        self._launch_step(self._kernel["plays"], self._actions(actions), outputs)
         return StepResult(
             *self._handed(STEP_OUTPUTS, outputs), self.backend.for_caller(self._views["final_observations"][1])
         )
+
+    def _launch_step(self, plays: Any, actions: Any, outputs: tuple[Any, ...]) -> None:
+        """The step kernel over every game (``plays``: the step's PLAY, or a reset's RESTART/KEEP), into ``outputs``
+        (in :data:`STEP_OUTPUTS`' order)."""
+        observations, masks, players, rewards, seat_rewards, ended, ok, movers, final_ply = outputs
+        boards, metas, initial_board, initial_meta, final_observations = self._step_inputs
+        args = bk.Step(boards, metas, plays, actions, ok, movers, seat_rewards, rewards, ended, final_ply,
+                       initial_board, initial_meta, final_observations, players, observations, masks)  # fmt: skip
+        self.backend.launch("step", args, self.num_envs)
+        self._latest_masks = masks
 
     def _actions(self, actions: Any) -> Any:
         """Actions as the kernels' int64 (B,) array: on a GPU a CUDA tensor in place, anything else copied once."""
@@ -278,7 +281,7 @@ class GameBatch:
         return st.State(boards[index], metas[index])
 
     def compiled_kernels(self) -> list[Any]:
-        """numba-cuda's kernel objects of the step, the restart and the random pick (a device batch's, compiled now)."""
+        """numba-cuda's kernel objects of the step (which resets too) and the random pick (a device batch's, compiled now)."""
         if not isinstance(self.backend, DeviceBackend):
             raise InvalidOptionError("compiled CUDA kernels belong to a device batch (device='cuda')")
         return [kernel.compiled() for kernel in self.backend.kernels.values()]

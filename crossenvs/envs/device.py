@@ -1,7 +1,7 @@
 """The batch of games' CUDA kernels compiled without a GPU: their PTX, and their sources for the offline checks.
 
-The kernels are :class:`crossenvs.envs.batch.GameBatch`'s, on its device backend (``game_batch.step_cuda``,
-``game_batch.restart_cuda``, ``batch_kernels.random_actions_cuda``). Here they are built for a compute
+The kernels are :class:`crossenvs.envs.batch.GameBatch`'s, on its device backend (``game_batch.step_cuda``, which
+resets too, and ``batch_kernels.random_actions_cuda``). Here they are built for a compute
 capability with the argument types a launch passes (``numba.typeof`` of the very NamedTuples the batch
 gathers), so the compiled-code checks and ``crossenvs doctor`` see what a card would run.
 """

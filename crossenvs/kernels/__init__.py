@@ -16,7 +16,7 @@ and names no module above it (``tests/test_layers.py``). What is here:
   (the CUDA target: driver checks, device arrays shared with torch, PTX without a GPU), :mod:`.backends`
   (``HostBackend`` and ``DeviceBackend``: the two targets a batched job runs on).
 * The batched one-index kernels and their launch shapes: :mod:`.game_batch` (a batch of one game's
-  step, restart, view: a template), :mod:`.batch_kernels` (their arguments as NamedTuples, and the
+  step (which resets too), apply, view: a template), :mod:`.batch_kernels` (their arguments as NamedTuples, and the
   game-independent ones: resets, per-game random streams), :mod:`.random_pick` (the one uniform random pick
   among legal actions), :mod:`.fused` (the single-game stepper's fused step: a template).
 

@@ -56,13 +56,20 @@ class View(NamedTuple):
     masks: Array  # (n, A) int8, out
 
 
+#: what game j does in a call of the step kernel (``Step.plays``): a step's games PLAY their actions; a reset's
+#: RESTART (back to the start) or KEEP (as they are), neither with a move: each then shows its view and mask
+PLAY, RESTART, KEEP = 0, 1, 2
+
+
 class Step(NamedTuple):
     """A vector env's step: :class:`Play`'s fields, both seats' views of a game that ended and its restart, then every
     game's view of the player to act. Flat, not a :class:`Play` inside: numba types an array argument in C and a
-    tuple's fields in Python, which cost a share of a one-game step."""
+    tuple's fields in Python, which cost a share of a one-game step. A reset is the same kernel, its ``plays`` not
+    PLAY: one compiled kernel for both (a second parallel loop compiled as long as the first)."""
 
     boards: Array  # (B, H, W) int8
     metas: Array  # (B, META) int32
+    plays: Array  # (B,) int8: PLAY, RESTART or KEEP (above)
     actions: Array  # (B,) int64
     ok: Array  # (B,) bool, out
     movers: Array  # (B,) int64, out
@@ -78,19 +85,6 @@ class Step(NamedTuple):
     players: Array  # (B,) int64, out: the seat to act
     observations: Array  # (B, H, W, C) float32, out
     masks: Array  # (B, A) int8, out
-
-
-class Restart(NamedTuple):
-    """A vector env's reset: games where ``restart`` back to the start; every game's view of the player to act."""
-
-    boards: Array
-    metas: Array
-    restart: Array  # (B,) bool
-    initial_board: Array
-    initial_meta: Array
-    players: Array
-    observations: Array
-    masks: Array
 
 
 class RandomPick(NamedTuple):

@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit, prange
 
 from crossenvs.kernels import state as st
-from crossenvs.kernels.batch_kernels import Apply, Play, Restart, Step, View, reset_game
+from crossenvs.kernels.batch_kernels import PLAY, RESTART, Apply, Play, Step, View, reset_game
 from crossenvs.kernels.portable import thread_index
 from crossenvs.kernels.specialize import game_kernels
 from crossenvs.kernels.threads import inline_twin
@@ -154,24 +154,28 @@ def _play_of(a: Step) -> Play:
 
 
 @njit(cache=True)
-def step(a: Step, j) -> None:
-    """A vector env's step for game j: play, the final views and a restart where it ended, then the view of the
-    player to act (every game is in play afterwards, so its mask is that player's)."""
-    _play_and_restart(_play_of(a), a.initial_board, a.initial_meta, a.final_observations, j)
-    _observe_to_move(a.boards, a.metas, a.players, a.observations, j)
-    mask_kernel(a.boards[j], a.metas[j], a.masks[j])
+def _restart_or_keep(boards, metas, ended, initial_board, initial_meta, what, j) -> None:
+    """A reset's game j (``what``: RESTART or KEEP): back to the start, or as it is; no move, so nothing ended."""
+    ended[j] = False
+    if what == RESTART:
+        reset_game(boards, metas, j, initial_board, initial_meta)
 
 
 @njit(cache=True)
-def restart(a: Restart, j) -> None:
-    """Game j back to the start if ``restart[j]``; its view of the player to act."""
-    if a.restart[j]:
-        reset_game(a.boards, a.metas, j, a.initial_board, a.initial_meta)
+def step(a: Step, j) -> None:
+    """A vector env's step for game j: play, the final views and a restart where it ended (a reset's game: restart
+    or keep, see :data:`~crossenvs.kernels.batch_kernels.PLAY`), then the view of the player to act (every game is
+    in play afterwards, so its mask is that player's)."""
+    what = a.plays[j]
+    if what == PLAY:
+        _play_and_restart(_play_of(a), a.initial_board, a.initial_meta, a.final_observations, j)
+    else:
+        _restart_or_keep(a.boards, a.metas, a.ended, a.initial_board, a.initial_meta, what, j)
     _observe_to_move(a.boards, a.metas, a.players, a.observations, j)
     mask_kernel(a.boards[j], a.metas[j], a.masks[j])
 
 
-_restart_inline, _play_inline = inline_twin(restart), inline_twin(play)
+_play_inline = inline_twin(play)
 
 
 @njit(cache=True)
@@ -184,7 +188,10 @@ def step_serial(*fields) -> None:
     a = Step(*fields)
     p = _play_of(a)
     for j in range(a.boards.shape[0]):
-        _play_inline(p, j)
+        if a.plays[j] == PLAY:
+            _play_inline(p, j)
+        else:
+            _restart_or_keep(a.boards, a.metas, a.ended, a.initial_board, a.initial_meta, a.plays[j], j)
     for j in range(a.boards.shape[0]):
         if a.ended[j]:
             _final_views_and_restart(a.boards, a.metas, a.initial_board, a.initial_meta, a.final_observations, j)
@@ -220,29 +227,22 @@ def step_parallel(*fields) -> None:
     a = Step(*fields)
     p = Play(a.boards, a.metas, a.actions, a.ok, a.movers, a.seat_rewards, a.rewards, a.ended, a.final_ply)
     boards, metas, ended, players, observations, masks = a.boards, a.metas, a.ended, a.players, a.observations, a.masks
-    initial_board, initial_meta, final_observations = a.initial_board, a.initial_meta, a.final_observations
+    initial_board, initial_meta, final_observations, plays = (
+        a.initial_board,
+        a.initial_meta,
+        a.final_observations,
+        a.plays,
+    )
     for j in prange(boards.shape[0]):
-        play(p, np.int64(j))
-        _final_views_and_restart_where_ended(
-            boards, metas, initial_board, initial_meta, final_observations, ended, np.int64(j)
-        )
+        if plays[j] == PLAY:
+            play(p, np.int64(j))
+            _final_views_and_restart_where_ended(
+                boards, metas, initial_board, initial_meta, final_observations, ended, np.int64(j)
+            )
+        else:
+            _restart_or_keep(boards, metas, ended, initial_board, initial_meta, plays[j], np.int64(j))
     for j in prange(boards.shape[0]):
         _observe_and_mask(boards, metas, players, observations, masks, np.int64(j))
-
-
-@njit(cache=True)
-def restart_serial(*fields) -> None:
-    """:func:`restart` for every game (``fields``: those of :class:`~crossenvs.kernels.batch_kernels.Restart`)."""
-    a = Restart(*fields)
-    for j in range(a.restart.shape[0]):
-        _restart_inline(a, j)
-
-
-@njit(cache=True, parallel=True)
-def restart_parallel(*fields) -> None:
-    a = Restart(*fields)
-    for j in prange(a.restart.shape[0]):
-        restart(a, np.int64(j))
 
 
 def step_cuda(a: Step) -> None:
@@ -250,10 +250,3 @@ def step_cuda(a: Step) -> None:
     j = thread_index()
     if j < a.players.shape[0]:
         step(a, j)
-
-
-def restart_cuda(a: Restart) -> None:
-    """A vector env's reset on a GPU: one thread a game."""
-    j = thread_index()
-    if j < a.restart.shape[0]:
-        restart(a, j)
