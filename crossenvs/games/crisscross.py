@@ -64,19 +64,16 @@ import numpy as np
 from numba import njit
 
 from crossenvs.kernels import state as st
-from crossenvs.kernels.codec import square_index, square_of
+from crossenvs.kernels.codec import square_of
 from crossenvs.kernels.frames import IDENTITY, TRANSPOSE, frame_to_board, mark_empty_cells
 from crossenvs.kernels.observation import fill_seat_planes
 from crossenvs.kernels.state import State
-from crossenvs.support.errors import IllegalActionError
 
 from ..core.facts import GameFacts
-from ..core.game import Game
-from ..core.geometry import parse_square, square_name
 from ..core.options import integer
 from ..core.text import ParsedPosition
-from ..core.view import GameView
 from ..kernels.portable import scratch_array
+from .connection import ConnectionGame, ConnectionView
 
 EMPTY, RED, BLUE = 0, 1, 2
 EDGES = {RED: "the top and bottom edges", BLUE: "the left and right edges"}  # what each side connects
@@ -203,21 +200,15 @@ def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.nda
     fill_seat_planes(board, _frame_of(player), player, out)
 
 
-class CrisscrossView(GameView):
+class CrisscrossView(ConnectionView):
     """How Crisscross looks: colours, labels and the legend (the rules are in :class:`Crisscross`)."""
 
     piece_colours = {RED: (205, 45, 45), BLUE: (45, 85, 205)}
     turns_pieces = True  # flanked runs flip
-
-    def edge_colours(self) -> dict[str, tuple[int, int, int]]:
-        red, blue = self.piece_colours[RED], self.piece_colours[BLUE]
-        return {"top": red, "bottom": red, "left": blue, "right": blue}
-
-    def piece_kind(self, code: int) -> str:
-        return f"checker (joins {EDGES[code]})"
+    piece_noun, edges = "checker", EDGES
 
 
-class Crisscross(Game):
+class Crisscross(ConnectionGame):
     """Crisscross on an N x N board (see the module docstring)."""
 
     name = "crisscross"
@@ -235,17 +226,10 @@ class Crisscross(Game):
     colours = ("red", "blue")
     cell_letters = {EMPTY: ".", RED: "R", BLUE: "B"}
     owner_colour = {RED: "red", BLUE: "blue"}
-    MAX_PASSES = 0  # no pass in Crisscross: a 'passes' header is refused
+    cell_word = "squares"
     apply_kernel = staticmethod(apply_kernel)
     mask_kernel = staticmethod(mask_kernel)
     observe_kernel = staticmethod(observe_kernel)
-
-    def __init__(self, **options) -> None:
-        super().__init__(**options)
-        self.size = self.options["size"]
-        self.height = self.width = self.size
-        self.num_actions = self.size * self.size
-        self.observation_shape = (self.size, self.size, 2)
 
     @property
     def max_game_length(self) -> int:
@@ -257,33 +241,12 @@ class Crisscross(Game):
         return State(np.zeros((self.size, self.size), dtype=np.int8), np.zeros(st.META_SIZE, dtype=np.int32))
 
     # ----------------------------------------------------------------- notation
-    def _frame(self, state: State) -> int:
-        return TRANSPOSE if self.current_player(state) == 1 else IDENTITY
-
-    def egocentric_twin(self, state: State) -> tuple[State, tuple[int, int]]:
-        """Colours swapped and the board transposed: Blue's view of a position is Red's of the twin."""
-        swapped = np.where(state.board == 0, 0, 3 - state.board).astype(np.int8)
-        return State(np.ascontiguousarray(swapped.T), state.meta.copy()), (1, 0)
-
     def symmetries(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """The board flipped top to bottom and/or left to right: each player's goal (its own frame's
         first and last rows) and the capture rule look the same. Action ids are frame squares too."""
         grid = np.arange(self.size * self.size).reshape(self.size, self.size)
         flips = (grid, grid[::-1], grid[:, ::-1], grid[::-1, ::-1])
         return [(flipped.ravel().copy(), flipped.ravel().copy()) for flipped in flips]
-
-    def action_to_str(self, state: State, action: int) -> str:
-        frame_row, frame_col = square_of(int(action), self.size)
-        row, col = frame_to_board(frame_row, frame_col, self._frame(state), self.size, self.size)
-        return square_name(row, col)
-
-    def str_to_action(self, state: State, text: str) -> int:
-        try:
-            row, col = parse_square(text, self.size, self.size)
-        except ValueError as exc:
-            raise IllegalActionError(f"crisscross: {exc}") from None
-        frame_row, frame_col = frame_to_board(row, col, self._frame(state), self.size, self.size)
-        return square_index(frame_row, frame_col, self.size)
 
     # ----------------------------------------------------------------- text and rendering
     def _finish_loaded_state(self, state: State, parsed: ParsedPosition) -> None:
@@ -295,22 +258,6 @@ class Crisscross(Game):
             state.meta[st.STATUS] = st.STATUS_WIN_1
         elif not (state.board == EMPTY).any():
             state.meta[st.STATUS] = st.STATUS_DRAW
-
-    @staticmethod
-    def _check_ply_room(state: State, parsed: ParsedPosition) -> None:
-        """Refuse a ply that the empty squares could carry past ``MAX_PLY``.
-
-        Crisscross has no move cap: each ply fills one empty square, so ``ply + empty squares``
-        never grows in play. Bounding it keeps every position played on from a readable one
-        readable (and its int32 ply counter far from wrapping).
-        """
-        ply, empty = int(state.meta[st.PLY]), int((state.board == EMPTY).sum())
-        if ply + empty > st.MAX_PLY:
-            raise parsed.error(
-                "ply",
-                f"{ply} is too large: the {empty} empty squares could take the game past ply {st.MAX_PLY}, "
-                f"the most a position may have played (give at most {st.MAX_PLY - empty})",
-            )
 
     def end_cause(self, state: State) -> str:
         """docs/crisscross.md, rules 6-7: the mover connected his two edges, or the board is full."""

@@ -66,19 +66,17 @@ import numpy as np
 from numba import njit
 
 from crossenvs.kernels import state as st
-from crossenvs.kernels.codec import square_index, square_of
+from crossenvs.kernels.codec import square_of
 from crossenvs.kernels.frames import IDENTITY, TRANSPOSE, frame_to_board, mark_empty_cells
 from crossenvs.kernels.observation import fill_seat_planes
 from crossenvs.kernels.state import State
 from crossenvs.support.errors import IllegalActionError
 
 from ..core.facts import GameFacts
-from ..core.game import Game
-from ..core.geometry import parse_square, square_name
 from ..core.options import flag, integer
 from ..core.text import ParsedPosition
-from ..core.view import GameView
 from ..kernels.portable import scratch_array
+from .connection import ConnectionGame, ConnectionView
 
 EMPTY, BLACK, WHITE = 0, 1, 2
 EDGES = {BLACK: "the bottom and top rows", WHITE: "the left and right files"}  # what each side joins
@@ -210,20 +208,14 @@ def observe_kernel(board: np.ndarray, meta: np.ndarray, player: int, out: np.nda
                 out[r, c, 2] = value
 
 
-class HexView(GameView):
+class HexView(ConnectionView):
     """How Hex looks: black and white stones, each side's edges in its colour."""
 
     piece_colours = {BLACK: (30, 30, 30), WHITE: (235, 235, 235)}
-
-    def edge_colours(self) -> dict[str, tuple[int, int, int]]:
-        black, white = self.piece_colours[BLACK], self.piece_colours[WHITE]
-        return {"top": black, "bottom": black, "left": white, "right": white}
-
-    def piece_kind(self, code: int) -> str:
-        return f"stone (joins {EDGES[code]})"
+    piece_noun, edges = "stone", EDGES
 
 
-class Hex(Game):
+class Hex(ConnectionGame):
     """Hex on an N x N rhombus, swap rule optional (see the module docstring)."""
 
     name = "hex"
@@ -243,18 +235,16 @@ class Hex(Game):
     colours = ("black", "white")
     cell_letters = {EMPTY: ".", BLACK: "B", WHITE: "W"}
     owner_colour = {BLACK: "black", WHITE: "white"}
-    MAX_PASSES = 0  # no pass in Hex: a 'passes' header is refused
     apply_kernel = staticmethod(apply_kernel)
     mask_kernel = staticmethod(mask_kernel)
     observe_kernel = staticmethod(observe_kernel)
 
     def __init__(self, **options) -> None:
         super().__init__(**options)
-        self.size = self.options["size"]
         self.swap = self.options["swap"]
-        self.height = self.width = self.size
-        self.num_actions = self.size * self.size + (1 if self.swap else 0)
-        self.observation_shape = (self.size, self.size, 3 if self.swap else 2)
+        if self.swap:  # one more action, and a plane that says whether it is open
+            self.num_actions += 1
+            self.observation_shape = (self.size, self.size, 3)
 
     @property
     def swap_action(self) -> int | None:
@@ -273,14 +263,6 @@ class Hex(Game):
         return State(np.zeros((self.size, self.size), dtype=np.int8), meta)
 
     # ----------------------------------------------------------------- notation
-    def _frame(self, state: State) -> int:
-        return TRANSPOSE if self.current_player(state) == 1 else IDENTITY
-
-    def egocentric_twin(self, state: State) -> tuple[State, tuple[int, int]]:
-        """Colours swapped and the board transposed: White's view of a position is Black's of the twin."""
-        swapped = np.where(state.board == 0, 0, 3 - state.board).astype(np.int8)
-        return State(np.ascontiguousarray(swapped.T), state.meta.copy()), (1, 0)
-
     def symmetries(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """The half turn: it keeps the six neighbours and each player's pair of edges (the swap maps to itself)."""
         grid = np.arange(self.size * self.size).reshape(self.size, self.size)
@@ -294,31 +276,18 @@ class Hex(Game):
     def action_to_str(self, state: State, action: int) -> str:
         if int(action) == self.swap_action:
             return SWAP_TEXT
-        frame_row, frame_col = square_of(int(action), self.size)
-        row, col = frame_to_board(frame_row, frame_col, self._frame(state), self.size, self.size)
-        return square_name(row, col)
+        return super().action_to_str(state, action)
 
     def str_to_action(self, state: State, text: str) -> int:
         if text.strip().lower() == SWAP_TEXT:
             if self.swap_action is None:
                 raise IllegalActionError("hex: 'swap' needs the swap rule (option swap=True)")
             return self.swap_action
-        try:
-            row, col = parse_square(text, self.size, self.size)
-        except ValueError as exc:
-            raise IllegalActionError(f"hex: {exc}") from None
-        frame_row, frame_col = frame_to_board(row, col, self._frame(state), self.size, self.size)
-        return square_index(frame_row, frame_col, self.size)
+        return super().str_to_action(state, text)
 
     # ----------------------------------------------------------------- text and rendering
     def _finish_loaded_state(self, state: State, parsed: ParsedPosition) -> None:
-        ply, empty = int(state.meta[st.PLY]), int((state.board == EMPTY).sum())
-        if ply + empty > st.MAX_PLY:
-            raise parsed.error(
-                "ply",
-                f"{ply} is too large: the {empty} empty cells could take the game past ply {st.MAX_PLY}, "
-                f"the most a position may have played (give at most {st.MAX_PLY - empty})",
-            )
+        self._check_ply_room(state, parsed)
         # Both sides can never be joined at once (two crossing chains share a cell), and a full
         # board always holds a winner: any stone's chain decides.
         for seat, code in enumerate((BLACK, WHITE)):
