@@ -202,17 +202,14 @@ def step_serial(*fields) -> None:
 
 
 @njit(cache=True)
-def _final_views_and_restart_where_ended(boards, metas, initial_board, initial_meta, final_observations, ended, j):
-    """:func:`_final_views_and_restart` for game j if it ended. The ``prange`` bodies below call functions of
-    arrays, not of the step's NamedTuple: a call passes its fifteen fields by value, per game."""
+def _end_and_view(
+    boards, metas, initial_board, initial_meta, final_observations, ended, players, observations, masks, j
+):
+    """Game j after its play: if it ended, its final views and restart; then its view of the player to act and its
+    mask. The ``prange`` bodies below call functions of arrays, not of the step's NamedTuple: a call passes its
+    fifteen fields by value, per game."""
     if ended[j]:
         _final_views_and_restart(boards, metas, initial_board, initial_meta, final_observations, j)
-
-
-@njit(cache=True)
-def _observe_and_mask(boards, metas, players, observations, masks, j) -> None:
-    """Game j's view of the player to act and its mask: one ``prange`` pass (each pass across the threads ends at a
-    barrier, and four of them cost a large batch of a light game more than the passes saved)."""
     _observe_to_move(boards, metas, players, observations, j)
     mask_kernel(boards[j], metas[j], masks[j])
 
@@ -220,8 +217,9 @@ def _observe_and_mask(boards, metas, players, observations, masks, j) -> None:
 @njit(cache=True, parallel=True)
 def step_parallel(*fields) -> None:
     """:func:`step_serial`'s work across numba's threads in two passes, not four: each pass ends at a barrier of the
-    threads, which a large batch of a light game (Connect Four) paid more for than the passes saved, so a game's
-    play and restart share one pass and its observation and mask the other. A ``prange`` body may use a
+    threads, which a large batch of a light game (Connect Four) paid more for than the passes saved. The plays
+    (or a reset's restarts) are one pass; an ended game's final views and restart, and every game's observation and
+    mask, the other, so that the observation is compiled into one loop body only. A ``prange`` body may use a
     NamedTuple only where the function built it (numba's parallel lowering looks for the constructor call), so the
     play's is built here."""
     a = Step(*fields)
@@ -236,13 +234,21 @@ def step_parallel(*fields) -> None:
     for j in prange(boards.shape[0]):
         if plays[j] == PLAY:
             play(p, np.int64(j))
-            _final_views_and_restart_where_ended(
-                boards, metas, initial_board, initial_meta, final_observations, ended, np.int64(j)
-            )
         else:
             _restart_or_keep(boards, metas, ended, initial_board, initial_meta, plays[j], np.int64(j))
     for j in prange(boards.shape[0]):
-        _observe_and_mask(boards, metas, players, observations, masks, np.int64(j))
+        _end_and_view(
+            boards,
+            metas,
+            initial_board,
+            initial_meta,
+            final_observations,
+            ended,
+            players,
+            observations,
+            masks,
+            np.int64(j),
+        )
 
 
 def step_cuda(a: Step) -> None:
