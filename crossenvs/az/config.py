@@ -16,14 +16,11 @@ from crossenvs.az.network import PRECISION_CHOICES
 from crossenvs.core.registry import make_game
 from crossenvs.eval.ladder.adaptive import MAX_GAMES
 from crossenvs.players import make_player
-from crossenvs.support.checks import check_seed
 from crossenvs.trainer.config import (
     ConfigError,
     check_config_memory,
-    check_naming_the_source,
-    check_wall_clock,
-    config_from_dict,
-    read_yaml_config,
+    check_ranges,
+    load_run_config,
 )
 
 
@@ -64,36 +61,21 @@ class Config:
         """Refuse a config that cannot run, before any folder exists; ``local_actors``: Ray actors this machine
         will also hold (``--actors`` without ``--address``), counted in the memory it needs."""
         game = make_game(self.game, **self.options)  # unknown game or option: a clear error
-        for name in (
-            "num_envs", "max_considered", "channels", "batch_size", "replay_size", "eval_games", "actor_steps",
-            "publish_every",
-        ):  # fmt: skip
-            if getattr(self, name) < 1:
-                raise ConfigError(f"{where}: '{name}' must be at least 1, got {getattr(self, name)}")
-        for name in (
-            "simulations",
-            "random_opening_plies",
-            "blocks",
-            "eval_simulations",
-            "eval_ladder_games",
-            "max_policy_lag",
-            "actor_restarts",
-        ):
-            if getattr(self, name) < 0:
-                raise ConfigError(f"{where}: '{name}' must be 0 or more, got {getattr(self, name)}")
-        check_seed(self.seed, f"{where}: 'seed'")
-        check_wall_clock(self.max_minutes, where)
-        for name in ("learning_rate", "train_ratio", "checkpoint_minutes"):
-            if not getattr(self, name) > 0:
-                raise ConfigError(f"{where}: '{name}' must be positive, got {getattr(self, name)}")
+        check_ranges(
+            self,
+            where,
+            at_least_one=("num_envs", "max_considered", "channels", "batch_size", "replay_size", "eval_games",
+                          "actor_steps", "publish_every"),
+            not_negative=("simulations", "random_opening_plies", "blocks", "eval_simulations", "eval_ladder_games",
+                          "max_policy_lag", "actor_restarts", "weight_decay"),
+            positive=("learning_rate", "train_ratio", "checkpoint_minutes"),
+        )  # fmt: skip
         self.check_playout_cap(where)
         if self.max_policy_lag < self.publish_every:
             raise ConfigError(
                 f"{where}: 'max_policy_lag' ({self.max_policy_lag}) must be at least 'publish_every' "
                 f"({self.publish_every}), or the actors' positions would be dropped as soon as new weights are out"
             )
-        if self.weight_decay < 0:
-            raise ConfigError(f"{where}: 'weight_decay' must be 0 or more, got {self.weight_decay}")
         if self.precision not in PRECISION_CHOICES:
             choices = ", ".join(PRECISION_CHOICES)
             raise ConfigError(f"{where}: 'precision' must be one of {choices}, got {self.precision!r}")
@@ -170,9 +152,4 @@ def replay_row_bytes(game) -> int:
 
 def load_config(path: Path | str, overrides: dict[str, Any] | None = None, local_actors: int = 0) -> Config:
     """Read and check a YAML config; ``overrides`` (the command line's) replace its keys where not None."""
-    file_raw = read_yaml_config(path)
-    given = {k: v for k, v in (overrides or {}).items() if v is not None}
-    config = config_from_dict(Config, {**file_raw, **given}, str(path), from_command_line=given)
-    check = functools.partial(Config.check, local_actors=local_actors)
-    check_naming_the_source(check, Config, file_raw, config, str(path), given)
-    return config
+    return load_run_config(Config, path, overrides, functools.partial(Config.check, local_actors=local_actors))

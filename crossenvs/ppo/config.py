@@ -8,14 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from crossenvs.core.registry import make_game
-from crossenvs.support.checks import check_seed
 from crossenvs.trainer.config import (
     ConfigError,
     check_config_memory,
-    check_naming_the_source,
-    check_wall_clock,
-    config_from_dict,
-    read_yaml_config,
+    check_ranges,
+    load_run_config,
 )
 
 #: stable-baselines3 seeds numpy's legacy generator, which takes 32 bits
@@ -49,11 +46,7 @@ class Config:
 
 def load_config(path: Path | str, overrides: dict[str, Any] | None = None) -> Config:
     """Read and check a YAML config: unknown keys and wrong types stop the run, naming the key."""
-    file_raw = read_yaml_config(path)
-    given = {k: v for k, v in (overrides or {}).items() if v is not None}
-    config = config_from_dict(Config, {**file_raw, **given}, str(path), from_command_line=given)
-    check_naming_the_source(_check_ranges, Config, file_raw, config, str(path), given)
-    return config
+    return load_run_config(Config, path, overrides, _check_ranges)
 
 
 def _check_ranges(config: Config, where: str) -> None:
@@ -61,22 +54,12 @@ def _check_ranges(config: Config, where: str) -> None:
     make_game(config.game, **config.options)  # InvalidOptionError names a bad option
     if config.policy not in ("cnn", "mlp"):
         raise ConfigError(f"{where}: 'policy' must be 'cnn' or 'mlp', got {config.policy!r}")
-    for name in (
-        "num_envs",
-        "total_steps",
-        "snapshot_every",
-        "pool_size",
-        "n_steps",
-        "batch_size",
-        "n_epochs",
-        "checkpoint_every",
-        "eval_games",
-        "net_width",
-    ):
-        if getattr(config, name) < 1:
-            raise ConfigError(f"{where}: '{name}' must be at least 1, got {getattr(config, name)}")
-    check_wall_clock(config.max_minutes, where)
-    check_seed(config.seed, f"{where}: 'seed'")
+    check_ranges(
+        config,
+        where,
+        at_least_one=("num_envs", "total_steps", "snapshot_every", "pool_size", "n_steps", "batch_size", "n_epochs",
+                      "checkpoint_every", "eval_games", "net_width"),
+    )  # fmt: skip
     checks = [
         ("seed", config.seed < SB3_SEED_LIMIT, "below 2**32 (stable-baselines3 seeds numpy's 32-bit generator)"),
         ("random_share", 0.0 <= config.random_share <= 1.0, "between 0 and 1"),

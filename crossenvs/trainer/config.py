@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from crossenvs.core.registry import list_games
-from crossenvs.support.checks import check_memory
+from crossenvs.support.checks import check_memory, check_seed
 from crossenvs.support.errors import CrossenvsError
 from crossenvs.support.extras import import_extra
 
@@ -118,6 +118,40 @@ def config_from_dict(
     if values["game"] not in list_games():
         raise ConfigError(f"{where}: 'game' {values['game']!r} is not one of {', '.join(list_games())}")
     return cls(**values)
+
+
+def load_run_config(
+    cls: type[ConfigType], path: Path | str, overrides: dict[str, Any] | None, check: Callable[[Any, str], None]
+) -> ConfigType:
+    """A trainer's run config: the YAML file read (unknown keys and wrong types stop the run, naming the key), the
+    command line's ``overrides`` laid over it where not None, then ``check(config, where)``, its refusal naming
+    the command line where its values are to blame, else the file."""
+    file_raw = read_yaml_config(path)
+    given = {key: value for key, value in (overrides or {}).items() if value is not None}
+    config = config_from_dict(cls, {**file_raw, **given}, str(path), from_command_line=given)
+    check_naming_the_source(check, cls, file_raw, config, str(path), given)
+    return config
+
+
+def check_ranges(
+    config: Any,
+    where: str,
+    *,
+    at_least_one: Collection[str] = (),
+    not_negative: Collection[str] = (),
+    positive: Collection[str] = (),
+) -> None:
+    """The range checks every trainer's config makes: counts of at least 1, of 0 or more, and positive numbers,
+    each refusal naming its key; then the wall-clock cap and the seed."""
+    for names, lowest, what in ((at_least_one, 1, "at least 1"), (not_negative, 0, "0 or more")):
+        for name in names:
+            if getattr(config, name) < lowest:
+                raise ConfigError(f"{where}: '{name}' must be {what}, got {getattr(config, name)}")
+    for name in positive:
+        if not getattr(config, name) > 0:
+            raise ConfigError(f"{where}: '{name}' must be positive, got {getattr(config, name)}")
+    check_wall_clock(config.max_minutes, where)
+    check_seed(config.seed, f"{where}: 'seed'")
 
 
 def check_naming_the_source(
