@@ -4,12 +4,15 @@
     python benchmarks/mcts_vs_openspiel.py --game hex --simulations 1000 --games 20 --json hex.json
     python benchmarks/mcts_vs_openspiel.py --game hex --simulations 100 --ours-takes-wins    # a control
     python benchmarks/mcts_vs_openspiel.py --tactics 300 --game connect_four   # one-move tactics, no matches
+    python benchmarks/mcts_vs_openspiel.py --game hex --simulations 10000 --ours pretrained   # an agent instead
 
 Every ladder's MCTS rungs are our own search (:mod:`crossenvs.players.mcts`), so a bug there
 would move every rung together and no ladder would notice. This script ties it to a search no one
 here wrote: ``mcts:N`` plays ``pyspiel.MCTSBot`` with N simulations, seats alternating (game k has
 ours first when k is even), and the table gives our score, its Wilson interval and the Elo
 difference (ours minus theirs, a likelihood-ratio interval from :func:`crossenvs.eval.ratings.ratings`).
+``--ours SPEC`` plays any of our players in place of ``mcts:N`` (an AlphaZero agent: ``az:<file>``, ``pretrained``)
+against the same bot at N simulations: how the agents are measured against a search no one here wrote.
 Two equal searches should come out within chance of 0 Elo.
 
 The parameters are matched to ours (docs/evaluation.md, "Our MCTS against OpenSpiel's"):
@@ -56,11 +59,12 @@ from crossenvs.core.game import Game
 from crossenvs.eval.connect_four.mistakes import wilson
 from crossenvs.eval.ratings import GameRecord, bounds_text, ratings
 from crossenvs.kernels.state import State
-from crossenvs.players import Player, make_player
+from crossenvs.players import MCTSPlayer, Player, make_player
 from crossenvs.selfcheck.peers import peer_action
 
 #: OpenSpiel's tree may take this much before it garbage-collects nodes (never, at these sizes)
 MAX_MEMORY_MB = 1000
+UCT_C = MCTSPlayer().c  # our MCTS's exploration constant, the bot's too when ours is another player
 #: the names the Elo fit knows the two sides by
 OURS, THEIRS = "ours", "openspiel"
 
@@ -200,12 +204,20 @@ def our_move(ours: Player, game: Game, state: State, controls: Controls, rng: np
     return action
 
 
-def play_game(pairing: Pairing, simulations: int, index: int, seed: int, controls: Controls = Controls()) -> GameResult:
-    """Game ``index`` of a match: ours first when ``index`` is even, both searches seeded from ``seed + index``."""
+def play_game(
+    pairing: Pairing,
+    simulations: int,
+    index: int,
+    seed: int,
+    controls: Controls = Controls(),
+    ours_spec: str | None = None,
+) -> GameResult:
+    """Game ``index`` of a match: ours first when ``index`` is even, both sides seeded from ``seed + index``; ours is
+    ``mcts:<simulations>``, or the player ``ours_spec`` names (the bot then keeps our MCTS's UCT constant)."""
     game = make_game(pairing.game, **pairing.options)
     peer = pyspiel.load_game(pairing.peer)
-    ours = make_player(f"mcts:{simulations}", game, seed + index)
-    theirs = their_bot(peer, simulations, ours.c, seed + index)
+    ours = make_player(ours_spec or f"mcts:{simulations}", game, seed + index)
+    theirs = their_bot(peer, simulations, getattr(ours, "c", UCT_C), seed + index)
     control_rng = np.random.default_rng([seed, index])
     tie_rng = control_rng if controls.ties_at_random else None
     ours_first = index % 2 == 0
@@ -251,11 +263,12 @@ def play_match(
     seed: int,
     progress: Callable[[GameResult], None] | None = None,
     controls: Controls = Controls(),
+    ours_spec: str | None = None,
 ) -> list[GameResult]:
     """``games`` games, seats alternating; ``progress`` hears of each as it ends (a long match says it lives)."""
     results = []
     for index in range(games):
-        results.append(play_game(pairing, simulations, index, seed, controls))
+        results.append(play_game(pairing, simulations, index, seed, controls, ours_spec))
         if progress is not None:
             progress(results[-1])
     return results
@@ -413,6 +426,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, help="write every match's tally and games here (after each match)")
     parser.add_argument("--quiet", action="store_true", help="no line per game")
     parser.add_argument(
+        "--ours", metavar="SPEC", help="play this player spec of ours (az:<file>, pretrained) instead of mcts:N"
+    )
+    parser.add_argument(
         "--ties-at-random",
         action="store_true",
         help="control: OpenSpiel breaks ties between its most visited moves at random, as ours does",
@@ -440,7 +456,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     print(
-        f"# our MCTS against pyspiel.MCTSBot, {time.strftime('%Y-%m-%d')}, {platform.machine()}, "
+        f"# {args.ours or 'our MCTS'} against pyspiel.MCTSBot, {time.strftime('%Y-%m-%d')}, {platform.machine()}, "
         f"open_spiel {getattr(pyspiel, '__version__', '?')}: {' '.join(sys.argv)}",
         flush=True,
     )
@@ -453,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.game:
             started = time.perf_counter()
             progress = None if args.quiet else _say
-            results = play_match(PAIRINGS[name], simulations, args.games, args.seed, progress, controls)
+            results = play_match(PAIRINGS[name], simulations, args.games, args.seed, progress, controls, args.ours)
             tallies.append(tally(results))
             seconds = time.perf_counter() - started
             print(f"# {name} at {simulations:,}: {args.games} games in {seconds:.0f} s", flush=True)

@@ -160,3 +160,11 @@ def test_tactical_positions_hold_what_they_say(bench):
                     assert (action in right) != bool(bench.wins_at_once(game, after))  # no move loses by itself here
     counts = bench.immediate_tactics(pairing, 20, 3, seed=0)
     assert all(0 <= ours <= n and 0 <= theirs <= n and n == 3 for ours, theirs, n in counts.values())
+
+
+def test_ours_can_be_any_player_spec(bench, capsys):
+    """``--ours`` plays the named player in place of mcts:N: a random player loses every game to MCTSBot-200."""
+    assert bench.main(["--games", "2", "--simulations", "200", "--game", "connect_four", "--ours", "random"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("# random against pyspiel.MCTSBot")
+    assert "| connect_four | 200 | 2 | 0 (0 W, 0 D, 2 L) |" in printed
