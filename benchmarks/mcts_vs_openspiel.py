@@ -54,7 +54,7 @@ import numpy as np
 import pyspiel
 
 import crossenvs.integrations.openspiel as osp
-from crossenvs import make_game
+from crossenvs import CrossenvsError, make_game
 from crossenvs.core.game import Game
 from crossenvs.eval.connect_four.mistakes import wilson
 from crossenvs.eval.ratings import GameRecord, bounds_text, ratings
@@ -450,6 +450,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     args.simulations = [int(n) for n in args.simulations.split(",")]
     args.game = args.game or list(PAIRINGS)
+    if args.ours:  # a wrong spec stops here in one line, before any game
+        try:
+            for name in args.game:
+                make_player(args.ours, make_game(PAIRINGS[name].game, **PAIRINGS[name].options), 0)
+        except CrossenvsError as error:
+            parser.error(f"--ours {args.ours}: {error}")
     return args
 
 

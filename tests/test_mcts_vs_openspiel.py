@@ -168,3 +168,9 @@ def test_ours_can_be_any_player_spec(bench, capsys):
     printed = capsys.readouterr().out
     assert printed.startswith("# random against pyspiel.MCTSBot")
     assert "| connect_four | 200 | 2 | 0 (0 W, 0 D, 2 L) |" in printed
+
+
+def test_a_wrong_ours_spec_stops_in_one_line(bench, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        bench.main(["--game", "connect_four", "--ours", "bogus:3"])
+    assert stopped.value.code == 2 and "--ours bogus:3: unknown player 'bogus:3'" in capsys.readouterr().err
