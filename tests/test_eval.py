@@ -14,7 +14,15 @@ from crossenvs import CheckpointError, InvalidOptionError, make_game
 from crossenvs.cli import main as cli
 from crossenvs.eval.arena import play_game, round_robin
 from crossenvs.eval.ratings import GameRecord, bradley_terry, ratings
-from crossenvs.players import GreedyPlayer, MCTSPlayer, RandomPlayer, canonical_spec, make_player
+from crossenvs.players import (
+    FunctionPlayer,
+    GreedyPlayer,
+    MCTSPlayer,
+    NoisyPlayer,
+    RandomPlayer,
+    canonical_spec,
+    make_player,
+)
 
 
 @pytest.mark.parametrize("name, options", [("crisscross", {"size": 6}), ("charing_cross", {})])
@@ -92,6 +100,43 @@ def test_player_specs():
         make_player("alphazero")
     with pytest.raises(CheckpointError, match="does not exist"):
         make_player("missing_checkpoint.zip")
+
+
+def test_noisy_player_mixes_random_moves_into_another_players():
+    """``noisy:<percent>:<spec>``: the inner player on most moves, a uniformly random legal one on ``percent``
+    of them; one spelling per player, the same rules for files as the outer spec, one error per bad part."""
+    assert (
+        canonical_spec("noisy:020:pretrained") == "noisy:20:pretrained:64" == canonical_spec("noisy:20:pretrained:64")
+    )
+    assert canonical_spec("noisy:5:mcts") == "noisy:5:mcts:200"
+    game = make_game("crisscross", size=4)
+    state = game.initial_state()
+    legal = set(game.legal_actions(state).tolist())
+    always_random = make_player("noisy:100:greedy", game, seed=1)
+    assert always_random.name == "noisy100-greedy" and always_random.percent == 100
+    moves = [always_random.act(game, state) for _ in range(400)]
+    assert set(moves) == legal  # every legal move comes up, not only greedy's choices
+    never_random = make_player("noisy:0:mcts:30", game, seed=1)
+    assert never_random.simulations == 30
+    inner = MCTSPlayer(30, seed=int(np.random.default_rng(1).integers(2**63 - 1)))
+    assert [never_random.act(game, state) for _ in range(5)] == [inner.act(game, state) for _ in range(5)]
+    first_legal = FunctionPlayer(lambda observation, mask: int(np.flatnonzero(mask)[0]))
+    half = NoisyPlayer(first_legal, 50, seed=2)
+    off_first = sum(half.act(game, state) != min(legal) for _ in range(1000))
+    assert abs(off_first / 1000 - 0.5 * (1 - 1 / len(legal))) < 0.05  # a random move is another that often
+    # the batch path (arenas) mixes the same way, seeded, legal in every game
+    records = round_robin(game, [make_player("noisy:30:mcts:20", game, seed=5), RandomPlayer()], 8, seed=3)
+    assert records == round_robin(game, [make_player("noisy:30:mcts:20", game, seed=5), RandomPlayer()], 8, seed=3)
+    for bad, message in [
+        ("noisy:101:mcts", "101 is out of range"),
+        ("noisy:20", "name the other player after the number"),
+        ("noisy:x:mcts", "'x' is not a whole number"),
+        ("noisy:20:nothing", "unknown player 'nothing'"),
+    ]:
+        with pytest.raises(InvalidOptionError, match=message):
+            make_player(bad, game)
+    with pytest.raises(InvalidOptionError, match="reads a file, and files are not read here"):
+        make_player("noisy:20:az:run/final.pt", game, paths=False)  # the inner spec is vetted like the outer one
 
 
 def test_cli_list_and_eval(tmp_path):

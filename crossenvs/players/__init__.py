@@ -12,12 +12,13 @@ Built in (:mod:`.builtin`; the protocol is :mod:`.base`):
 * :class:`GreedyPlayer`: one ply: an immediate win, else the action removing the most enemy
   pieces from the board (captures, flips, jumped pieces), else random;
 * :class:`MCTSPlayer`: UCT with random rollouts in numba (the template :mod:`crossenvs.players.mcts`);
+* :class:`NoisyPlayer`: any other player with a share of its moves played at random (``noisy:20:mcts:1000``);
 * :class:`ModelPlayer`: a trained model with an SB3-style ``predict`` (a MaskablePPO checkpoint);
 * :class:`FunctionPlayer`: a function of observation and mask (or of batches of them).
 
 :func:`make_player` (:mod:`.specs`) reads a spec: ``random``, ``greedy``, ``mcts`` /
-``mcts:<simulations>``, the path of a checkpoint ``.zip``, an object with ``predict``, a callable,
-or a Player. Other kinds of agent add their own prefix with :func:`register_player_kind`; the
+``mcts:<simulations>``, ``noisy:<percent>:<spec>``, the path of a checkpoint ``.zip``, an object
+with ``predict``, a callable, or a Player. Other kinds of agent add their own prefix with :func:`register_player_kind`; the
 package root registers those that live above this layer: ``az:<checkpoint>[:<simulations>]``
 is an AlphaZero checkpoint (:mod:`crossenvs.az`) searching with that many simulations,
 ``pretrained[:<simulations>]`` the agent shipped for the game at hand (:mod:`crossenvs.agents`),
@@ -36,6 +37,7 @@ from .builtin import (
     GreedyPlayer,
     MCTSPlayer,
     ModelPlayer,
+    NoisyPlayer,
     RandomPlayer,
 )
 from .specs import (
@@ -60,6 +62,7 @@ __all__ = [
     "GreedyPlayer",
     "MCTSPlayer",
     "ModelPlayer",
+    "NoisyPlayer",
     "Player",
     "PlayerKind",
     "Positions",

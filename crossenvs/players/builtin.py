@@ -1,4 +1,5 @@
-"""The built-in players: random, greedy, MCTS, a trained model's ``predict`` and a plain function."""
+"""The built-in players: random, greedy, MCTS, any of them with random moves mixed in, a trained model's
+``predict`` and a plain function."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 
 from crossenvs.kernels.specialize import specialize
 from crossenvs.kernels.state import State
-from crossenvs.support.checks import check_memory
+from crossenvs.support.checks import check_count, check_memory
 from crossenvs.support.errors import InvalidActionError, InvalidOptionError
 
 from ..core.game import Game
@@ -25,18 +26,82 @@ class RandomPlayer(Player):
     deliberates = False  # a random pick is instant: nothing to announce
 
     def act(self, game: Game, state: State) -> int:
-        from crossenvs.kernels import random_pick as kernels  # the package's one random pick (numba loads on first use)
-
-        mask = np.ascontiguousarray(game.legal_mask(state), dtype=np.int8)
-        return int(kernels.nth_legal(mask, self.rng.integers(kernels.count_legal(mask))))
+        return random_legal_action(game, state, self.rng)
 
     def act_batch(self, positions: Positions) -> np.ndarray:
-        from crossenvs.kernels import random_pick as kernels  # numba loads on first use, not on import crossenvs
-
         uniforms = positions.uniforms if positions.uniforms is not None else self.rng.random(len(positions))
+        return random_legal_actions(positions.masks, uniforms)
+
+
+def random_legal_action(game: Game, state: State, rng: np.random.Generator) -> int:
+    """A uniformly random legal action of ``state``, one draw of ``rng``: the package's one random pick."""
+    from crossenvs.kernels import random_pick as kernels  # numba loads on first use, not on import crossenvs
+
+    mask = np.ascontiguousarray(game.legal_mask(state), dtype=np.int8)
+    return int(kernels.nth_legal(mask, rng.integers(kernels.count_legal(mask))))
+
+
+def random_legal_actions(masks: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """One uniformly random legal action per row of ``masks``, chosen by the row's uniform draw in [0, 1)."""
+    from crossenvs.kernels import random_pick as kernels
+
+    actions = np.empty(len(masks), dtype=np.int64)
+    kernels.random_legal_actions(masks, uniforms, actions)
+    return actions
+
+
+def plays_at_random(rng: np.random.Generator, percent: float) -> bool:
+    """Whether this move is one of the ``percent`` in a hundred played at random (one draw of ``rng``)."""
+    return bool(percent) and rng.random() * 100 < percent
+
+
+class NoisyPlayer(Player):
+    """Another player that plays ``percent`` of its moves uniformly at random, decided move by move.
+
+    The spec ``noisy:<percent>:<spec>`` (``noisy:20:pretrained:0``). A family of fixed players below a
+    strong one, for a ladder: an agent that wins every game against the strongest MCTS rung has no
+    finite rating until rungs between them lose some games to it and win some against MCTS. The
+    player's own stream decides which moves are random and picks them; the inner player keeps its own.
+    """
+
+    def __init__(self, inner: Player, percent: int, seed: int | None = None) -> None:
+        self.percent = check_count(
+            percent, "noisy:<percent>:<player>: the percentage of moves played at random", 0, 100
+        )
+        self.inner = inner
+        super().__init__(seed)
+        self.name = f"noisy{self.percent}-{inner.name}"
+        self.vectorized = inner.vectorized
+        self.simulations = getattr(inner, "simulations", 0)
+
+    def seed(self, seed: int | None) -> None:
+        """Restart both streams: this player's from ``seed``, the inner player's from a draw of it."""
+        super().seed(seed)
+        self.inner.seed(None if seed is None else int(self.rng.integers(2**63 - 1)))
+
+    def act(self, game: Game, state: State) -> int:
+        if plays_at_random(self.rng, self.percent):
+            return random_legal_action(game, state, self.rng)
+        return self.inner.act(game, state)
+
+    def act_batch(self, positions: Positions) -> np.ndarray:
+        draws = self.rng.random(len(positions)) * 100
+        at_random = draws < self.percent
         actions = np.empty(len(positions), dtype=np.int64)
-        kernels.random_legal_actions(positions.masks, uniforms, actions)
+        if at_random.any():
+            actions[at_random] = random_legal_actions(positions.masks[at_random], self.rng.random(int(at_random.sum())))
+        if not at_random.all():
+            actions[~at_random] = self.inner.act_batch(positions.take(np.flatnonzero(~at_random)))
         return actions
+
+    def start_games(self, ids: np.ndarray, uniforms: np.ndarray) -> None:
+        self.inner.start_games(ids, uniforms)
+
+    def interrupt(self) -> None:
+        self.inner.interrupt()
+
+    def clear_interrupt(self) -> None:
+        self.inner.clear_interrupt()
 
 
 class GreedyPlayer(Player):

@@ -1,4 +1,5 @@
-"""Player specs: the one parser of ``random``, ``mcts:400``, ``az:run/final.pt:64``, ``rllib:<folder>`` and paths.
+"""Player specs: the one parser of ``random``, ``mcts:400``, ``az:run/final.pt:64``, ``rllib:<folder>``,
+``noisy:20:mcts:1000`` and paths.
 
 Every kind of player is one row of a table, added with :func:`register_player_kind`. A row's
 factory is a function, or a ``"module:function"`` string imported on first use (as games register
@@ -25,8 +26,8 @@ from ..core.game import Game
 from . import builtin
 from .base import Player
 
-#: factory(argument after "prefix:", game or None, seed) -> Player
-Factory = Callable[[str, "Game | None", "int | None"], Player]
+#: factory(argument after "prefix:", game or None, seed) -> Player; a kind that wraps gets the inner player too
+Factory = Callable[..., Player]
 #: the row that reads a spec without a prefix: the path of a checkpoint file
 PATH_KIND = "<path>"
 #: what a checkpoint file's name ends in, when a spec is a bare path (AlphaZero's ``.pt`` earns a hint)
@@ -48,6 +49,7 @@ class PlayerKind:
     extra: str | None = None  # the pip extra the target's module needs (for the error when it is missing)
     reads_file: bool = False  # the argument is <file>[:<count>]: a checkpoint that a caller may vet first
     default: str = ""  # what a missing argument (or a file's missing count) stands for: "200" for mcts
+    wraps: bool = False  # the argument is <number>:<spec> of another player, made with the same paths and kinds
 
     def spelled(self, argument: str) -> str:
         """The argument in its one spelling: the default written out, a count without leading zeros.
@@ -55,14 +57,20 @@ class PlayerKind:
         The factory gets this argument, so the default lives here only, and two spellings of one
         player (``pretrained``, ``pretrained:64``) become one spec (:func:`canonical_spec`).
         """
+        if self.wraps:
+            number, _, inner = argument.partition(":")
+            return f"{self.spelled_number(number)}:{canonical_spec(inner)}" if inner else argument
         if self.reads_file:
             name, count = split_file_argument(argument)
             if count is None and self.default and name:
                 return f"{name}:{self.default}"
             return argument if count is None else f"{name}:{count}"
-        if not argument:
-            return self.default
-        return str(int(argument)) if argument.isascii() and argument.isdigit() else argument
+        return self.spelled_number(argument) if argument else self.default
+
+    @staticmethod
+    def spelled_number(text: str) -> str:
+        """A count without leading zeros; anything else as it is (the factory says what is wrong with it)."""
+        return str(int(text)) if text.isascii() and text.isdigit() else text
 
     def factory(self) -> Factory:
         """The factory, imported now if it was registered by name."""
@@ -86,6 +94,7 @@ def register_player_kind(
     extra: str | None = None,
     reads_file: bool = False,
     default: str = "",
+    wraps: bool = False,
 ) -> PlayerKind:
     """Let ``make_player`` read ``<prefix>`` and ``<prefix>:<argument>`` specs (e.g. ``az:run/best.pt``).
 
@@ -94,13 +103,15 @@ def register_player_kind(
     ``reads_file``: the argument is ``<file>[:<count>]`` (:func:`split_file_argument`), so a caller
     that vets files (the web app) sees the file before it is read. :data:`PATH_KIND` is the row
     for bare checkpoint paths. ``default``: what a missing argument stands for (``"200"`` for
-    ``mcts``; for a kind that reads a file, the count a file without one searches with).
+    ``mcts``; for a kind that reads a file, the count a file without one searches with). ``wraps``:
+    the argument is ``<number>:<spec>`` and the factory is called as ``factory(number, game, seed,
+    inner)`` with the player ``<spec>`` names, made under the same rules (paths, kinds) as the outer spec.
     """
     if prefix != PATH_KIND and not (isinstance(prefix, str) and _PREFIX.match(prefix)):
         raise InvalidOptionError(f"player kind {prefix!r}: lower case letters, digits and '_', starting with a letter")
     if isinstance(factory, str) and ":" not in factory:
         raise InvalidOptionError(f"player kind {prefix!r}: give a factory or 'module:function', not {factory!r}")
-    kind = PlayerKind(prefix, factory, usage or f"{prefix}[:...]", extra, reads_file, default)
+    kind = PlayerKind(prefix, factory, usage or f"{prefix}[:...]", extra, reads_file, default, wraps)
     _KINDS[prefix] = kind
     return kind
 
@@ -125,6 +136,14 @@ def _mcts(argument: str, game: Game | None, seed: int | None) -> Player:
 register_player_kind("random", lambda argument, game, seed: builtin.RandomPlayer(seed), "random")
 register_player_kind("greedy", lambda argument, game, seed: builtin.GreedyPlayer(seed), "greedy")
 register_player_kind("mcts", _mcts, "mcts[:<simulations>]", default="200")
+
+
+def _noisy(argument: str, game: Game | None, seed: int | None, inner: Player) -> Player:
+    percent = whole_number(argument, "noisy:<percent>:<player>: the percentage of moves played at random", 0, 100)
+    return builtin.NoisyPlayer(inner, percent, seed)
+
+
+register_player_kind("noisy", _noisy, "noisy:<percent at random>:<player>", wraps=True)
 
 
 def _allowed(kinds: Collection[str] | None) -> dict[str, PlayerKind]:
@@ -171,6 +190,11 @@ def make_player(
             "a model with predict(observations, action_masks=...) or a callable (observation, mask)"
         )
     kind, argument = _kind_of(str(spec).strip(), paths, kinds)
+    if kind.wraps:
+        number, _, inner = argument.partition(":")
+        if not inner:
+            raise InvalidOptionError(f"player {kind.usage}: name the other player after the number, got {spec!r}")
+        return kind.factory()(number, game, seed, make_player(inner, game, seed, paths=paths, kinds=kinds))
     argument = kind.spelled(argument)
     if kind.reads_file:
         argument = _vetted(kind, argument, paths)

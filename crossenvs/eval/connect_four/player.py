@@ -5,9 +5,9 @@ best: the fastest win when it can win, a draw when it can hold one, else the slo
 between equally fast moves are broken by its seeded random stream, so games against it vary.
 
 ``perfect:<percent>`` plays a uniformly random legal move on that share of its moves and a perfect
-one on the rest: a family of fixed players between the MCTS rungs and perfect play, so a ladder can
-rate an agent that is close to perfect (against ``perfect`` alone it would lose every game, and a
-rating needs games that go both ways).
+one on the rest (the mixing ``noisy:<percent>:<spec>`` gives any player): a family of fixed players
+between the MCTS rungs and perfect play, so a ladder can rate an agent that is close to perfect
+(against ``perfect`` alone it would lose every game, and a rating needs games that go both ways).
 
 Our solver proves most positions from ply 12 on in milliseconds to seconds; before, with the whole
 game ahead, it would take minutes without an opening book. There the player asks bitbully (the
@@ -28,6 +28,7 @@ from crossenvs.support.errors import InvalidOptionError
 
 from ...core.game import Game
 from ...players import Player
+from ...players.builtin import plays_at_random, random_legal_action
 from .solver_api import ConnectFourSolver, SolverBudgetError
 
 #: our solver's budget for one move before the opening book is asked (a few seconds on one core)
@@ -53,9 +54,8 @@ class PerfectPlayer(Player):
         self._solver: ConnectFourSolver | None = None
 
     def act(self, game: Game, state: State) -> int:
-        if self.random_percent and self.rng.random() * 100 < self.random_percent:
-            legal = game.legal_actions(state)
-            return int(legal[self.rng.integers(len(legal))])
+        if plays_at_random(self.rng, self.random_percent):
+            return random_legal_action(game, state, self.rng)
         best = self.optimal_moves(game, state)
         return int(best[self.rng.integers(len(best))])
 
