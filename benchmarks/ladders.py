@@ -1,5 +1,5 @@
-"""Build the fixed-anchor ladders shipped in ``crossenvs/ladders/``: one per pretrained agent, and one for each
-game whose strength the field measures (Connect Four, with perfect play on top, and Hex 11x11).
+"""Build the fixed-anchor ladders shipped in ``crossenvs/ladders/``: one per pretrained agent (Connect Four's with
+perfect play on top, Hex 11x11's with MCTS rungs up to 2,000 simulations below the agent's).
 
     python benchmarks/ladders.py                                # every ladder not yet built
     python benchmarks/ladders.py --only crisscross_size6 --force --games-per-pair 200
@@ -40,14 +40,11 @@ JOURNAL_DIR = Path(__file__).resolve().parent / "ladder_games"
 #: (multiples of the journal's 50-game jobs, so raising a count later reuses the games already played)
 GAMES_PER_PAIR = {"crisscross_size6": 600, "crisscross": 100, "charing_cross": 100, "crossings": 100,
                   "neo_crossings": 100, "crosse": 50, "connect_four": 200, "hex": 200}  # fmt: skip
-#: ladders shipped for games without a pretrained agent, at their default options
-GAMES_WITHOUT_AGENT = (("hex", {}),)
 
 
 def ladder_games() -> list[tuple[str, dict]]:
-    """The game and options of every shipped ladder: each pretrained agent's, then the games without one."""
-    games = list(agents.available())
-    return games + [entry for entry in GAMES_WITHOUT_AGENT if entry not in games]
+    """The game and options of every shipped ladder: one per pretrained agent (Connect Four's and Hex's included)."""
+    return list(agents.available())
 
 
 def markdown_table() -> str:

@@ -217,7 +217,10 @@ def test_list_says_which_games_have_an_agent_a_ladder_and_perfect_play():
     assert set(blocks) >= {"connect_four", "crossings", "hex"}
     after = {name: text.split(name + " ", 1)[1].split("\n")[2] for name in ("connect_four", "crossings", "hex")}
     assert after["crossings"].strip() == "pretrained agent: yes; ladder (crossenvs rate): yes"
-    assert after["hex"].strip() == "pretrained agent: none yet; ladder (crossenvs rate): yes"
+    assert after["hex"].strip() == "pretrained agent: yes; ladder (crossenvs rate): yes"
+    from crossenvs.cli.list_games import strength_tools
+
+    assert strength_tools("a_game_of_your_own") == "pretrained agent: none yet; ladder (crossenvs rate): none yet"
     assert "perfect play: the perfect player and crossenvs mistakes" in after["connect_four"]
 
 

@@ -221,11 +221,9 @@ def test_a_ladder_rated_with_another_agent_is_refused():
 
 
 SHIPPED = [make_game(name, **options) for name, options in agents.available()]
-#: ladders of games with no pretrained agent: the games whose strength the field measures
-WITHOUT_AGENT = [make_game("hex")]
 
 
-@pytest.mark.parametrize("game", SHIPPED + WITHOUT_AGENT, ids=ladder_file_name)
+@pytest.mark.parametrize("game", SHIPPED, ids=ladder_file_name)
 def test_every_shipped_ladder_agrees_with_itself(game):
     ladder = load_ladder(game)
     report = ladder.extra.get("consistency")
@@ -254,7 +252,8 @@ def test_every_pretrained_agent_has_a_shipped_ladder(game):
 
 def test_connect_four_climbs_to_perfect_play_and_hex_through_dense_mcts_rungs():
     """Connect Four's top rung is perfect play, reached through perfect players with random moves (perfect alone
-    would sweep MCTS-2000 and have no finite rating); Hex's MCTS rungs are dense where its strength climbs."""
+    would sweep MCTS-2000 and have no finite rating); Hex's MCTS rungs are dense where its strength climbs, and its
+    agent, whose network alone sweeps MCTS-2000, is reached through that network with random moves mixed in."""
     c4 = load_ladder(make_game("connect_four"))
     ratings = {rung.spec: rung.rating for rung in c4.rungs}
     assert [rung.spec for rung in c4.rungs][-1] == "perfect"
@@ -265,6 +264,8 @@ def test_connect_four_climbs_to_perfect_play_and_hex_through_dense_mcts_rungs():
     hex_ratings = {rung.spec: rung for rung in hex_ladder.rungs}
     assert hex_ratings["mcts:2000"].rating > hex_ratings["mcts:500"].rating > hex_ratings["mcts:128"].rating
     assert all(math.isfinite(rung.high) for rung in hex_ladder.rungs)
+    bridge = ("mcts:2000", "noisy:30:pretrained:0", "noisy:15:pretrained:0", "pretrained:0", "pretrained:64")
+    assert [hex_ratings[spec].rating for spec in bridge] == sorted(hex_ratings[spec].rating for spec in bridge)
     for game, ladder in ((make_game("connect_four"), c4), (make_game("hex"), hex_ladder)):
         assert ladder.command.startswith(f"crossenvs ladder {game.name}")
         assert {rung.spec for rung in ladder.rungs} == set(default_rungs(game))  # built from the default rungs
@@ -468,7 +469,7 @@ def test_the_agents_page_quotes_each_agents_rung_as_its_ladder_file_has_it():
 
     page = (Path(__file__).resolve().parent.parent / "docs" / "agents.md").read_text()
     quoted = dict(re.findall(r"^\| ([\w -]+?)(?: \(default\))? \| (\d+ \(\d+ \.\. \d+\)) \|", page, re.M))
-    files = {"Crisscross 8x8": "crisscross.json", "Crisscross 6x6": "crisscross_size6.json"}
+    files = {"Crisscross 8x8": "crisscross.json", "Crisscross 6x6": "crisscross_size6.json", "Hex 11x11": "hex.json"}
     assert len(quoted) == len(SHIPPED), quoted
     for name, text in quoted.items():
         file = files.get(name, name.lower().replace(" ", "_").replace("-", "_") + ".json")

@@ -37,6 +37,7 @@ SHIPPED: tuple[tuple[str, dict[str, Any]], ...] = (
     ("charing_cross", {}),
     ("crosse", {}),
     ("connect_four", {}),
+    ("hex", {}),
 )
 
 
