@@ -1,6 +1,6 @@
 """Our MCTS against OpenSpiel's C++ ``pyspiel.MCTSBot``: same simulations, same UCT constant, random rollouts.
 
-    python benchmarks/mcts_vs_openspiel.py                      # 4 games x 100 and 1,000 simulations, 100 games each
+    python benchmarks/mcts_vs_openspiel.py                      # 5 games x 100 and 1,000 simulations, 100 games each
     python benchmarks/mcts_vs_openspiel.py --game hex --simulations 1000 --games 20 --json hex.json
     python benchmarks/mcts_vs_openspiel.py --game hex --simulations 100 --ours-takes-wins    # a control
     python benchmarks/mcts_vs_openspiel.py --tactics 300 --game connect_four   # one-move tactics, no matches
@@ -32,7 +32,7 @@ control flags (:class:`Controls`) switch the differences off one at a time.
 
 Connect Four and Hex 11x11 are played on OpenSpiel's own C++ games (``connect_four``,
 ``hex(board_size=11)``), each move translated by :func:`crossenvs.selfcheck.peers.peer_action`;
-Crossings and Crisscross are played on our games registered with pyspiel
+Crossings, Crisscross and Charing Cross are played on our games registered with pyspiel
 (``crossenvs_<game>``, :mod:`crossenvs.integrations.openspiel`). Both engines are kept in step
 and must agree on every legal move and on the result, or the game raises.
 """
@@ -83,12 +83,13 @@ class Pairing:
     native: bool
 
 
-#: the four games of the comparison, by our name
+#: the games of the comparison, by our name
 PAIRINGS: dict[str, Pairing] = {
     "connect_four": Pairing("connect_four", {}, "connect_four", True),
     "hex": Pairing("hex", {"size": 11}, "hex(board_size=11)", True),
     "crossings": Pairing("crossings", {}, osp.short_name("crossings"), False),
     "crisscross": Pairing("crisscross", {}, osp.short_name("crisscross"), False),
+    "charing_cross": Pairing("charing_cross", {}, osp.short_name("charing_cross"), False),
 }
 
 
@@ -420,7 +421,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--games", type=int, default=100, help="games a match, seats alternating (default 100)")
     parser.add_argument("--simulations", default="100,1000", help="comma-separated counts (default 100,1000)")
     parser.add_argument(
-        "--game", action="append", choices=list(PAIRINGS), help="games to play (repeatable; default all four)"
+        "--game", action="append", choices=list(PAIRINGS), help="games to play (repeatable; default all)"
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="write every match's tally and games here (after each match)")

@@ -79,13 +79,18 @@ def test_step_is_search_then_best_child(bench):
             state.apply_action(state.legal_actions()[seed])
 
 
-@pytest.mark.parametrize(("name", "simulations", "games"), [("connect_four", 20, 4), ("crossings", 4, 2)])
+@pytest.mark.parametrize(
+    ("name", "simulations", "games"), [("connect_four", 20, 4), ("crossings", 4, 2), ("charing_cross", 4, 2)]
+)
 def test_seats_alternate_and_tallies_add_up(bench, name, simulations, games):
     results = bench.play_match(bench.PAIRINGS[name], simulations, games, seed=3)
     assert [r.ours_first for r in results] == [k % 2 == 0 for k in range(games)]
     for r in results:
-        assert r.our_score in (0.0, 0.5, 1.0) and r.our_moves + r.their_moves == r.plies
-        assert abs(r.our_moves - r.their_moves) <= 1 and r.our_seconds > 0 and r.their_seconds > 0
+        assert r.our_score in (0.0, 0.5, 1.0) and r.our_seconds > 0 and r.their_seconds > 0
+        if name == "charing_cross":  # a re-placement choice is a decision but not a ply, and may follow one's own move
+            assert r.our_moves + r.their_moves >= r.plies and min(r.our_moves, r.their_moves) >= r.plies // 2 - 1
+        else:  # the players alternate, one ply a decision
+            assert r.our_moves + r.their_moves == r.plies and abs(r.our_moves - r.their_moves) <= 1
     t = bench.tally(results)
     assert (t.game, t.simulations, t.games) == (name, simulations, games)
     assert t.wins + t.draws + t.losses == games and t.ours_first == t.theirs_first == games // 2
