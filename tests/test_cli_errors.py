@@ -104,6 +104,7 @@ def test_players_take_every_seed_in_range():
     [
         (["eval", "crisscross", "--players", "random", "greedy", "--games", "0"], "--games must be from 1 to 100000"),
         (["eval", "crisscross", "--players", "random", "greedy", "--games", "-4"], "--games must be from 1 to 100000"),
+        (["eval", "crisscross", "--players", "random", "greedy", "--opening-plies", "-1"], "--opening-plies must be"),
         (["eval", "crisscross", "--players", "random"], "--players: an arena needs at least two players"),
         (["gif", "crisscross", "--ms", "-5"], "--ms (milliseconds per frame; GIFs keep hundredths of a second) must"),
         (["gif", "crisscross", "--ms", "0"], "must be from 10 to 655350, got 0"),

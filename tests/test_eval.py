@@ -12,6 +12,7 @@ from conftest import CROSSE_C4, position
 
 from crossenvs import CheckpointError, InvalidOptionError, make_game
 from crossenvs.cli import main as cli
+from crossenvs.cli.evaluate import repeats_note
 from crossenvs.eval.arena import play_game, round_robin
 from crossenvs.eval.ratings import GameRecord, bradley_terry, ratings
 from crossenvs.players import (
@@ -137,6 +138,21 @@ def test_noisy_player_mixes_random_moves_into_another_players():
             make_player(bad, game)
     with pytest.raises(InvalidOptionError, match="reads a file, and files are not read here"):
         make_player("noisy:20:az:run/final.pt", game, paths=False)  # the inner spec is vetted like the outer one
+
+
+def test_eval_says_when_players_repeat_one_game_and_random_openings_vary_them():
+    """Two players who always choose alike play one game a seat over and over: eval says so under its table, and
+    ``--opening-plies`` opens each pair of games with its own random moves, so the games differ."""
+    alike = FunctionPlayer(lambda observation, mask: int(np.flatnonzero(mask)[0]), name="first")
+    game = make_game("crisscross", size=4)
+    records = round_robin(game, [alike, FunctionPlayer(alike.function, name="first-again")], 6, seed=1)
+    assert "first vs first-again look like one game a seat" in repeats_note(records, 0)
+    assert "--opening-plies 2" in repeats_note(records, 0)
+    varied = round_robin(game, [alike, FunctionPlayer(alike.function, name="first-again")], 6, seed=1, opening_plies=2)
+    assert len({(r.first, r.score_first, r.plies) for r in varied}) > 2 and repeats_note(varied, 2) == ""
+    out = io.StringIO()
+    arena = ["eval", "crisscross", "--option", "size=4", "--players", "random", "greedy", "--games", "4"]
+    assert cli([*arena, "--opening-plies", "2"], out=out) == 0 and "rating" in out.getvalue()
 
 
 def test_cli_list_and_eval(tmp_path):

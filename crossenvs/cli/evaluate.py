@@ -14,6 +14,9 @@ from ..core.game import Game
 from ..players import player_specs
 from .common import MAX_GAMES, SHIPPED_LADDER, Command, chosen_ladder, game_of
 
+#: the most random plies an arena's games may open with (a game longer than that is no opening)
+MAX_OPENING_PLIES = 100
+
 if TYPE_CHECKING:
     from ..eval.ladder import Ladder
 
@@ -21,6 +24,14 @@ if TYPE_CHECKING:
 def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", nargs="+", required=True, metavar="SPEC", help=f"two or more of: {player_specs()}")
     parser.add_argument("--games", type=int, default=20, help="games per pair (seats alternate)")
+    parser.add_argument(
+        "--opening-plies",
+        type=int,
+        default=0,
+        metavar="N",
+        help="open every game with N random legal moves, the same for the two games that swap seats, so that "
+        "players who always choose alike (AlphaZero agents, the solver) play different games (the ladders use 2)",
+    )
     parser.add_argument("--csv", help="write the ratings table as CSV (default: not written)")
     parser.add_argument("--json", help="write ratings and games as JSON (default: not written)")
     parser.add_argument(
@@ -36,6 +47,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 def check(args: argparse.Namespace) -> None:
     check_int_range(args.games, "--games", 1, MAX_GAMES)
+    check_int_range(args.opening_plies, "--opening-plies", 0, MAX_OPENING_PLIES)
     if len(args.players) < 2:
         raise UsageError(f"--players: an arena needs at least two players, got only {args.players[0]}")
     flags = [("--csv", args.csv), ("--json", args.json)]
@@ -65,13 +77,14 @@ def run(args: argparse.Namespace, out: TextIO, source: TextIO) -> None:
             f"{', '.join(rung.spec for rung in ladder.rungs)} to --players"
         )
     ladder = ladder or shipped_ladder(game)
-    records = round_robin(game, players, args.games, seed=args.seed)
+    records = round_robin(game, players, args.games, seed=args.seed, opening_plies=args.opening_plies)
     if ladder is not None and ladder_rungs_among(ladder, specs):
         table = ratings_on_ladder(ladder, records, specs)
     else:
         table = ratings(records, [p.name for p in players])
     out.write(scale_line(game, ladder, specs))
     print_table(table, out)
+    out.write(repeats_note(records, args.opening_plies))
     for path in filter(None, (args.csv, args.json)):
         write_results(path, table, records)
         out.write(f"wrote {path}\n")
@@ -114,6 +127,31 @@ def print_table(table: list, out: TextIO) -> None:
         view.add_row(r.name, rating_text(r), interval_text(r), str(r.games), f"{r.score:.1%}")
     Console(file=out, width=100).print(view)
     out.write(_sweep_note(table))
+
+
+def repeats_note(records: list, opening_plies: int) -> str:
+    """Pairs whose games look like one game a seat played again: alike in length and result, seat by seat.
+
+    Two players who always choose alike (an AlphaZero agent searches without noise) play the same game
+    every time they meet in the same seats, and twenty such games are two games' worth of evidence. The
+    records keep no moves, so this says "look like": every game with the same first player, as long and
+    ending alike, more than two of them.
+    """
+    seats: dict[tuple[str, str], set[tuple[float, int]]] = {}
+    counts: dict[tuple[str, str], int] = {}
+    for record in records:
+        key = (record.first, record.second)
+        seats.setdefault(key, set()).add((record.score_first, record.plies))
+        counts[key] = counts.get(key, 0) + 1
+    alike = sorted({tuple(sorted(key)) for key, kinds in seats.items() if len(kinds) == 1 and counts[key] > 2})
+    if not alike:
+        return ""
+    pairs = ", ".join(f"{a} vs {b}" for a, b in alike)
+    remedy = "more --opening-plies" if opening_plies else "--opening-plies 2 (random first moves) varies them"
+    return (
+        f"(the games of {pairs} look like one game a seat, played again: every game with the same player first "
+        f"was as long and ended alike; players who always choose alike repeat their game; {remedy})\n"
+    )
 
 
 def _sweep_note(table: list) -> str:
