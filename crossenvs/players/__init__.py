@@ -18,8 +18,8 @@ Built in (:mod:`.builtin`; the protocol is :mod:`.base`):
 
 :func:`make_player` (:mod:`.specs`) reads a spec: ``random``, ``greedy``, ``mcts`` /
 ``mcts:<simulations>``, ``noisy:<percent>:<spec>``, the path of a checkpoint ``.zip``, an object
-with ``predict``, a callable, or a Player. Other kinds of agent add their own prefix with :func:`register_player_kind`; the
-package root registers those that live above this layer: ``az:<checkpoint>[:<simulations>]``
+with ``predict``, a callable, or a Player. Other kinds of agent add their own prefix with
+:func:`register_player_kind`; the package root registers those that live above this layer: ``az:<checkpoint>[:<simulations>]``
 is an AlphaZero checkpoint (:mod:`crossenvs.az`) searching with that many simulations,
 ``pretrained[:<simulations>]`` the agent shipped for the game at hand (:mod:`crossenvs.agents`),
 ``rllib:<checkpoint>`` a Ray RLlib checkpoint (:mod:`crossenvs.integrations.rllib`), and a bare
