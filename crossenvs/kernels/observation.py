@@ -14,37 +14,48 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-from crossenvs.kernels.frames import frame_to_board
-from crossenvs.kernels.portable import scratch_array
+from crossenvs.kernels.frames import IDENTITY, ROTATE_180, TRANSPOSE
+from crossenvs.kernels.portable import flat_view
 from crossenvs.kernels.targets import on_cuda_target
 
 
-@njit(cache=True)
-def fill_piece_planes(board: np.ndarray, frame: int, plane_codes: np.ndarray, out: np.ndarray) -> None:
-    """``out[r, c, p] = 1`` where the board, seen in ``frame``, holds ``plane_codes[p]``.
-
-    Only the first ``len(plane_codes)`` planes of ``out`` are written.
-    """
-    height, width = board.shape
-    for r in range(out.shape[0]):
-        for c in range(out.shape[1]):
-            br, bc = frame_to_board(r, c, frame, height, width)
-            cell = board[br, bc]
-            for p in range(plane_codes.shape[0]):
-                out[r, c, p] = 1.0 if cell == plane_codes[p] else 0.0
-
-
-_SEAT_CODES = scratch_array(2, np.int8)
+@njit(cache=True, inline="always")
+def _seat_cell(cell: int, mine: int, theirs: int, out: np.ndarray, row: int, col: int) -> None:
+    """One cell of the two seat planes: 1.0 in plane 0 for the observer's piece, in plane 1 for the opponent's."""
+    out[row, col, 0] = np.float32(cell == mine)
+    out[row, col, 1] = np.float32(cell == theirs)
 
 
 @njit(cache=True)
 def fill_seat_planes(board: np.ndarray, frame: int, player: int, out: np.ndarray) -> None:
     """Planes 0/1: ``player``'s / the opponent's pieces seen in ``frame``, in the games with one kind of piece a
-    side whose seat ``s`` plays code ``s + 1`` (Connect Four, Crisscross, Hex)."""
-    codes = _SEAT_CODES()
-    codes[0] = player + 1
-    codes[1] = 2 - player
-    fill_piece_planes(board, frame, codes, out)
+    side whose seat ``s`` plays code ``s + 1`` (Connect Four, Crisscross, Hex).
+
+    Only planes 0 and 1 are written. A loop per frame, not :func:`~crossenvs.kernels.frames.frame_to_board` per
+    cell, and no loop per plane: each cell is a load and two stores. In the board's own frame, with no
+    other plane, both arrays are read flat, which the compiler widens. The observation was most of a Hex
+    step's numba time (about 260 of 640 ns; 130 with the loops per frame, 60 flat).
+    """
+    mine, theirs = player + 1, 2 - player
+    height, width = out.shape[0], out.shape[1]
+    if frame == IDENTITY and out.shape[2] == 2:  # the board's own order: a cell after the other
+        cells, planes = flat_view(board), flat_view(out)
+        for k in range(height * width):
+            cell = cells[k]
+            planes[2 * k] = np.float32(cell == mine)
+            planes[2 * k + 1] = np.float32(cell == theirs)
+    elif frame == TRANSPOSE:
+        for r in range(height):
+            for c in range(width):
+                _seat_cell(board[c, r], mine, theirs, out, r, c)
+    elif frame == ROTATE_180:
+        for r in range(height):
+            for c in range(width):
+                _seat_cell(board[height - 1 - r, width - 1 - c], mine, theirs, out, r, c)
+    else:
+        for r in range(height):
+            for c in range(width):
+                _seat_cell(board[r, c], mine, theirs, out, r, c)
 
 
 @njit(cache=True, inline="always")
