@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from crossenvs.kernels.codec import square_index
+from crossenvs.kernels.portable import flat_view
 
 IDENTITY = 0
 TRANSPOSE = 1
@@ -37,12 +38,24 @@ def frame_to_board(row: int, col: int, frame: int, height: int, width: int) -> t
 @njit(cache=True)
 def mark_empty_cells(board: np.ndarray, frame: int, playing: bool, out: np.ndarray) -> None:
     """``out[a] = 1`` for each empty cell of a square board seen in ``frame`` (action ``a`` its frame index, row by
-    row), every entry 0 once the game is over: the mask of the games where a move fills any empty cell."""
+    row), every entry 0 once the game is over: the mask of the games where a move fills any empty cell.
+
+    A loop per frame, not :func:`frame_to_board` per cell: in the board's own frame the board is read flat,
+    which the compiler widens (an 11x11 mask in about 9 ns instead of 54).
+    """
     n = board.shape[0]
-    for fr in range(n):
-        for fc in range(n):
-            br, bc = frame_to_board(fr, fc, frame, n, n)
-            out[square_index(fr, fc, n)] = 1 if (playing and board[br, bc] == 0) else 0
+    if not playing:
+        for a in range(n * n):
+            out[a] = 0
+    elif frame == IDENTITY:
+        cells = flat_view(board)
+        for a in range(n * n):
+            out[a] = cells[a] == 0
+    else:
+        for fr in range(n):
+            for fc in range(n):
+                br, bc = frame_to_board(fr, fc, frame, n, n)
+                out[square_index(fr, fc, n)] = board[br, bc] == 0
 
 
 def board_in_frame(board: np.ndarray, frame: int) -> np.ndarray:
