@@ -72,21 +72,74 @@ def test_a_kernels_loops_write_what_it_writes_serially_and_in_parallel():
         np.testing.assert_array_equal(marks.totals, np.where(marks.flags, 1.5 * np.arange(300), 0.0))
 
 
-def test_the_rule_runs_small_batches_and_crowded_machines_serially_and_the_rest_on_the_threads(monkeypatch):
+@pytest.fixture
+def fresh_thread_choices(monkeypatch):
+    """threads.run as a fresh process on an idle two-thread machine would run it (no loop loaded, no choice made)."""
+    monkeypatch.setattr(threads, "_LOADED", set())
+    monkeypatch.setattr(threads, "_CHOICES", {})
+    monkeypatch.setattr(threads.numba, "get_num_threads", lambda: 2)
+    monkeypatch.setattr(threads, "_CPUS", 2)
+    monkeypatch.setattr(threads, "NEIGHBOURS", lambda: 0.0)  # an idle machine, whatever else runs here now
+    monkeypatch.setattr(threads.numba, "parallel_chunksize", lambda chunk: __import__("contextlib").nullcontext())
+
+
+def test_the_rule_runs_small_batches_and_crowded_machines_serially_and_loads_both_loops_first(
+    monkeypatch, fresh_thread_choices
+):
     calls = []
     serial, parallel = (lambda *a: calls.append("serial")), (lambda *a: calls.append("parallel"))
     threads.run(serial, parallel, (), threads.SERIAL_BELOW - 1)
     threads.run(serial, None, (), 10 * threads.SERIAL_BELOW)  # a kernel with a serial loop only
-    monkeypatch.setattr(threads.numba, "get_num_threads", lambda: 2)
-    monkeypatch.setattr(threads, "_CPUS", 2)
-    monkeypatch.setattr(threads, "NEIGHBOURS", lambda: 0.0)  # an idle machine, whatever else runs here now
+    monkeypatch.setattr(threads, "NEIGHBOURS", lambda: 0.6)  # a busy neighbour leaves 1.4 cores of 2 ...
+    threads.run(serial, parallel, (), threads.SERIAL_BELOW)  # ... but each loop's first call loads it
     threads.run(serial, parallel, (), threads.SERIAL_BELOW)
-    monkeypatch.setattr(threads, "NEIGHBOURS", lambda: 0.6)  # a busy neighbour leaves 1.4 cores of 2
-    threads.run(serial, parallel, (), threads.SERIAL_BELOW)
-    monkeypatch.setattr(threads, "NEIGHBOURS", lambda: 0.0)
+    threads.run(serial, parallel, (), threads.SERIAL_BELOW)  # then the crowded machine runs serially
     monkeypatch.setattr(threads.numba, "get_num_threads", lambda: 1)
+    monkeypatch.setattr(threads, "NEIGHBOURS", lambda: 0.0)
     threads.run(serial, parallel, (), threads.SERIAL_BELOW)
-    assert calls == ["serial", "serial", "parallel", "serial", "serial"]
+    assert calls == ["serial", "serial", "parallel", "serial", "serial", "serial"]
+    assert threads._CHOICES == {}  # no loop was timed: none had a choice to make
+
+
+class FakeLoops:
+    """A serial and a parallel loop whose seconds per game are set by the test, on a fake clock."""
+
+    def __init__(self, serial_per_game: float, parallel_per_game: float) -> None:
+        self.now = 0.0
+        self.cost = {"serial": serial_per_game, "parallel": parallel_per_game}
+        self.calls: list[tuple[str, int]] = []
+        self.serial, self.parallel = self._loop("serial"), self._loop("parallel")
+
+    def clock(self) -> float:
+        return self.now
+
+    def _loop(self, way: str):
+        def loop(size: int) -> None:
+            self.calls.append((way, size))
+            self.now += self.cost[way] * size
+
+        return loop
+
+    def share(self, way: str, size: int, last: int) -> float:
+        ways = [w for w, s in self.calls if s == size][-last:]
+        return ways.count(way) / len(ways)
+
+
+def test_each_loop_and_batch_shape_runs_the_way_measured_faster(monkeypatch, fresh_thread_choices):
+    from functools import partial
+
+    light = FakeLoops(serial_per_game=1e-7, parallel_per_game=1.3e-7)  # threads lose: Connect Four on two vCPUs
+    heavy = FakeLoops(serial_per_game=2e-6, parallel_per_game=1.2e-6)  # threads win: Crosse
+    for fake in (light, heavy):
+        monkeypatch.setattr(threads, "WayChoice", partial(threads.WayChoice, clock=fake.clock))
+        for _ in range(3000):
+            for size in (64, 1024):
+                threads.run(fake.serial, fake.parallel, (size,), size)
+    for size in (64, 1024):
+        assert light.share("serial", size, last=1000) > 0.9
+        assert heavy.share("parallel", size, last=1000) > 0.9
+    assert len(threads._CHOICES) == 4  # a choice per loop and batch shape
+    assert {way for way, _ in light.calls[-2000:]} == {"serial", "parallel"}  # the losing way is still tried now and then
 
 
 def test_the_override_is_read_from_the_environment():

@@ -1,16 +1,12 @@
-"""Torch's choice between all its threads and one, driven by a fake clock (no timing is measured).
-
-(numba's batched loops follow a simpler rule, tested in tests/test_kernel_wing.py.)
+"""The measured choice between a parallel and a serial way (numba's loops, torch's threads), driven by a fake
+clock (no timing is measured). How numba's loops reach it is tested in tests/test_kernel_wing.py.
 """
 
 from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("torch")
-
-from crossenvs.az import torch_threads as threads
-from crossenvs.az.torch_threads import LAST_RETRY, TRIAL_BUDGET, TRIAL_CALLS, FasterOf, WayChoice
+from crossenvs.kernels.threads import LAST_RETRY, TRIAL_BUDGET, TRIAL_CALLS, FasterOf, WayChoice
 
 
 class FakeKernels:
@@ -237,11 +233,12 @@ def test_a_runner_returns_what_its_way_returns():
 
 
 def test_torch_thread_choice_runs_on_all_threads_or_one(monkeypatch):
-    import torch
+    torch = pytest.importorskip("torch")
 
+    from crossenvs.az import torch_threads
     from crossenvs.az.torch_threads import torch_thread_choice
 
-    monkeypatch.setattr(threads, "NEIGHBOURS", lambda: 0.0)  # an idle machine, whatever else runs here now
+    monkeypatch.setattr(torch_threads, "NEIGHBOURS", lambda: 0.0)  # an idle machine, whatever else runs here now
     before = torch.get_num_threads()
     torch.set_num_threads(2)  # the choice is between all of torch's threads and one: two, even where tests run on one
     many = torch.get_num_threads()
