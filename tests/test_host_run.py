@@ -327,7 +327,7 @@ LOSS = re.compile(r"fptrunc double 0xBFF0000000000000 to float", re.IGNORECASE)
 
 
 def _half_a_loss(text: str) -> str:
-    """The planted fault: the step kernel scores a loss -0.5, not -1 (a constant of ``game_batch.play``)."""
+    """The planted fault: the step kernel scores a loss -0.5, not -1 (a constant of ``game_batch.step_games``)."""
     return LOSS.sub("fptrunc double 0xBFE0000000000000 to float", text)
 
 

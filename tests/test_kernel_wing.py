@@ -139,7 +139,10 @@ def test_each_loop_and_batch_shape_runs_the_way_measured_faster(monkeypatch, fre
         assert light.share("serial", size, last=1000) > 0.9
         assert heavy.share("parallel", size, last=1000) > 0.9
     assert len(threads._CHOICES) == 4  # a choice per loop and batch shape
-    assert {way for way, _ in light.calls[-2000:]} == {"serial", "parallel"}  # the losing way is still tried now and then
+    assert {way for way, _ in light.calls[-2000:]} == {
+        "serial",
+        "parallel",
+    }  # the losing way is still tried now and then
 
 
 def test_the_override_is_read_from_the_environment():
@@ -173,7 +176,7 @@ def test_a_template_copy_keeps_every_line_where_the_template_has_it():
     copied = Path(copy.__file__).read_text().splitlines()
     differing = [n for n, (t, c) in enumerate(zip(template, copied), 1) if t != c]
     assert len(differing) == 1 and copied[differing[0] - 1].startswith("from crossenvs.games.crisscross import")
-    for name in ("play", "step_serial", "view_parallel", "step_cuda"):
+    for name in ("step_games", "step_serial", "view_parallel", "step_cuda"):
         function = getattr(getattr(copy, name), "py_func", getattr(copy, name))
         original = getattr(getattr(game_batch, name), "py_func", getattr(game_batch, name))
         assert function.__code__.co_firstlineno == original.__code__.co_firstlineno, name
