@@ -176,7 +176,7 @@ def test_a_template_copy_keeps_every_line_where_the_template_has_it():
     copied = Path(copy.__file__).read_text().splitlines()
     differing = [n for n, (t, c) in enumerate(zip(template, copied), 1) if t != c]
     assert len(differing) == 1 and copied[differing[0] - 1].startswith("from crossenvs.games.crisscross import")
-    for name in ("step_games", "step_serial", "view_parallel", "step_cuda"):
+    for name in ("step_games", "step_serial", "step_parallel", "view_serial", "step_cuda"):
         function = getattr(getattr(copy, name), "py_func", getattr(copy, name))
         original = getattr(getattr(game_batch, name), "py_func", getattr(game_batch, name))
         assert function.__code__.co_firstlineno == original.__code__.co_firstlineno, name

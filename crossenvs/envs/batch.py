@@ -79,11 +79,15 @@ def kernel_args(arrays: dict[str, Any]) -> dict[str, Any]:
 
 def env_loops(game: Game) -> dict[str, Loops]:
     """The batch's CPU loops by kernel: the game's step, which resets too (its own copy), the random pick (one for
-    all), and the single-agent env's apply and view."""
+    all), and the single-agent env's apply and view (serial only: PPO, which drives that env, runs numba on one
+    thread, :func:`crossenvs.kernels.threads.numba_on_one_thread`)."""
     per_game = specialize("crossenvs.kernels.game_batch", type(game))
-    loops = {name: (getattr(per_game, f"{name}_serial"), getattr(per_game, f"{name}_parallel"))
-             for name in ("step", "apply", "view")}  # fmt: skip
-    return loops | {"random_actions": (bk.random_actions_serial, None)}
+    return {
+        "step": (per_game.step_serial, per_game.step_parallel),
+        "apply": (per_game.apply_serial, None),
+        "view": (per_game.view_serial, None),
+        "random_actions": (bk.random_actions_serial, None),
+    }
 
 
 def env_kernels(game: Game) -> dict[str, DeviceKernel]:

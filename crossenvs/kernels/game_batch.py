@@ -155,31 +155,13 @@ def view_games(a: View, start, stop) -> None:
 
 @njit(cache=True)
 def apply_serial(*fields) -> None:
-    """:func:`apply_games` over every index of ``ids`` (``fields``: those of
-    :class:`~crossenvs.kernels.batch_kernels.Apply`)."""
+    """:func:`apply_games` over every index of ``ids`` (``fields``: :class:`~crossenvs.kernels.batch_kernels.Apply`'s)."""
     a = Apply(*fields)
     apply_games(a, np.int64(0), a.ids.shape[0])
 
 
-@njit(cache=True, parallel=True)
-def apply_parallel(*fields) -> None:
-    a = Apply(*fields)
-    count = a.ids.shape[0]
-    for chunk in prange((count + CHUNK - 1) // CHUNK):
-        apply_games(a, chunk * CHUNK, min(count, chunk * CHUNK + CHUNK))
-
-
 @njit(cache=True)
 def view_serial(*fields) -> None:
-    """:func:`view_games` over every index of ``ids`` (``fields``: those of
-    :class:`~crossenvs.kernels.batch_kernels.View`)."""
+    """:func:`view_games` over every index of ``ids`` (``fields``: :class:`~crossenvs.kernels.batch_kernels.View`'s)."""
     a = View(*fields)
     view_games(a, np.int64(0), a.ids.shape[0])
-
-
-@njit(cache=True, parallel=True)
-def view_parallel(*fields) -> None:
-    a = View(*fields)
-    count = a.ids.shape[0]
-    for chunk in prange((count + CHUNK - 1) // CHUNK):
-        view_games(a, chunk * CHUNK, min(count, chunk * CHUNK + CHUNK))

@@ -23,7 +23,7 @@ The first two calls big enough for threads run the parallel loop and then the se
 load, so a process compiles (or loads) both and a later one, under other load, compiles neither. The
 override is ``CROSSENVS_SERIAL_BELOW``, read on import: a large value keeps every loop serial. PPO
 training runs numba on one thread (:func:`numba_on_one_thread` says why). The same measured choice
-serves torch's threads for AlphaZero's network (:mod:`crossenvs.az.torch_threads`).
+serves torch's threads for AlphaZero's network (``crossenvs.az.torch_threads``).
 """
 
 from __future__ import annotations
