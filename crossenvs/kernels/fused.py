@@ -14,8 +14,16 @@ from numba import njit
 from crossenvs.kernels import state as st
 from crossenvs.kernels.bits import lowest_square, nonzero_bytes
 from crossenvs.kernels.specialize import game_kernels
+from crossenvs.kernels.threads import inline_twin
 
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
+#: the game's kernels compiled into the step (a call with arrays costs numba's reference counts, see
+#: :mod:`crossenvs.kernels.game_batch`)
+_apply_game, _mask_game, _observe_game = (
+    inline_twin(apply_kernel),
+    inline_twin(mask_kernel),
+    inline_twin(observe_kernel),
+)
 COMPILING = "the single-game stepper"  # in words, for the first-use notice (crossenvs.kernels.specialize)
 
 
@@ -70,10 +78,10 @@ def step(board, meta, mask, ids, observation, action) -> int:
     Returns the number of legal ids written into ``ids`` (0 once the game is over), or -1 if
     ``action`` was illegal, in which case nothing was changed.
     """
-    if action >= 0 and not apply_kernel(board, meta, action):
+    if action >= 0 and not _apply_game(board, meta, action):
         return -1
-    mask_kernel(board, meta, mask)
-    observe_kernel(board, meta, meta[st.TO_MOVE], observation)
+    _mask_game(board, meta, mask)
+    _observe_game(board, meta, meta[st.TO_MOVE], observation)
     if meta[st.STATUS] != st.STATUS_PLAYING:
         return 0
     return _legal_ids(mask, ids)
