@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from crossenvs.kernels.portable import thread_index
-from crossenvs.kernels.random_pick import random_legal_action
+from crossenvs.kernels.random_pick import count_legal, nth_legal, quantile_index, random_legal_action
 
 Array = Any  # a NumPy array on the CPU; a numba device array (a view of a torch tensor) on a GPU
 
@@ -106,10 +106,15 @@ def random_pick(a: RandomPick, j) -> None:
 
 @njit(cache=True)
 def random_actions_serial(*fields) -> None:
-    """:func:`random_pick` for every game on the CPU (a few loads each: threads would cost more)."""
+    """:func:`random_pick` for every game on the CPU (a few loads each: threads would cost more), written out: the pick's
+    own inlined functions called from an inlined one are called after all, each counting its array in and out (for
+    Connect Four, 36 ns a game against 6)."""
     a = RandomPick(*fields)
     for j in range(a.actions.shape[0]):
-        random_pick(a, j)
+        a.uniforms[j] = next_uniform(a.keys, a.counters, j)
+        row = a.masks[j]
+        count = count_legal(row)
+        a.actions[j] = -1 if count == 0 else nth_legal(row, quantile_index(a.uniforms[j], count))
 
 
 def random_actions_cuda(a: RandomPick) -> None:

@@ -68,11 +68,17 @@ def nth_legal(row, target) -> int:
 
 
 @njit(cache=True, inline="always")
+def quantile_index(uniform, count) -> int:
+    """The index below ``count`` (at least 1) at quantile ``uniform`` in [0, 1): what :func:`nth_legal` is asked for."""
+    return min(np.int64(uniform * count), count - 1)
+
+
+@njit(cache=True, inline="always")
 def random_legal_action(masks, uniforms, out, j) -> None:
     """One row of :func:`random_legal_actions`: the legal action at quantile ``uniforms[j]`` of row j."""
     row = masks[j]
     count = count_legal(row)
-    out[j] = -1 if count == 0 else nth_legal(row, min(np.int64(uniforms[j] * count), count - 1))
+    out[j] = -1 if count == 0 else nth_legal(row, quantile_index(uniforms[j], count))
 
 
 class Picks(NamedTuple):
