@@ -13,14 +13,14 @@ fields in order; on a GPU ``<name>_cuda``, one thread a game (a range of one), l
 :func:`step_games` on either (:class:`crossenvs.envs.batch.GameBatch` picks the loop or the kernel).
 
 What a call per game costs shaped the code (numba 0.68; Connect Four at 1,024 games on one thread, the step's
-numba time went from 251 to 90 ns a game). numba counts an array in and out (an atomic reference count) where
-a function takes it, and prunes the counts only within one function: the game's kernel called per game with
-views of the batch cost about 25 ns a call more than compiled into the loop, an inlined helper given the
-step's NamedTuple 170 ns a game (the tuple is built again), one given seven of its arrays 70 ns. So the
-game's kernels are compiled into the range's loops (``inline="always"`` twins, one level deep: a kernel
-inlined into a function that is itself inlined was called after all), a move's bookkeeping is written in
-the loop, and a ``prange`` body calls the range function (numba drops the stores of a function inlined into
-a ``prange`` body through arrays taken from a tuple).
+numba time went from 251 to about 90 ns a game). numba counts an array in and out (an atomic reference count)
+where a function takes it, and prunes the counts only within one function: the game's kernel called per game
+with views of the batch cost about 25 ns a call more than compiled into the loop, an inlined helper given the
+step's NamedTuple 170 ns a game (the tuple is built again), one given seven of its arrays 70 ns. So the game's
+kernels are compiled into the range's loops (``inline="always"`` twins), a move's bookkeeping is written in the
+loop, and every loop calls the range function: numba 0.68 drops stores through arrays taken from a tuple in
+a function inlined with them (seen in ``prange`` bodies first, then in this step compiled into its serial loop:
+the moves' ``ok`` flags were lost, which ``tests/test_vector.py``'s parallel/serial check caught).
 """
 
 from __future__ import annotations
@@ -39,8 +39,7 @@ COMPILING = "the vector env's batch loops"  # in words, for the first-use notice
 
 
 #: the game's own kernels compiled into each loop that calls them (a call per game passing views of the batch's
-#: arrays cost about 25 ns in reference counts alone, more than a Connect Four move). One level only: a kernel
-#: inlined into a function that is itself inlined is called after all, so every loop below calls these directly.
+#: arrays cost about 25 ns in reference counts alone, more than a Connect Four move)
 _apply_game, _mask_game, _observe_game = (
     inline_twin(apply_kernel),
     inline_twin(mask_kernel),
