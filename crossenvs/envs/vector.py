@@ -141,9 +141,9 @@ class CrossVectorEnv(VectorEnv):
         if before is not None:
             moves = zip(before, actions, result.ok, result.ended)
             self._last_moves = [self.game.action_cells(b, int(a)) if k and not e else [] for b, a, k, e in moves]
-        ended_ids = np.flatnonzero(result.ended)
         info = {"action_mask": result.masks, "current_player": result.players}
-        info.update(self._final_views(ended_ids, result) if ended_ids.size else {})
+        if result.ended.any():  # most steps of a small batch end no game: no index array for them
+            info.update(self._final_views(np.flatnonzero(result.ended), result))
         info.update(seat_rewards=result.seat_rewards, final_ply=result.final_ply, illegal_action=~result.ok)
         return result.observations, result.rewards, result.ended, np.zeros(self.num_envs, dtype=bool), info
 
