@@ -21,7 +21,7 @@ from crossenvs.kernels.bits import byte_sum_8, cell_bits, lowest_square, nonzero
 from crossenvs.kernels.cuda import DEFAULT_PTX_CC
 from crossenvs.kernels.floats import exact_exp
 from crossenvs.kernels.portable import flat_view
-from crossenvs.kernels.random_pick import random_legal_action, random_legal_actions
+from crossenvs.kernels.random_pick import legal_at_quantile, random_legal_actions
 from crossenvs.selfcheck.compiled_checks import MAX_REGISTERS, MAX_STACK_BYTES, check_kernel, host_callable
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -179,7 +179,7 @@ def _flat_write(table, index):
 
 
 def _pick(masks, uniforms, out, j):
-    random_legal_action(masks, uniforms, out, j)
+    out[j] = legal_at_quantile(masks[j], uniforms[j])
     return out[j]
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from crossenvs.kernels.portable import thread_index
-from crossenvs.kernels.random_pick import count_legal, nth_legal, quantile_index, random_legal_action
+from crossenvs.kernels.random_pick import legal_at_quantile
 
 Array = Any  # a NumPy array on the CPU; a numba device array (a view of a torch tensor) on a GPU
 
@@ -101,20 +101,17 @@ class RandomPick(NamedTuple):
 def random_pick(a: RandomPick, j) -> None:
     """Game j's next uniform from its own stream, and the legal action at that quantile (-1 where none)."""
     a.uniforms[j] = next_uniform(a.keys, a.counters, j)
-    random_legal_action(a.masks, a.uniforms, a.actions, j)
+    a.actions[j] = legal_at_quantile(a.masks[j], a.uniforms[j])
 
 
 @njit(cache=True)
 def random_actions_serial(*fields) -> None:
     """:func:`random_pick` for every game on the CPU (a few loads each: threads would cost more), written out: an
-    inlined helper given the batch's arrays counts them in and out per game (numba's reference counts; Connect Four,
-    36 ns a game against 20)."""
+    inlined helper given the batch's arrays counts them in and out per game (numba's reference counts)."""
     a = RandomPick(*fields)
     for j in range(a.actions.shape[0]):
         a.uniforms[j] = next_uniform(a.keys, a.counters, j)
-        row = a.masks[j]
-        count = count_legal(row)
-        a.actions[j] = -1 if count == 0 else nth_legal(row, quantile_index(a.uniforms[j], count))
+        a.actions[j] = legal_at_quantile(a.masks[j], a.uniforms[j])
 
 
 def random_actions_cuda(a: RandomPick) -> None:
