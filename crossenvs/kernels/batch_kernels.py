@@ -31,20 +31,6 @@ class Apply(NamedTuple):
     ok: Array  # (n,) bool, out: the action was legal (else the game is untouched)
 
 
-class Play(NamedTuple):
-    """One action in every game, and what it did to each (the vector env's step)."""
-
-    boards: Array  # (B, H, W) int8
-    metas: Array  # (B, META) int32
-    actions: Array  # (B,) int64
-    ok: Array  # (B,) bool, out: the action was legal (else the game is untouched, and lost by its mover)
-    movers: Array  # (B,) int64, out: the seat that acted
-    seat_rewards: Array  # (B, 2) float32, out: both seats' rewards
-    rewards: Array  # (B,) float32, out: the mover's reward
-    ended: Array  # (B,) bool, out: the game is over (or the action was illegal)
-    final_ply: Array  # (B,) int64, out: plies the ended games lasted, 0 elsewhere
-
-
 class View(NamedTuple):
     """Observations of ``seats[j]`` and masks (zeros where that seat is not to act) for games ``ids``."""
 
@@ -62,21 +48,22 @@ PLAY, RESTART, KEEP = 0, 1, 2
 
 
 class Step(NamedTuple):
-    """A vector env's step: :class:`Play`'s fields, both seats' views of a game that ended and its restart, then every
-    game's view of the player to act. Flat, not a :class:`Play` inside: numba types an array argument in C and a
-    tuple's fields in Python, which cost a share of a one-game step. A reset is the same kernel, its ``plays`` not
-    PLAY: one compiled kernel for both (a second parallel loop compiled as long as the first)."""
+    """A vector env's step: one action in every game and what it did to each, both seats' views of a game that ended
+    and its restart, then every game's view of the player to act. Flat, no tuple inside: numba types an array
+    argument in C and a tuple's fields in Python, which cost a share of a one-game step. A reset is the same
+    kernel, its ``plays`` not PLAY: one compiled kernel for both (a second parallel loop compiled as long as the
+    first)."""
 
     boards: Array  # (B, H, W) int8
     metas: Array  # (B, META) int32
     plays: Array  # (B,) int8: PLAY, RESTART or KEEP (above)
     actions: Array  # (B,) int64
-    ok: Array  # (B,) bool, out
-    movers: Array  # (B,) int64, out
-    seat_rewards: Array  # (B, 2) float32, out
-    rewards: Array  # (B,) float32, out
-    ended: Array  # (B,) bool, out
-    final_ply: Array  # (B,) int64, out
+    ok: Array  # (B,) bool, out: the action was legal (else the game is untouched, and lost by its mover)
+    movers: Array  # (B,) int64, out: the seat that acted
+    seat_rewards: Array  # (B, 2) float32, out: both seats' rewards
+    rewards: Array  # (B,) float32, out: the mover's reward
+    ended: Array  # (B,) bool, out: the game is over (or the action was illegal)
+    final_ply: Array  # (B,) int64, out: plies the ended games lasted, 0 elsewhere
     initial_board: Array  # (H, W) int8
     initial_meta: Array  # (META,) int32
     final_observations: (
