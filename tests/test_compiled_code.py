@@ -29,7 +29,7 @@ SETUPS = [("crisscross", {}), ("crisscross", {"size": 11}), ("charing_cross", {}
           ("crossings", {}), ("neo_crossings", {}), ("tictactoe", {}), ("hex", {"swap": True}), ("connect_four", {})]  # fmt: skip
 #: each game's own kernels (checked per setup) and those compiled once for every game (checked once)
 PER_GAME = {"step", "init_root", "backup_then_select"}
-SHARED = {"random_actions", "expand_and_backup", "root_result"}
+SHARED = {"random_actions", "backup_then_answer"}
 
 
 def _game(name: str, options: dict) -> crossenvs.Game:

@@ -192,7 +192,7 @@ def _as_the_driver_reads_them(arguments: tuple, parameters: list[tuple[str, int]
 
 @dataclass
 class Launched:
-    """One setup's six kernels launched through the stand-in card: by role, the kernel, its arguments, what
+    """One setup's five kernels launched through the stand-in card: by role, the kernel, its arguments, what
     the driver was handed, and numba-cuda's compiled kernel (whose IR the host run takes)."""
 
     game: crossenvs.Game
@@ -212,7 +212,7 @@ def launched(request):
             kernel.launch(args, arrays.stream())
             compiled = next(iter(kernel.compiled().overloads.values()))
             roles[role] = (kernel, args, records[-1], compiled)
-        assert len(records) == len(launches) == 6
+        assert len(records) == len(launches) == 5
         yield Launched(game, roles)
 
 

@@ -228,10 +228,8 @@ def test_the_search_and_the_vector_env_compile_each_function_once_for_two_games(
     assert any(name.startswith("crossenvs._specialized.tree__") for name in compiled)  # the counting sees the copies
     twice = {name: [str(s) for s in signatures] for name, signatures in compiled.items() if len(signatures) > 1}
     assert not twice, twice
-    for step in ("expand_and_backup", "sigma_q", "root_action", "interior_action", "q_sign"):
+    for step in ("backup_then_answer_trees", "sigma_q", "root_action", "interior_action", "q_sign"):
         assert len(compiled[f"crossenvs.az.search.tree_math.{step}"]) == 1, step  # one compile serves both games
-    for loop in ("root_result_serial", "expand_and_backup_serial"):
-        assert len(compiled[f"crossenvs.az.search.tree_math.{loop}"]) == 1, loop
 
 
 # ----------------------------------------------------------------------------- what a cold cache holds

@@ -32,7 +32,7 @@ from crossenvs.kernels import state as st
 from crossenvs.kernels.batch_kernels import PLAY, RESTART, Apply, Step, View, reset_game
 from crossenvs.kernels.portable import thread_index
 from crossenvs.kernels.specialize import game_kernels
-from crossenvs.kernels.threads import CHUNK, inline_twin
+from crossenvs.kernels.threads import chunk_bounds, chunk_count, inline_twin
 
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
 COMPILING = "the vector env's batch loops"  # in words, for the first-use notice (crossenvs.kernels.specialize)
@@ -115,8 +115,9 @@ def step_parallel(*fields) -> None:
     use a NamedTuple only where the function built it (numba's parallel lowering looks for the constructor call)."""
     a = Step(*fields)
     games = a.boards.shape[0]
-    for chunk in prange((games + CHUNK - 1) // CHUNK):
-        step_games(a, chunk * CHUNK, min(games, chunk * CHUNK + CHUNK))
+    for chunk in prange(chunk_count(games)):
+        start, stop = chunk_bounds(chunk, games)
+        step_games(a, start, stop)
 
 
 def step_cuda(a: Step) -> None:

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit, prange
 
 from crossenvs.kernels.bits import byte_sum_8
-from crossenvs.kernels.threads import run
+from crossenvs.kernels.threads import chunk_bounds, chunk_count, run
 
 
 def random_legal_actions(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
@@ -86,23 +86,24 @@ class Picks(NamedTuple):
 
 
 @njit(cache=True)
-def pick(a: Picks, j) -> None:
-    """Row j of :func:`random_legal_actions`, called (never inlined) by the parallel loop: numba 0.68 drops the
-    stores of a function inlined into a ``prange`` body through arrays taken from a tuple."""
-    a.actions[j] = legal_at_quantile(a.masks[j], a.uniforms[j])
+def pick_rows(a: Picks, start, stop) -> None:
+    """Rows ``start`` to ``stop - 1`` of :func:`random_legal_actions`: the one body of both loops."""
+    for j in range(start, stop):
+        a.actions[j] = legal_at_quantile(a.masks[j], a.uniforms[j])
 
 
 @njit(cache=True)
 def pick_serial(*fields) -> None:
     """:func:`random_legal_actions` on the calling thread (``fields``: those of :class:`Picks`, in order)."""
     a = Picks(*fields)
-    for j in range(a.actions.shape[0]):
-        a.actions[j] = legal_at_quantile(a.masks[j], a.uniforms[j])
+    pick_rows(a, np.int64(0), a.actions.shape[0])  # int64, as the parallel loop passes: one compile
 
 
 @njit(cache=True, parallel=True)
 def pick_parallel(*fields) -> None:
-    """:func:`random_legal_actions` across numba's threads."""
+    """:func:`random_legal_actions` across numba's threads, :data:`~crossenvs.kernels.threads.CHUNK` rows a call."""
     a = Picks(*fields)
-    for j in prange(a.actions.shape[0]):
-        pick(a, np.int64(j))  # int64, as range gives: one compile of pick
+    rows = a.actions.shape[0]
+    for chunk in prange(chunk_count(rows)):
+        start, stop = chunk_bounds(chunk, rows)
+        pick_rows(a, start, stop)

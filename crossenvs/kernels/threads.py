@@ -246,9 +246,23 @@ def run(serial: Callable[..., Any], parallel: Callable[..., Any] | None, args: t
 
 
 def _parallel_chunked(parallel: Callable[..., Any], *args: Any) -> None:
-    """``parallel(*args)`` across numba's threads, :data:`CHUNK` games a unit of work."""
-    with numba.parallel_chunksize(CHUNK):
+    """``parallel(*args)`` across numba's threads, a thread taking one ``prange`` index at a time (each is a unit of
+    :data:`CHUNK` games: :func:`chunk_bounds`), so a thread slowed by a neighbour takes fewer."""
+    with numba.parallel_chunksize(1):
         parallel(*args)
+
+
+@njit(cache=True, inline="always")
+def chunk_count(games):
+    """How many units of :data:`CHUNK` games a parallel loop's ``prange`` runs over (the last one may be short)."""
+    return (games + CHUNK - 1) // CHUNK
+
+
+@njit(cache=True, inline="always")
+def chunk_bounds(chunk, games):
+    """The games of unit ``chunk`` of a parallel loop: from ``start`` to ``stop - 1``."""
+    start = chunk * CHUNK
+    return start, min(games, start + CHUNK)
 
 
 def inline_twin(kernel: Any) -> Any:

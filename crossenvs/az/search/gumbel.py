@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -112,18 +112,20 @@ class SearchResult(NamedTuple):
     root_observations: Any  # (n, H, W, C) float32: what the network saw at the roots
 
 
-#: the search's four steps, in the order a search runs them: two per game (az/search/tree.py), two for every game
-STEPS = ("init_root", "backup_then_select", "expand_and_backup", "root_result")
+#: the search's three steps, in the order a search runs them: two per game (az/search/tree.py), the last one for
+#: every game (az/search/tree_math.py)
+STEPS = ("init_root", "backup_then_select", "backup_then_answer")
 
 
-def search_loops(game: Game) -> dict[str, tuple[Callable[..., None], Callable[..., None] | None]]:
-    """Each step's CPU loops, (serial, parallel or None), by step: two from the game's copy of
-    :mod:`crossenvs.az.search.tree`, two from :mod:`crossenvs.az.search.tree_math` (one for every game)."""
-    modules = dict.fromkeys(STEPS[:2], specialize("crossenvs.az.search.tree", type(game))) | dict.fromkeys(
-        STEPS[2:], tree_math
-    )
-    return {step: (getattr(modules[step], f"{step}_serial"), getattr(modules[step], f"{step}_parallel", None))
-            for step in STEPS}  # fmt: skip
+@cache
+def search_loops(game_class: type) -> dict[str, tuple[Callable[..., None], Callable[..., None]]]:
+    """Each step's CPU loops, (serial, parallel), by step: the game's copy of :mod:`crossenvs.az.search.tree`'s
+    two loops with the step's code first. Made once per game, so that the measured choice of threads
+    (:func:`crossenvs.kernels.threads.run`, kept per loop) is kept per step across searches."""
+    per_game = specialize("crossenvs.az.search.tree", game_class)
+    codes = dict(zip(STEPS, (per_game.INIT_ROOT, per_game.BACKUP_THEN_SELECT, per_game.BACKUP_THEN_ANSWER)))
+    return {step: (partial(per_game.search_serial, code), partial(per_game.search_parallel, code))
+            for step, code in codes.items()}  # fmt: skip
 
 
 def search_kernels(game: Game) -> dict[str, DeviceKernel]:
@@ -138,7 +140,7 @@ def search_backend(game: Game, device: str) -> HostBackend | DeviceBackend:
     tree walk is most of the time), or its CUDA kernels (the GPU stack checked first)."""
     if device not in DEVICES:
         raise InvalidOptionError(f"device must be one of {DEVICES}, got {device!r}")
-    return HostBackend(search_loops(game)) if device == "cpu" else DeviceBackend(search_kernels(game))
+    return HostBackend(search_loops(type(game))) if device == "cpu" else DeviceBackend(search_kernels(game))
 
 
 class GumbelSearch:
@@ -222,8 +224,7 @@ class GumbelSearch:
                 break
             launch("backup_then_select", tree, n)
             tree = self._evaluate(tree, evaluate)
-        launch("expand_and_backup", tree, n)
-        launch("root_result", tree, n)
+        launch("backup_then_answer", tree, n)
         return SearchResult(*(self.backend.for_caller(results[name][1]) for name in RESULTS))
 
     def _copy(self, source: Any, target: Any) -> None:

@@ -17,15 +17,17 @@ considered action (visit count equal to the table's target for this simulation) 
 actions with the mixed value, Q is min-max rescaled over the node's legal actions, and
 ``sigma(q) = (c_visit + max N) * c_scale * q``.
 
-**One source, both targets.** The trees share nothing, so each step of the search is one tree's work
-over the :class:`~crossenvs.az.search.tree_math.Tree` of the whole batch, with its loops beside it (as in
-``crossenvs.kernels.game_batch``): ``<step>_serial`` and ``<step>_parallel`` on the CPU
-(:class:`crossenvs.az.search.gumbel.GumbelSearch`, through :func:`crossenvs.kernels.threads.run`) and
-``<step>_cuda``, one GPU thread a tree (the same :class:`crossenvs.az.search.gumbel.GumbelSearch` on its device backend), in the
-same order: :func:`init_root`, then
-per simulation :func:`backup_then_select` (the last leaf's evaluation backed up, the next leaf
-chosen), then the last backup and the answer (:mod:`crossenvs.az.search.tree_math`, the steps that no game
-changes, compiled once for all games).
+**One source, both targets.** The trees share nothing, so each step of the search is written for one tree
+(:func:`init_root`, :func:`select`, compiled into the loops that call them) and run over a range of trees by
+one body, ``<step>_trees(t, start, stop)``, over the :class:`~crossenvs.az.search.tree_math.Tree` of the whole
+batch (as :func:`crossenvs.kernels.game_batch.step_games` steps games). Its loops stand beside it:
+``<step>_serial`` (every tree in one call) and ``<step>_parallel`` (:data:`~crossenvs.kernels.threads.CHUNK`
+trees a call) on the CPU, through :func:`crossenvs.kernels.threads.run`, and ``<step>_cuda``, one GPU thread a
+tree; :class:`crossenvs.az.search.gumbel.GumbelSearch` runs them on either backend in the same order:
+:func:`init_root_trees`, then per simulation :func:`backup_then_select_trees` (the last leaf's evaluation backed
+up, the next leaf chosen), then the last backup and the answer
+(:func:`crossenvs.az.search.tree_math.backup_then_answer_trees`, which no game changes, compiled once for all
+games).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from numba import njit, prange
 from crossenvs.az.search.tree_math import (
     ROOT,
     Tree,
+    backup_then_answer_trees,
     child_visits,
     count_considered,
     expand_and_backup,
@@ -46,13 +49,13 @@ from crossenvs.kernels import state as st
 from crossenvs.kernels.batch_kernels import copy_position
 from crossenvs.kernels.portable import thread_index
 from crossenvs.kernels.specialize import game_kernels
-from crossenvs.kernels.threads import inline_twin
+from crossenvs.kernels.threads import chunk_bounds, chunk_count
 
 apply_kernel, mask_kernel, observe_kernel = game_kernels()
 COMPILING = "AlphaZero's tree search"  # in words, for the first-use notice (crossenvs.kernels.specialize)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def init_root(t: Tree, b) -> None:
     """Tree b holds only its root (the game's position); the root's observation and mask (the first leaf to
     evaluate), and how many root actions sequential halving considers."""
@@ -68,8 +71,8 @@ def init_root(t: Tree, b) -> None:
     t.leaves[b] = 0
 
 
-@njit(cache=True)
-def _select(t: Tree, b) -> None:
+@njit(cache=True, inline="always")
+def select(t: Tree, b) -> None:
     """One simulation in tree b: walk down to a new node (or a finished position); ``leaves[b]`` is it.
 
     A new node's observation and mask are written to row b of ``observations`` and ``masks`` for
@@ -115,57 +118,66 @@ def _select(t: Tree, b) -> None:
     t.leaves[b] = node
 
 
+# ----------------------------------------------------------------------------- the steps over a range of trees
 @njit(cache=True)
-def backup_then_select(t: Tree, b) -> None:
-    """Tree b's last leaf evaluation backed up, then the next simulation's walk to a new leaf.
-
-    The two steps a simulation boundary needs, in one call instead of two (a search on a GPU is
-    ``simulations + 3`` launches): the tree reads the old leaf's mask before the walk writes the new one.
-    """
-    expand_and_backup(t, b)
-    _select(t, b)
-
-
-# ----------------------------------------------------------------------------- the loops: CPU, then CUDA
-_init_root_inline, _backup_then_select_inline = inline_twin(init_root), inline_twin(backup_then_select)
+def init_root_trees(t: Tree, start, stop) -> None:
+    """:func:`init_root` for trees ``start`` to ``stop - 1``: the one body of every target's loop (a call per tree
+    would count the references of the tuple's arrays, as :func:`crossenvs.kernels.game_batch.step_games` says)."""
+    for b in range(start, stop):
+        init_root(t, b)
 
 
 @njit(cache=True)
-def init_root_serial(*fields) -> None:
-    """:func:`init_root` for every tree (``fields``: those of :class:`~crossenvs.az.search.tree_math.Tree`, in order)."""
+def backup_then_select_trees(t: Tree, start, stop) -> None:
+    """For trees ``start`` to ``stop - 1``: the last leaf's evaluation backed up, then the next simulation's walk to
+    a new leaf. The two steps a simulation boundary needs, in one pass (a search on a GPU is ``simulations + 2``
+    launches); a tree reads its old leaf's mask before the walk writes the new one."""
+    for b in range(start, stop):
+        expand_and_backup(t, b)
+        select(t, b)
+
+
+# ----------------------------------------------------------------------------- the search's loops: CPU, then CUDA
+#: the search's steps, in the order a search runs them: the CPU loops' first argument
+INIT_ROOT, BACKUP_THEN_SELECT, BACKUP_THEN_ANSWER = 0, 1, 2
+
+
+@njit(cache=True)
+def step_trees(t: Tree, step, start, stop) -> None:
+    """Step ``step`` of the search for trees ``start`` to ``stop - 1``: what both CPU loops run (the last step is
+    :mod:`crossenvs.az.search.tree_math`'s, compiled once for every game)."""
+    if step == INIT_ROOT:
+        init_root_trees(t, start, stop)
+    elif step == BACKUP_THEN_SELECT:
+        backup_then_select_trees(t, start, stop)
+    else:
+        backup_then_answer_trees(t, start, stop)
+
+
+@njit(cache=True)
+def search_serial(step, *fields) -> None:
+    """Step ``step`` over every tree (``fields``: those of :class:`~crossenvs.az.search.tree_math.Tree`, in order)."""
     t = Tree(*fields)
-    for b in range(t.leaves.shape[0]):
-        _init_root_inline(t, b)
+    step_trees(t, step, np.int64(0), t.leaves.shape[0])  # int64, as the parallel loop passes: one compile
 
 
 @njit(cache=True, parallel=True)
-def init_root_parallel(*fields) -> None:
+def search_parallel(step, *fields) -> None:
+    """Step ``step`` across numba's threads, :data:`~crossenvs.kernels.threads.CHUNK` trees a call."""
     t = Tree(*fields)
-    for b in prange(t.leaves.shape[0]):
-        init_root(t, np.int64(b))  # called, never inlined, in a prange body; int64: one compile for both loops
-
-
-@njit(cache=True)
-def backup_then_select_serial(*fields) -> None:
-    t = Tree(*fields)
-    for b in range(t.leaves.shape[0]):
-        _backup_then_select_inline(t, b)
-
-
-@njit(cache=True, parallel=True)
-def backup_then_select_parallel(*fields) -> None:
-    t = Tree(*fields)
-    for b in prange(t.leaves.shape[0]):
-        backup_then_select(t, np.int64(b))
+    trees = t.leaves.shape[0]
+    for chunk in prange(chunk_count(trees)):
+        start, stop = chunk_bounds(chunk, trees)
+        step_trees(t, step, start, stop)
 
 
 def init_root_cuda(t: Tree) -> None:
     b = thread_index()
     if b < t.leaves.shape[0]:
-        init_root(t, b)
+        init_root_trees(t, b, b + 1)
 
 
 def backup_then_select_cuda(t: Tree) -> None:
     b = thread_index()
     if b < t.leaves.shape[0]:
-        backup_then_select(t, b)
+        backup_then_select_trees(t, b, b + 1)

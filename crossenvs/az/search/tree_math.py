@@ -12,12 +12,11 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from crossenvs.kernels import state as st
 from crossenvs.kernels.floats import exact_exp
 from crossenvs.kernels.portable import thread_index
-from crossenvs.kernels.threads import inline_twin
 
 Array = Any  # a NumPy array on the CPU; a numba device array on a GPU
 
@@ -179,7 +178,7 @@ def count_considered(t: Tree, b) -> None:
     t.num_considered[b] = min(t.max_considered, legal)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def expand_and_backup(t: Tree, b) -> None:
     """Store the network's priors and value at tree b's leaf and back the leaf's value up to its root."""
     node = t.leaves[b]
@@ -201,7 +200,7 @@ def expand_and_backup(t: Tree, b) -> None:
         node = up
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def root_result(t: Tree, b) -> None:
     """Tree b's answer: the chosen action (most-visited considered actions, best score), the improved policy, the root value."""
     q = t.q_rows[b]
@@ -223,40 +222,21 @@ def root_result(t: Tree, b) -> None:
     t.root_values[b] = t.value_sum[b, 0] / max(1, t.visits[b, 0])
 
 
-# ----------------------------------------------------------------------------- the loops: CPU, then CUDA
-_expand_and_backup_inline, _root_result_inline = inline_twin(expand_and_backup), inline_twin(root_result)
-
-
+# ----------------------------------------------------------------------------- the last step over a range of trees
 @njit(cache=True)
-def expand_and_backup_serial(*fields) -> None:
-    """:func:`expand_and_backup` for every tree (``fields``: those of :class:`Tree`, in order)."""
-    t = Tree(*fields)
-    for b in range(t.leaves.shape[0]):
-        _expand_and_backup_inline(t, b)
-
-
-@njit(cache=True, parallel=True)
-def expand_and_backup_parallel(*fields) -> None:
-    t = Tree(*fields)
-    for b in prange(t.leaves.shape[0]):
-        expand_and_backup(t, np.int64(b))  # called, never inlined, in a prange body; int64: one compile for both
-
-
-@njit(cache=True)
-def root_result_serial(*fields) -> None:
-    """:func:`root_result` for every tree: once a search, not worth numba's threads (no parallel loop)."""
-    t = Tree(*fields)
-    for b in range(t.leaves.shape[0]):
-        _root_result_inline(t, b)
-
-
-def expand_and_backup_cuda(t: Tree) -> None:
-    b = thread_index()
-    if b < t.leaves.shape[0]:
+def backup_then_answer_trees(t: Tree, start, stop) -> None:
+    """Trees ``start`` to ``stop - 1``: the last leaf's evaluation backed up, then the tree's answer
+    (:func:`root_result`). The one body of every target's loop (as :func:`crossenvs.kernels.game_batch.step_games`:
+    a call per tree would count the references of the tuple's arrays); the CPU's loops are the search's
+    (:func:`crossenvs.az.search.tree.search_serial`)."""
+    for b in range(start, stop):
         expand_and_backup(t, b)
+        root_result(t, b)
 
 
-def root_result_cuda(t: Tree) -> None:
+# ----------------------------------------------------------------------------- its CUDA kernel (its CPU loops: the
+# search's, in crossenvs.az.search.tree)
+def backup_then_answer_cuda(t: Tree) -> None:
     b = thread_index()
     if b < t.leaves.shape[0]:
-        root_result(t, b)
+        backup_then_answer_trees(t, b, b + 1)
