@@ -36,7 +36,7 @@ from .buffers import RecyclingBuffers
 DEVICES = ("cpu", "cuda")  # where a batch's games live
 
 #: what a step writes and hands back (fresh on the CPU each step), in :class:`StepResult`'s order
-STEP_OUTPUTS = ("observations", "masks", "players", "rewards", "seat_rewards", "ended", "ok", "movers", "final_ply")
+STEP_OUTPUTS = ("observations", "masks", "players", "rewards", "seat_rewards", "ended", "illegal", "movers", "final_ply")
 #: the outputs a CPU step recycles (megabytes for a large batch: fresh pages would fault and be zeroed every step)
 RECYCLED = ("observations", "masks")
 
@@ -53,7 +53,7 @@ def env_buffers(game: Game, n: int) -> dict[str, tuple[tuple[int, ...], Any]]:
         "plays": ((n,), np.int8),  # a step's: zeros, every game plays (PLAY)
         "reset_plays": ((n,), np.int8),  # a reset's: RESTART or KEEP each game
         "actions": ((n,), np.int64),
-        "ok": ((n,), np.bool_),
+        "illegal": ((n,), np.bool_),
         "movers": ((n,), np.int64),
         "seat_rewards": ((n, 2), np.float32),
         "rewards": ((n,), np.float32),
@@ -123,7 +123,7 @@ class StepResult(NamedTuple):
     rewards: Any  # (B,) float32: the reward of the player who acted
     seat_rewards: Any  # (B, 2) float32: both seats' rewards
     ended: Any  # (B,) bool: the game ended (and restarted)
-    ok: Any  # (B,) bool: the action was legal
+    illegal: Any  # (B,) bool: the action was illegal (the game untouched, and lost by its mover)
     movers: Any  # (B,) int64: the seat that acted
     final_ply: Any  # (B,) int64: plies an ended game lasted, 0 elsewhere
     final_observations: Any  # (B, 2, H, W, C) float32: both seats' last views where ``ended`` (stale rows elsewhere)
@@ -223,9 +223,9 @@ class GameBatch:
     def _launch_step(self, plays: Any, actions: Any, outputs: tuple[Any, ...]) -> None:
         """The step kernel over every game (``plays``: the step's PLAY, or a reset's RESTART/KEEP), into ``outputs``
         (in :data:`STEP_OUTPUTS`' order)."""
-        observations, masks, players, rewards, seat_rewards, ended, ok, movers, final_ply = outputs
+        observations, masks, players, rewards, seat_rewards, ended, illegal, movers, final_ply = outputs
         boards, metas, initial_board, initial_meta, final_observations = self._step_inputs
-        args = bk.Step(boards, metas, plays, actions, ok, movers, seat_rewards, rewards, ended, final_ply,
+        args = bk.Step(boards, metas, plays, actions, illegal, movers, seat_rewards, rewards, ended, final_ply,
                        initial_board, initial_meta, final_observations, players, observations, masks)  # fmt: skip
         self.backend.launch("step", args, self.num_envs)
         self._latest_masks = masks

@@ -139,12 +139,12 @@ class CrossVectorEnv(VectorEnv):
         before = [self.state(i) for i in range(self.num_envs)] if self.render_mode is not None else None
         result = self._batch.step(actions)
         if before is not None:
-            moves = zip(before, actions, result.ok, result.ended)
-            self._last_moves = [self.game.action_cells(b, int(a)) if k and not e else [] for b, a, k, e in moves]
+            moves = zip(before, actions, result.illegal, result.ended)
+            self._last_moves = [self.game.action_cells(b, int(a)) if not bad and not e else [] for b, a, bad, e in moves]
         info = {"action_mask": result.masks, "current_player": result.players}
         if result.ended.any():  # most steps of a small batch end no game: no index array for them
             info.update(self._final_views(np.flatnonzero(result.ended), result))
-        info.update(seat_rewards=result.seat_rewards, final_ply=result.final_ply, illegal_action=~result.ok)
+        info.update(seat_rewards=result.seat_rewards, final_ply=result.final_ply, illegal_action=result.illegal)
         return result.observations, result.rewards, result.ended, np.zeros(self.num_envs, dtype=bool), info
 
     def random_actions(self) -> np.ndarray:
@@ -240,7 +240,7 @@ class DeviceVectorEnv(CrossVectorEnv):
         self._check_open()
         result = self._batch.step(actions)
         info = {"action_mask": result.masks, "current_player": result.players, "seat_rewards": result.seat_rewards,
-                "final_ply": result.final_ply, "illegal_action": ~result.ok,
+                "final_ply": result.final_ply, "illegal_action": result.illegal,
                 "final_observations": result.final_observations}  # fmt: skip
         return result.observations, result.rewards, result.ended, result.ended & False, info
 

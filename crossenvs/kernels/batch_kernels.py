@@ -58,7 +58,7 @@ class Step(NamedTuple):
     metas: Array  # (B, META) int32
     plays: Array  # (B,) int8: PLAY, RESTART or KEEP (above)
     actions: Array  # (B,) int64
-    ok: Array  # (B,) bool, out: the action was legal (else the game is untouched, and lost by its mover)
+    illegal: Array  # (B,) bool, out: the action was illegal (the game is untouched, and lost by its mover)
     movers: Array  # (B,) int64, out: the seat that acted
     seat_rewards: Array  # (B, 2) float32, out: both seats' rewards
     rewards: Array  # (B,) float32, out: the mover's reward

@@ -20,7 +20,7 @@ step's NamedTuple 170 ns a game (the tuple is built again), one given seven of i
 kernels are compiled into the range's loops (``inline="always"`` twins), a move's bookkeeping is written in the
 loop, and every loop calls the range function: numba 0.68 drops stores through arrays taken from a tuple in
 a function inlined with them (seen in ``prange`` bodies first, then in this step compiled into its serial loop:
-the moves' ``ok`` flags were lost, which ``tests/test_vector.py``'s parallel/serial check caught).
+the moves' legality flags were lost, which ``tests/test_vector.py``'s parallel/serial check caught).
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def step_games(a: Step, start, stop) -> None:
                 a.seat_rewards[j, mover] = -1.0
                 a.seat_rewards[j, 1 - mover] = 0.0
             over = not legal or status != st.STATUS_PLAYING
-            a.ok[j], a.movers[j], a.rewards[j], a.ended[j] = legal, mover, a.seat_rewards[j, mover], over
+            a.illegal[j], a.movers[j], a.rewards[j], a.ended[j] = not legal, mover, a.seat_rewards[j, mover], over
             a.final_ply[j] = a.metas[j, st.PLY] if over else 0
         else:
             _restart_or_keep(a.boards, a.metas, a.ended, a.initial_board, a.initial_meta, a.plays[j], j)

@@ -43,13 +43,14 @@ def action_ids(actions: Any, count: int, num_actions: int, who: str = "actions")
 
     Every vector step checks its actions here, so an integer array (what a policy or ``random_actions`` hands
     over) takes the short way: a dtype-kind test and one compiled pass for the range (a microsecond; NumPy's
-    comparisons, ``issubdtype`` and ``flatnonzero`` were seven on a 64-game step)."""
+    comparisons, ``issubdtype`` and ``flatnonzero`` were seven on a 64-game step; ``issubdtype`` alone is half a
+    microsecond, so the dtype is read by its kind)."""
     array = (
         actions if isinstance(actions, np.ndarray) and actions.dtype.kind in "iu" else _as_array(actions, count, who)
     )
     if array.shape != (count,):
         raise InvalidActionError(f"{who} must have shape ({count},), one id per game, got {describe(actions)}")
-    if not np.issubdtype(array.dtype, np.integer):
+    if array.dtype.kind not in "iu":  # signed or unsigned integers: what np.issubdtype(dtype, np.integer) means
         raise InvalidActionError(
             f"{who} must be integer action ids in 0..{num_actions - 1}, got dtype {array.dtype} ({describe(actions)})"
         )
