@@ -36,7 +36,17 @@ from .buffers import RecyclingBuffers
 DEVICES = ("cpu", "cuda")  # where a batch's games live
 
 #: what a step writes and hands back (fresh on the CPU each step), in :class:`StepResult`'s order
-STEP_OUTPUTS = ("observations", "masks", "players", "rewards", "seat_rewards", "ended", "illegal", "movers", "final_ply")
+STEP_OUTPUTS = (
+    "observations",
+    "masks",
+    "players",
+    "rewards",
+    "seat_rewards",
+    "ended",
+    "illegal",
+    "movers",
+    "final_ply",
+)
 #: the outputs a CPU step recycles (megabytes for a large batch: fresh pages would fault and be zeroed every step)
 RECYCLED = ("observations", "masks")
 

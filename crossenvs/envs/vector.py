@@ -140,7 +140,9 @@ class CrossVectorEnv(VectorEnv):
         result = self._batch.step(actions)
         if before is not None:
             moves = zip(before, actions, result.illegal, result.ended)
-            self._last_moves = [self.game.action_cells(b, int(a)) if not bad and not e else [] for b, a, bad, e in moves]
+            self._last_moves = [
+                self.game.action_cells(b, int(a)) if not bad and not e else [] for b, a, bad, e in moves
+            ]
         info = {"action_mask": result.masks, "current_player": result.players}
         if result.ended.any():  # most steps of a small batch end no game: no index array for them
             info.update(self._final_views(np.flatnonzero(result.ended), result))
