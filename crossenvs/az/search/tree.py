@@ -20,8 +20,8 @@ actions with the mixed value, Q is min-max rescaled over the node's legal action
 **One source, both targets.** The trees share nothing, so each step of the search is written for one tree
 (:func:`init_root`, :func:`select`, compiled into the loops that call them) and run over a range of trees by
 one body, ``<step>_trees(t, start, stop)``, over the :class:`~crossenvs.az.search.tree_math.Tree` of the whole
-batch (as :func:`crossenvs.kernels.game_batch.step_games` steps games). Its loops stand beside it:
-``<step>_serial`` (every tree in one call) and ``<step>_parallel`` (:data:`~crossenvs.kernels.threads.CHUNK`
+batch (as ``crossenvs.kernels.game_batch.step_games`` steps games). Its loops stand beside it:
+``<step>_serial`` (every tree in one call) and ``<step>_parallel`` (``crossenvs.kernels.threads.CHUNK``
 trees a call) on the CPU, through :func:`crossenvs.kernels.threads.run`, and ``<step>_cuda``, one GPU thread a
 tree; :class:`crossenvs.az.search.gumbel.GumbelSearch` runs them on either backend in the same order:
 :func:`init_root_trees`, then per simulation :func:`backup_then_select_trees` (the last leaf's evaluation backed
@@ -122,7 +122,7 @@ def select(t: Tree, b) -> None:
 @njit(cache=True)
 def init_root_trees(t: Tree, start, stop) -> None:
     """:func:`init_root` for trees ``start`` to ``stop - 1``: the one body of every target's loop (a call per tree
-    would count the references of the tuple's arrays, as :func:`crossenvs.kernels.game_batch.step_games` says)."""
+    would count the references of the tuple's arrays, as ``crossenvs.kernels.game_batch.step_games`` says)."""
     for b in range(start, stop):
         init_root(t, b)
 
@@ -163,7 +163,7 @@ def search_serial(step, *fields) -> None:
 
 @njit(cache=True, parallel=True)
 def search_parallel(step, *fields) -> None:
-    """Step ``step`` across numba's threads, :data:`~crossenvs.kernels.threads.CHUNK` trees a call."""
+    """Step ``step`` across numba's threads, ``crossenvs.kernels.threads.CHUNK`` trees a call."""
     t = Tree(*fields)
     trees = t.leaves.shape[0]
     for chunk in prange(chunk_count(trees)):

@@ -226,9 +226,9 @@ def root_result(t: Tree, b) -> None:
 @njit(cache=True)
 def backup_then_answer_trees(t: Tree, start, stop) -> None:
     """Trees ``start`` to ``stop - 1``: the last leaf's evaluation backed up, then the tree's answer
-    (:func:`root_result`). The one body of every target's loop (as :func:`crossenvs.kernels.game_batch.step_games`:
+    (:func:`root_result`). The one body of every target's loop (as ``crossenvs.kernels.game_batch.step_games``:
     a call per tree would count the references of the tuple's arrays); the CPU's loops are the search's
-    (:func:`crossenvs.az.search.tree.search_serial`)."""
+    (``crossenvs.az.search.tree.search_serial``)."""
     for b in range(start, stop):
         expand_and_backup(t, b)
         root_result(t, b)
