@@ -23,8 +23,8 @@ What each is for:
   ``dispatcher.get_current_device``, ``CUDACodeLibrary._ensure_cc``, ``compiler.compile_cuda``).
 
 One known numba fault shapes our code rather than a patch: numba 0.68 drops the stores of a function
-inlined into a ``prange`` body through arrays taken from a tuple, so a parallel loop calls its kernel,
-never an inlined twin (:func:`crossenvs.kernels.threads.inline_twin`).
+inlined into a ``prange`` body through arrays taken from a tuple, so every loop calls its range function
+(``step_games``, the search's ``<step>_trees``), never an inlined copy of it.
 """
 
 from __future__ import annotations

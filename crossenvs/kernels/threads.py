@@ -268,9 +268,10 @@ def chunk_bounds(chunk, games):
 
 
 def inline_twin(kernel: Any) -> Any:
-    """``kernel``'s source compiled ``inline="always"``: what a serial loop calls per game (a call would pass the
-    whole NamedTuple by value). A ``prange`` loop calls ``kernel`` itself: numba 0.68 drops the stores of a
-    function inlined into a ``prange`` body through arrays taken from a tuple."""
+    """``kernel``'s source compiled ``inline="always"``: a game's kernel as a range function (``step_games``) calls
+    it per game, given views of one game's rows (a call per game counts those views in and out). The range
+    function itself is called by every loop, never inlined into one: numba 0.68 drops the stores of a function
+    inlined into a ``prange`` body, or into the function that built the tuple, through arrays taken from it."""
     return njit(inline="always")(getattr(kernel, "py_func", kernel))
 
 
