@@ -217,9 +217,16 @@ def test_a_tiny_run_trains_checkpoints_resumes_and_plays(tmp_path):
     assert summary["games"] == 4 and summary["updates"] > 0 and summary["positions"] > 0
     assert (run / "checkpoints" / "final.pt").is_file() and list((run / "tensorboard").iterdir())
     assert list((run / "checkpoints").glob("seconds_*.pt"))  # snapshots for rating against wall-clock time
+    # config.yaml is what a resumed run goes on with: a learning rate lowered there holds over latest.pt's optimiser
+    settings = yaml.safe_load((run / "config.yaml").read_text())
+    (run / "config.yaml").write_text(yaml.safe_dump({**settings, "learning_rate": settings["learning_rate"] / 5}))
     resumed = run_alphazero("--resume", str(run), "--max-minutes", "0.05")
     assert resumed.returncode == 0, resumed.stderr
-    assert "resuming" in resumed.stdout
+    assert "resuming" in resumed.stdout and "note: learning rate" in resumed.stdout, resumed.stdout
+    import torch
+
+    latest = torch.load(run / "checkpoints" / "latest.pt", weights_only=False)  # our own file, just written
+    assert latest["optimizer"]["param_groups"][0]["lr"] == pytest.approx(settings["learning_rate"] / 5)
     assert json.loads((run / "summary.json").read_text())["positions"] > summary["positions"]
     # the checkpoint is a player everywhere: the arena, the CLI, an env opponent
     game = make_game("crisscross", size=4)

@@ -96,6 +96,18 @@ def restore(net: AlphaZeroNet, optimizer: torch.optim.Optimizer, counters: dict,
     counters.update(document["counters"])
 
 
+def rates_from_config(optimizer: torch.optim.Optimizer, learning_rate: float, weight_decay: float) -> None:
+    """config.yaml's learning rate and weight decay over those the restored optimiser state carried: a run's
+    config.yaml is what it goes on with, so lowering its ``learning_rate`` before ``--resume`` (annealing a long
+    run by hand) takes effect, while AdamW's moments are kept."""
+    first = optimizer.param_groups[0]
+    if (first["lr"], first["weight_decay"]) != (learning_rate, weight_decay):
+        print(f"note: learning rate {first['lr']:g} -> {learning_rate:g}, weight decay {first['weight_decay']:g}"
+              f" -> {weight_decay:g}, as config.yaml now says")  # fmt: skip
+    for group in optimizer.param_groups:
+        group["lr"], group["weight_decay"] = learning_rate, weight_decay
+
+
 def superseded(chosen: Path, wall_seconds: float) -> list[Path]:
     """When a run continues from a checkpoint older than latest.pt: latest.pt, final.pt and the later snapshots,
     the line of history it leaves (moved aside, so --resume and rating-plot see one line)."""

@@ -32,7 +32,7 @@ from crossenvs.az.evaluation import final_evaluation
 from crossenvs.az.learn import learner
 from crossenvs.az.network import AlphaZeroNet, auto_precision, device_evaluator, evaluator
 from crossenvs.az.replay import Replay
-from crossenvs.az.resume import checkpoint_to_resume, latest_extra, restore, superseded
+from crossenvs.az.resume import checkpoint_to_resume, latest_extra, rates_from_config, restore, superseded
 from crossenvs.az.selfplay import Finished, SelfPlay
 from crossenvs.core.registry import make_game
 from crossenvs.trainer.command import new_run_config
@@ -126,6 +126,7 @@ class Run:
 
     def restore(self, document: dict[str, Any], chosen: Path) -> None:
         restore(self.net, self.optimizer, self.counters, document, chosen)
+        rates_from_config(self.optimizer, self.config.learning_rate, self.config.weight_decay)
         set_aside(superseded(chosen, self.counters["wall_seconds"]), self.run_dir / ck.CHECKPOINTS)
         self.rng = np.random.default_rng([self.config.seed, self.counters["moves"]])  # fresh streams from here on
         moves, positions = self.counters["moves"], self.counters["positions"]

@@ -78,8 +78,12 @@ class CrossVectorEnv(VectorEnv):
 
     metadata = {"render_modes": VECTOR_RENDER_MODES, "autoreset_mode": AutoresetMode.SAME_STEP, "render_fps": 2}
 
-    def __new__(cls, *args: Any, device: str = "cpu", **kwargs: Any) -> Any:
+    #: where this class's games live when ``device`` is not given (:class:`DeviceVectorEnv`: ``"cuda"``)
+    default_device = "cpu"
+
+    def __new__(cls, *args: Any, device: str | None = None, **kwargs: Any) -> Any:
         """``device="cuda"`` gives the same games on a GPU: a :class:`DeviceVectorEnv`, a subclass."""
+        device = device or cls.default_device
         if device not in DEVICES:
             raise InvalidOptionError(f"device must be one of {DEVICES}, got {device!r}")
         if device == "cuda" and cls is CrossVectorEnv:
@@ -91,9 +95,12 @@ class CrossVectorEnv(VectorEnv):
         game: str | Game = "crisscross",
         num_envs: int = 64,
         render_mode: str | None = None,
-        device: str = "cpu",
+        device: str | None = None,
         **options: Any,
     ) -> None:
+        device = device or self.default_device
+        if device != self.default_device:  # CrossVectorEnv(device="cuda") is a DeviceVectorEnv by now
+            raise InvalidOptionError(f"{type(self).__name__} runs on {self.default_device!r}, not {device!r}")
         if render_mode is not None and device != "cpu":
             raise InvalidOptionError("render_mode needs device='cpu'; on a GPU, render env.state(i) yourself")
         if render_mode is not None and render_mode not in VECTOR_RENDER_MODES:
@@ -226,16 +233,7 @@ class DeviceVectorEnv(CrossVectorEnv):
     """
 
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
-
-    def __init__(
-        self,
-        game: str | Game = "crisscross",
-        num_envs: int = 64,
-        render_mode: str | None = None,
-        device: str = "cuda",
-        **options: Any,
-    ) -> None:
-        super().__init__(game, num_envs, render_mode, "cuda", **options)  # the CPU env's, on the device backend
+    default_device = "cuda"  # the CPU env's __init__, on the device backend
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """One action per game (a (B,) integer tensor on the GPU, or an array), for the player to act there."""
