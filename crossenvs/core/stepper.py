@@ -110,19 +110,24 @@ class Stepper:
         """
         if type(action) is not int or not 0 <= action < self._num_actions:
             action = action_id(action, self._num_actions, f"{self.game.name}: the action")
-        return self.step_id(action)
+        # step_id's three lines, not a call to it: a Python call is 5% of a Crossings move through this loop
+        legal = self._step(action) if self.num_legal else self._game_over()
+        if legal >= 0:
+            self.num_legal = legal
+        return legal >= 0
 
     def step_id(self, action: int) -> bool:
         """:meth:`step` for an action id its caller has checked already (an ``int`` in ``0..num_actions-1``, as
         ``crossenvs.support.actions.action_id`` returns): the envs check an action once, at their own
         ``step``, and come here. An unchecked value would index the kernel's tables out of range."""
-        if not self.num_legal:
-            raise IllegalActionError(f"{self.game.name}: the game is over; no action can be applied")
-        legal = self._step(action)
-        if legal < 0:
-            return False
-        self.num_legal = legal
-        return True
+        legal = self._step(action) if self.num_legal else self._game_over()
+        if legal >= 0:
+            self.num_legal = legal
+        return legal >= 0
+
+    def _game_over(self) -> int:
+        """A move asked of a finished game: refused (typed ``int`` so the step's one line reads as it runs)."""
+        raise IllegalActionError(f"{self.game.name}: the game is over; no action can be applied")
 
     @property
     def legal_actions(self) -> np.ndarray:

@@ -142,7 +142,7 @@ def backup_then_select_trees(t: Tree, start, stop) -> None:
 INIT_ROOT, BACKUP_THEN_SELECT, BACKUP_THEN_ANSWER = 0, 1, 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def step_trees(t: Tree, step, start, stop) -> None:
     """Step ``step`` of the search for trees ``start`` to ``stop - 1``: what both CPU loops run (the last step is
     :mod:`crossenvs.az.search.tree_math`'s, compiled once for every game)."""
