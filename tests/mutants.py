@@ -46,21 +46,21 @@ MUTANTS = [
     ),
     Mutant(
         "sb3-vec-reward-other-seat",
-        "crossenvs.envs.vector:CrossSB3VecEnv.step_wait",
+        "crossenvs.envs.sb3_vec:CrossSB3VecEnv.step_wait",
         "won[finished & ok, self.learner[finished & ok]]",
         "won[finished & ok, 1 - self.learner[finished & ok]]",
         ("tests/test_signs.py", "tests/test_vector.py"),
     ),
     Mutant(
         "sb3-vec-illegal-not-punished",
-        "crossenvs.envs.vector:CrossSB3VecEnv.step_wait",
+        "crossenvs.envs.sb3_vec:CrossSB3VecEnv.step_wait",
         "rewards[~ok] = -1.0",
         "rewards[~ok] = 0.0",
         ("tests/test_vector.py",),
     ),
     Mutant(
         "sb3-vec-learner-seat-reported-wrong",
-        "crossenvs.envs.vector:CrossSB3VecEnv.step_wait",
+        "crossenvs.envs.sb3_vec:CrossSB3VecEnv.step_wait",
         'infos[index]["learner_seat"] = int(self.learner[index])',
         'infos[index]["learner_seat"] = int(1 - self.learner[index])',
         ("tests/test_signs.py", "tests/test_vector.py"),
@@ -102,7 +102,7 @@ MUTANTS = [
     ),
     Mutant(
         "vector-seat-rewards-swapped",
-        "crossenvs.envs.vector:_seat_rewards",
+        "crossenvs.envs.sb3_vec:_seat_rewards",
         "st.SEAT_RETURNS[status]",
         "st.SEAT_RETURNS[status][..., ::-1]",
         ("tests/test_signs.py", "tests/test_vector.py", "tests/test_eval.py"),

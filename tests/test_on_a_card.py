@@ -134,7 +134,7 @@ def test_the_smoke_run_had_only_what_the_device_image_has(card, smoke):
     assert not modules & absent
     env = {**os.environ, "CARD_IMPORTS": os.devnull, "CARD_ABSENT": "stable_baselines3"}
     hook = Path(imports).parent / "hook"
-    probe = "import crossenvs.envs.vector as v, sys; print(v._SB3VecEnv is object, 'stable_baselines3' in sys.modules)"
+    probe = "import crossenvs.envs.sb3_vec as v, sys; print(v._SB3VecEnv is object, 'stable_baselines3' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
                           env={**env, "PYTHONPATH": str(hook)})  # fmt: skip
     assert done.stdout.split() == ["True", "False"], done.stderr[-2000:]

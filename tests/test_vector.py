@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -9,7 +12,8 @@ import crossenvs
 from crossenvs import InvalidOptionError
 from crossenvs.envs.batch import kernel_args
 from crossenvs.envs.buffers import KEEP, RecyclingBuffers
-from crossenvs.envs.vector import CrossSB3VecEnv, CrossVectorEnv
+from crossenvs.envs.sb3_vec import CrossSB3VecEnv
+from crossenvs.envs.vector import CrossVectorEnv
 from crossenvs.players import FunctionPlayer
 
 CASES = [
@@ -20,6 +24,23 @@ CASES = [
     ("crosse", {"move_cap": 40}),
 ]
 IDS = [name for name, _ in CASES]
+
+
+def test_the_envs_import_without_torch_and_the_sb3_face_is_found_where_it_was():
+    """Was: the vector env's module imported stable-baselines3 for its SB3 face, and so torch (1.5 s of 1.9). Every
+    face but that one imports without torch, Ray or JAX; ``crossenvs.envs.vector.CrossSB3VecEnv`` still works."""
+    probe = (
+        "import sys, gymnasium, crossenvs.envs.vector, crossenvs.envs.aec, crossenvs.envs.single_agent; "
+        "gymnasium.make('crossenvs/Crisscross-v0'); "
+        "print(sorted(m for m in ('torch', 'stable_baselines3', 'ray', 'jax') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.split("\n")[-2] == "[]", done.stdout + done.stderr[-2000:]
+    from crossenvs.envs import vector
+
+    assert vector.CrossSB3VecEnv is CrossSB3VecEnv
+    with pytest.raises(AttributeError, match="no attribute 'CrossSB3Env'"):
+        vector.CrossSB3Env  # noqa: B018 - a misspelt name is still an AttributeError
 
 
 @pytest.mark.parametrize("name, options", CASES, ids=IDS)
@@ -212,8 +233,6 @@ def test_parallel_and_serial_batch_loops_agree(name, options):
 def test_both_vector_envs_pickle_and_play_on_identically(face):
     """They go to subprocesses and Ray workers by pickle; the compiled loops are found again there."""
     import pickle
-
-    from crossenvs.envs.vector import CrossSB3VecEnv, CrossVectorEnv
 
     if face == "vector":
         env = CrossVectorEnv("crisscross", num_envs=4, size=5)

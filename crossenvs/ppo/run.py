@@ -1,6 +1,6 @@
 """A PPO self-play run: its model, its folder and checkpoints, and the callback that snapshots and stops it.
 
-The env is :class:`crossenvs.envs.vector.CrossSB3VecEnv`: ``num_envs`` games stepped together in
+The env is :class:`crossenvs.envs.sb3_vec.CrossSB3VecEnv`: ``num_envs`` games stepped together in
 numba, the learner's seat drawn at random in each and the opponent drawn from the
 :class:`~crossenvs.ppo.pool.OpponentPool`. A checkpoint is ``step_<n>.zip`` with ``step_<n>.json``
 beside it, the metadata written last: a checkpoint counts only once its metadata is there.
@@ -23,7 +23,7 @@ with needs_extra("train", "crossenvs train ppo"):
     from stable_baselines3.common.callbacks import BaseCallback
 
 from crossenvs import checkpoints as ck
-from crossenvs.envs.vector import CrossSB3VecEnv
+from crossenvs.envs.sb3_vec import CrossSB3VecEnv
 from crossenvs.kernels.threads import numba_on_one_thread  # noqa: F401 - training/selfplay.py takes it from here
 from crossenvs.ppo.config import Config
 from crossenvs.ppo.pool import OpponentPool

@@ -7,7 +7,7 @@
 
 ``training/selfplay.py`` is the same command in a checkout. How it works:
 
-* The env is :class:`crossenvs.envs.vector.CrossSB3VecEnv`: ``num_envs`` games stepped together
+* The env is :class:`crossenvs.envs.sb3_vec.CrossSB3VecEnv`: ``num_envs`` games stepped together
   in numba. In every game the learner's seat is drawn at random (so it learns both seats) and
   the opponent is drawn from a **pool**: the random policy, plus snapshots of the learner taken
   every ``snapshot_every`` steps (the newest ``pool_size`` are kept). ``random_share`` of the
