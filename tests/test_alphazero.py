@@ -131,9 +131,16 @@ def test_batched_search_equals_one_game_searches():
 
 def forced(search: GumbelSearch, way: str) -> GumbelSearch:
     """``search`` with its batched steps always run ``way`` ("parallel" or "serial"), not by the rule."""
-    pick = {"serial": 0, "parallel": 1}[way]
+    assert way in ("serial", "parallel")
+
+    def parallel_only(parallel):  # the parallel loop in the serial loop's place (called with the tuple and a size)
+        return lambda args, size: parallel(*args)
+
     loops = search.backend.loops
-    search.backend.loops = {step: (pair[pick] or pair[0],) * 2 for step, pair in loops.items()}
+    search.backend.loops = {
+        step: (serial if way == "serial" else parallel_only(parallel), None)
+        for step, (serial, parallel) in loops.items()
+    }
     return search
 
 

@@ -43,10 +43,12 @@ _mark_inline = threads.inline_twin(mark)
 
 
 @njit(cache=True)
-def mark_serial(*fields) -> None:
-    a = Marks(*fields)
-    for i in range(a.flags.shape[0]):
+def mark_rows(a: Marks, start, stop) -> None:
+    for i in range(start, stop):
         _mark_inline(a, i)
+
+
+mark_serial = threads.serial_loop(mark_rows)
 
 
 @njit(cache=True, parallel=True)
@@ -62,10 +64,15 @@ def _marks(n: int) -> Marks:
 
 def test_a_kernels_loops_write_what_it_writes_serially_and_in_parallel():
     results = []
-    for loops in ((mark_serial, None), (mark_parallel, None), (mark_serial, mark_parallel)):
+
+    def parallel_alone(args, size):
+        mark_parallel(*args)
+
+    for loops in ((mark_serial, None), (parallel_alone, None), (mark_serial, mark_parallel)):
         marks = _marks(300)
         threads.run(*loops, marks, 300)  # the last: the rule's choice (parallel at 300 games, threads allowing)
         results.append(marks)
+    assert mark_serial._entry is not None  # the serial loop went through the body's machine code after its first call
     expected_rows = np.where((np.arange(300) % 3 == 0)[:, None], [5, 7, 7], 0)
     for marks in results:
         np.testing.assert_array_equal(marks.rows, expected_rows)
@@ -118,7 +125,9 @@ class FakeLoops:
             self.calls.append((way, size))
             self.now += self.cost[way] * size
 
-        return loop
+        if way == "serial":  # as a SerialLoop is called: the kernel's NamedTuple (here (size,)) and the size
+            return lambda args, size: loop(size)
+        return loop  # as a parallel loop is: the NamedTuple's fields
 
     def share(self, way: str, size: int, last: int) -> float:
         ways = [w for w, s in self.calls if s == size][-last:]
@@ -176,7 +185,7 @@ def test_a_template_copy_keeps_every_line_where_the_template_has_it():
     copied = Path(copy.__file__).read_text().splitlines()
     differing = [n for n, (t, c) in enumerate(zip(template, copied), 1) if t != c]
     assert len(differing) == 1 and copied[differing[0] - 1].startswith("from crossenvs.games.crisscross import")
-    for name in ("step_games", "step_serial", "step_parallel", "view_serial", "step_cuda"):
+    for name in ("step_games", "step_parallel", "view_games", "step_cuda"):
         function = getattr(getattr(copy, name), "py_func", getattr(copy, name))
         original = getattr(getattr(game_batch, name), "py_func", getattr(game_batch, name))
         assert function.__code__.co_firstlineno == original.__code__.co_firstlineno, name

@@ -209,19 +209,19 @@ def test_parallel_and_serial_batch_loops_agree(name, options):
     env = CrossVectorEnv(name, num_envs=200, **options)  # at least SERIAL_BELOW: the env may run either way
     _, info = env.reset(seed=0)
     rng = np.random.default_rng(1)
-    loops, games_ended = env._batch.backend.loops, 0
+    (serial_loop, parallel_loop), games_ended = env._batch.backend.loops["step"], 0
     for _ in range(30):
         actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in info["action_mask"]], dtype=np.int64)
         actions[rng.integers(200)] = 0  # legal or not: the illegal case is covered too
         results = []
-        for step in loops["step"]:
+        for step in (lambda args: serial_loop(args, 200), lambda args: parallel_loop(*args)):
             arrays = {name: np.zeros(shape, dtype) for name, (shape, dtype) in env_buffers(env.game, 200).items()}
             start = env.game.initial_state()
             arrays.update(boards=env.boards.copy(), metas=env.metas.copy(), actions=actions,
                           initial_board=start.board, initial_meta=start.meta)  # fmt: skip
-            step(*kernel_args(arrays)["step"])
+            step(kernel_args(arrays)["step"])
             results.append(arrays)
-        parallel, serial = results
+        serial, parallel = results
         games_ended += parallel["ended"].sum()
         for name in parallel:
             np.testing.assert_array_equal(parallel[name], serial[name], err_msg=name)

@@ -3,7 +3,7 @@
 :class:`GameBatch` is written once for both targets. Its buffers are named once (:func:`env_buffers`),
 each kernel's NamedTuple is made of them (:func:`kernel_args` for the PTX signatures), and a backend
 (:mod:`crossenvs.kernels.backends`) allocates them and runs each kernel: on the CPU its numba loop
-(``crossenvs.kernels.game_batch``'s ``*_serial`` / ``*_parallel``), on a GPU its CUDA kernel (``*_cuda``,
+(``crossenvs.kernels.game_batch``'s ``*_games`` over every game, or ``*_parallel``), on a GPU its CUDA kernel (``*_cuda``,
 one thread a game). A vector env's step is one kernel on either target: every game plays, a game that
 ended has both seats' final views written and restarts, and every game's observation and legal mask of
 the player to act are written, in one numba entry (one launch on a GPU).
@@ -30,6 +30,7 @@ from crossenvs.support.errors import InvalidActionError, InvalidOptionError
 from ..core.game import Game
 from ..kernels.backends import DeviceBackend, HostBackend, Loops
 from ..kernels.launch import DeviceKernel, gather
+from ..kernels.threads import serial_loop
 from .aec import resolve_game
 from .buffers import RecyclingBuffers
 
@@ -93,10 +94,10 @@ def env_loops(game: Game) -> dict[str, Loops]:
     thread, :func:`crossenvs.kernels.threads.numba_on_one_thread`)."""
     per_game = specialize("crossenvs.kernels.game_batch", type(game))
     return {
-        "step": (per_game.step_serial, per_game.step_parallel),
-        "apply": (per_game.apply_serial, None),
-        "view": (per_game.view_serial, None),
-        "random_actions": (bk.random_actions_serial, None),
+        "step": (serial_loop(per_game.step_games), per_game.step_parallel),
+        "apply": (serial_loop(per_game.apply_games), None),
+        "view": (serial_loop(per_game.view_games), None),
+        "random_actions": (serial_loop(bk.random_actions_games), None),
     }
 
 

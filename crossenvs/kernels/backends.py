@@ -26,7 +26,8 @@ from crossenvs.support.errors import InvalidOptionError
 
 from .threads import run
 
-#: a kernel's CPU loops: (serial, parallel or None), each taking the kernel's NamedTuple's fields in order
+#: a kernel's CPU loops: (its body over every index, a :class:`~crossenvs.kernels.threads.SerialLoop`; its parallel loop,
+#: taking the kernel's NamedTuple's fields in order, or None)
 Loops = tuple[Callable[..., None], Callable[..., None] | None]
 #: name -> (shape, dtype): the buffers a job keeps
 Buffers = Mapping[str, tuple[tuple[int, ...], Any]]

@@ -92,11 +92,11 @@ def random_pick(a: RandomPick, j) -> None:
 
 
 @njit(cache=True)
-def random_actions_serial(*fields) -> None:
-    """:func:`random_pick` for every game on the CPU (a few loads each: threads would cost more), written out: an
-    inlined helper given the batch's arrays counts them in and out per game (numba's reference counts)."""
-    a = RandomPick(*fields)
-    for j in range(a.actions.shape[0]):
+def random_actions_games(a: RandomPick, start, stop) -> None:
+    """:func:`random_pick` for games ``start`` to ``stop - 1`` on the CPU (a few loads each: threads would cost more),
+    written out: an inlined helper given the batch's arrays counts them in and out per game (numba's reference
+    counts)."""
+    for j in range(start, stop):
         a.uniforms[j] = next_uniform(a.keys, a.counters, j)
         a.actions[j] = legal_at_quantile(a.masks[j], a.uniforms[j])
 

@@ -6,9 +6,10 @@ signature (:mod:`crossenvs.core.game`), so this one file drives any game.
 
 Each kernel here is the work of a range of games, ``<name>_games(a, start, stop)``, over a NamedTuple of the
 batch's arrays (:mod:`crossenvs.kernels.batch_kernels` names them), and the loops that run it are beside it:
-on the CPU ``<name>_serial`` (every game in one call) and ``<name>_parallel`` (:data:`~crossenvs.kernels.threads.CHUNK`
-games a call across numba's threads), run by :func:`crossenvs.kernels.threads.run`, each taking the NamedTuple's
-fields in order; on a GPU ``<name>_cuda``, one thread a game (a range of one), launched by
+on the CPU the range function itself over every game (:class:`~crossenvs.kernels.threads.SerialLoop`) and
+``<name>_parallel`` (:data:`~crossenvs.kernels.threads.CHUNK` games a call across numba's threads, taking the
+NamedTuple's fields in order), run by :func:`crossenvs.kernels.threads.run`; on a GPU ``<name>_cuda``, one thread a
+game (a range of one), launched by
 :mod:`crossenvs.kernels.launch`. One source for both targets, one argument list: a vector env's step is
 :func:`step_games` on either (:class:`crossenvs.envs.batch.GameBatch` picks the loop or the kernel).
 
@@ -100,14 +101,6 @@ def step_games(a: Step, start, stop) -> None:
         _mask_game(a.boards[j], a.metas[j], a.masks[j])
 
 
-@njit(cache=True)
-def step_serial(*fields) -> None:
-    """:func:`step_games` over every game in one call (``fields``: those of
-    :class:`~crossenvs.kernels.batch_kernels.Step`)."""
-    a = Step(*fields)
-    step_games(a, np.int64(0), a.boards.shape[0])  # int64, as the parallel loop passes: one compile
-
-
 @njit(cache=True, parallel=True)
 def step_parallel(*fields) -> None:
     """:func:`step_games` across numba's threads, :data:`~crossenvs.kernels.threads.CHUNK` games a call, one pass
@@ -151,17 +144,3 @@ def view_games(a: View, start, stop) -> None:
             _mask_game(a.boards[i], a.metas[i], a.masks[j])
         else:
             a.masks[j, :] = 0
-
-
-@njit(cache=True)
-def apply_serial(*fields) -> None:
-    """:func:`apply_games` over every index of ``ids`` (``fields``: :class:`~crossenvs.kernels.batch_kernels.Apply`'s)."""
-    a = Apply(*fields)
-    apply_games(a, np.int64(0), a.ids.shape[0])
-
-
-@njit(cache=True)
-def view_serial(*fields) -> None:
-    """:func:`view_games` over every index of ``ids`` (``fields``: :class:`~crossenvs.kernels.batch_kernels.View`'s)."""
-    a = View(*fields)
-    view_games(a, np.int64(0), a.ids.shape[0])

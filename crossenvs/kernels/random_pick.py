@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit, prange
 
 from crossenvs.kernels.bits import byte_sum_8
-from crossenvs.kernels.threads import chunk_bounds, chunk_count, run
+from crossenvs.kernels.threads import chunk_bounds, chunk_count, run, serial_loop
 
 
 def random_legal_actions(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
@@ -22,7 +22,7 @@ def random_legal_actions(masks: np.ndarray, uniforms: np.ndarray, out: np.ndarra
 
     Serially, or across numba's threads for a large batch (:mod:`crossenvs.kernels.threads`).
     """
-    run(pick_serial, pick_parallel, Picks(masks, uniforms, out), len(out))
+    run(serial_loop(pick_rows), pick_parallel, Picks(masks, uniforms, out), len(out))
 
 
 @njit(cache=True, inline="always")
@@ -90,13 +90,6 @@ def pick_rows(a: Picks, start, stop) -> None:
     """Rows ``start`` to ``stop - 1`` of :func:`random_legal_actions`: the one body of both loops."""
     for j in range(start, stop):
         a.actions[j] = legal_at_quantile(a.masks[j], a.uniforms[j])
-
-
-@njit(cache=True)
-def pick_serial(*fields) -> None:
-    """:func:`random_legal_actions` on the calling thread (``fields``: those of :class:`Picks`, in order)."""
-    a = Picks(*fields)
-    pick_rows(a, np.int64(0), a.actions.shape[0])  # int64, as the parallel loop passes: one compile
 
 
 @njit(cache=True, parallel=True)

@@ -1,8 +1,9 @@
 """How batched loops use the CPU: serially, or across numba's threads, whichever is measured faster now.
 
-Every batched kernel's CPU loop is written twice beside it, ``<name>_serial`` (``range``) and
-``<name>_parallel`` (``prange``), each taking the kernel's NamedTuple's fields in order (``*fields``:
-numba types positional arrays in C, a tuple's fields in Python, a fraction of a microsecond each).
+Every batched kernel is one body over a range of indices, ``body(args, start, stop)``, given the kernel's
+NamedTuple, and has two CPU loops: the body over every index (:class:`SerialLoop`, through its compiled entry
+point) and ``<name>_parallel`` beside it (``prange`` over units of :data:`CHUNK` indices, taking the tuple's
+fields in order, ``*fields``: a ``prange`` body may use a NamedTuple only where the function built it).
 :func:`run` picks one:
 
 * **serially below** :data:`SERIAL_BELOW` **games** (waking threads costs more than it saves), or where
@@ -34,7 +35,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Iterator
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 import numba
@@ -219,10 +220,10 @@ LOOP_SWITCH_MARGIN = 0.9
 
 
 def run(serial: Callable[..., Any], parallel: Callable[..., Any] | None, args: tuple[Any, ...], size: int) -> None:
-    """One batched kernel over ``size`` games: ``serial(*args)`` or ``parallel(*args)`` by the rule above
-    (``parallel`` None: a kernel too cheap for threads has its serial loop only)."""
+    """One batched kernel over ``size`` games: ``serial(args, size)`` (a :class:`SerialLoop`) or ``parallel(*args)``
+    by the rule above (``parallel`` None: a kernel too cheap for threads has its serial loop only)."""
     if parallel is None or size < SERIAL_BELOW or numba.get_num_threads() == 1:
-        serial(*args)
+        serial(args, size)
         return
     # the first two calls big enough for threads run the parallel loop, then the serial one, whatever the load:
     # both are then compiled (or loaded from numba's cache) in this process, so "compiled once" holds whichever
@@ -230,28 +231,61 @@ def run(serial: Callable[..., Any], parallel: Callable[..., Any] | None, args: t
     if parallel not in _LOADED or serial not in _LOADED:
         if parallel not in _LOADED:
             _LOADED.add(parallel)
-            _parallel_chunked(parallel, *args)
+            _parallel_chunked(parallel, args, size)
         else:
             _LOADED.add(serial)
-            serial(*args)
+            serial(args, size)
         return
     if _CPUS - NEIGHBOURS() < SPARE_CORES_FOR_PARALLEL:
-        serial(*args)
+        serial(args, size)
         return
     key = (parallel, size.bit_length())
     runner = _CHOICES.get(key)
     if runner is None:
         choice = WayChoice(margin=LOOP_SWITCH_MARGIN)
         runner = _CHOICES[key] = FasterOf(partial(_parallel_chunked, parallel), serial, choice)
-    runner(size, *args)
+    runner(size, args, size)
 
 
-def _parallel_chunked(parallel: Callable[..., Any], *args: Any) -> None:
+def _parallel_chunked(parallel: Callable[..., Any], args: tuple[Any, ...], size: int) -> None:
     """``parallel(*args)`` across numba's threads, its ``prange`` indices (each a unit of :data:`CHUNK` games:
     :func:`chunk_bounds`) split evenly between them: taken one at a time, 256 units of a light game's step
     cost more in scheduling than they saved (Connect Four at 4,096 games, 1.27x the time of the even split)."""
     with numba.parallel_chunksize(0):  # 0: numba's even split, whatever a caller's outer setting
         parallel(*args)
+
+
+class SerialLoop:
+    """A range function ``body(args, start, stop)`` over every index on the calling thread: ``loop(args, size)``.
+
+    It is a kernel's serial loop: the body itself, called through the machine code numba compiled for ``args``'
+    type (its entry point), looked up at the first call. Given a NamedTuple of a dozen arrays, numba's
+    dispatcher spends longer finding that code than a one-game step takes; a ``*fields`` wrapper that builds
+    the tuple inside numba, the other way round it, is one more function to compile, which links the whole
+    body in again (a second and a half of a first search). Safe because each job builds ``args`` from buffers of
+    fixed types (the kernels' bodies are compiled once, a test checks it); without numba
+    (``NUMBA_DISABLE_JIT=1``) the body itself runs. Make one with :func:`serial_loop`.
+    """
+
+    def __init__(self, body: Callable[..., None]) -> None:
+        self.body = body
+        self._entry: Callable[..., None] | None = None
+
+    def __call__(self, args: tuple[Any, ...], size: int) -> None:
+        entry = self._entry
+        if entry is not None:
+            entry(args, 0, size)
+            return
+        self.body(args, 0, size)  # compiles, or loads from the cache, the version for these types (int64 bounds)
+        overloads = getattr(self.body, "overloads", {})
+        compiled = overloads.get((numba.typeof(args), numba.types.int64, numba.types.int64))
+        self._entry = getattr(compiled, "entry_point", None) or self.body  # the body: no machine code to call
+
+
+@cache
+def serial_loop(body: Callable[..., None]) -> SerialLoop:
+    """The one :class:`SerialLoop` of ``body`` (a kernel's loops are shared by every job that runs it)."""
+    return SerialLoop(body)
 
 
 @njit(cache=True, inline="always")

@@ -31,6 +31,7 @@ from crossenvs.kernels import state as st
 from crossenvs.kernels.backends import DeviceBackend, HostBackend
 from crossenvs.kernels.launch import DeviceKernel, gather
 from crossenvs.kernels.specialize import specialize
+from crossenvs.kernels.threads import serial_loop
 from crossenvs.support.checks import check_batch_size
 from crossenvs.support.errors import IllegalActionError, InvalidOptionError
 
@@ -119,13 +120,15 @@ STEPS = ("init_root", "backup_then_select", "backup_then_answer")
 
 @cache
 def search_loops(game_class: type) -> dict[str, tuple[Callable[..., None], Callable[..., None]]]:
-    """Each step's CPU loops, (serial, parallel), by step: the game's copy of :mod:`crossenvs.az.search.tree`'s
-    two loops with the step's code first. Made once per game, so that the measured choice of threads
-    (:func:`crossenvs.kernels.threads.run`, kept per loop) is kept per step across searches."""
+    """Each step's CPU loops, (serial, parallel), by step: the step's body over every tree, and the game's copy of
+    :mod:`crossenvs.az.search.tree`'s parallel loop with the step's code first. Made once per game, so that the
+    measured choice of threads (:func:`crossenvs.kernels.threads.run`, kept per loop) is kept per step across
+    searches."""
     per_game = specialize("crossenvs.az.search.tree", game_class)
-    codes = dict(zip(STEPS, (per_game.INIT_ROOT, per_game.BACKUP_THEN_SELECT, per_game.BACKUP_THEN_ANSWER)))
-    return {step: (partial(per_game.search_serial, code), partial(per_game.search_parallel, code))
-            for step, code in codes.items()}  # fmt: skip
+    bodies = (per_game.init_root_trees, per_game.backup_then_select_trees, tree_math.backup_then_answer_trees)
+    codes = (per_game.INIT_ROOT, per_game.BACKUP_THEN_SELECT, per_game.BACKUP_THEN_ANSWER)
+    return {step: (serial_loop(body), partial(per_game.search_parallel, code))
+            for step, body, code in zip(STEPS, bodies, codes)}  # fmt: skip
 
 
 def search_kernels(game: Game) -> dict[str, DeviceKernel]:

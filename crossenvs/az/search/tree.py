@@ -20,10 +20,10 @@ actions with the mixed value, Q is min-max rescaled over the node's legal action
 **One source, both targets.** The trees share nothing, so each step of the search is written for one tree
 (:func:`init_root`, :func:`select`, compiled into the loops that call them) and run over a range of trees by
 one body, ``<step>_trees(t, start, stop)``, over the :class:`~crossenvs.az.search.tree_math.Tree` of the whole
-batch (as ``crossenvs.kernels.game_batch.step_games`` steps games). Its loops stand beside it:
-``<step>_serial`` (every tree in one call) and ``<step>_parallel`` (``crossenvs.kernels.threads.CHUNK``
-trees a call) on the CPU, through :func:`crossenvs.kernels.threads.run`, and ``<step>_cuda``, one GPU thread a
-tree; :class:`crossenvs.az.search.gumbel.GumbelSearch` runs them on either backend in the same order:
+batch (as ``crossenvs.kernels.game_batch.step_games`` steps games). Its loops: on the CPU the body itself over
+every tree (``crossenvs.kernels.threads.SerialLoop``) and :func:`search_parallel` (``crossenvs.kernels.threads.CHUNK``
+trees a call, the step's code first), through :func:`crossenvs.kernels.threads.run`, and ``<step>_cuda``, one GPU
+thread a tree; :class:`crossenvs.az.search.gumbel.GumbelSearch` runs them on either backend in the same order:
 :func:`init_root_trees`, then per simulation :func:`backup_then_select_trees` (the last leaf's evaluation backed
 up, the next leaf chosen), then the last backup and the answer
 (:func:`crossenvs.az.search.tree_math.backup_then_answer_trees`, which no game changes, compiled once for all
@@ -138,13 +138,13 @@ def backup_then_select_trees(t: Tree, start, stop) -> None:
 
 
 # ----------------------------------------------------------------------------- the search's loops: CPU, then CUDA
-#: the search's steps, in the order a search runs them: the CPU loops' first argument
+#: the search's steps, in the order a search runs them: the parallel loop's first argument
 INIT_ROOT, BACKUP_THEN_SELECT, BACKUP_THEN_ANSWER = 0, 1, 2
 
 
 @njit(cache=True, inline="always")
 def step_trees(t: Tree, step, start, stop) -> None:
-    """Step ``step`` of the search for trees ``start`` to ``stop - 1``: what both CPU loops run (the last step is
+    """Step ``step`` of the search for trees ``start`` to ``stop - 1``: what the parallel loop runs (the last step is
     :mod:`crossenvs.az.search.tree_math`'s, compiled once for every game)."""
     if step == INIT_ROOT:
         init_root_trees(t, start, stop)
@@ -152,13 +152,6 @@ def step_trees(t: Tree, step, start, stop) -> None:
         backup_then_select_trees(t, start, stop)
     else:
         backup_then_answer_trees(t, start, stop)
-
-
-@njit(cache=True)
-def search_serial(step, *fields) -> None:
-    """Step ``step`` over every tree (``fields``: those of :class:`~crossenvs.az.search.tree_math.Tree`, in order)."""
-    t = Tree(*fields)
-    step_trees(t, step, np.int64(0), t.leaves.shape[0])  # int64, as the parallel loop passes: one compile
 
 
 @njit(cache=True, parallel=True)

@@ -227,8 +227,8 @@ def root_result(t: Tree, b) -> None:
 def backup_then_answer_trees(t: Tree, start, stop) -> None:
     """Trees ``start`` to ``stop - 1``: the last leaf's evaluation backed up, then the tree's answer
     (:func:`root_result`). The one body of every target's loop (as ``crossenvs.kernels.game_batch.step_games``:
-    a call per tree would count the references of the tuple's arrays); the CPU's loops are the search's
-    (``crossenvs.az.search.tree.search_serial``)."""
+    a call per tree would count the references of the tuple's arrays); its CPU loops are itself over every tree
+    and the search's parallel one (``crossenvs.az.search.tree.search_parallel``)."""
     for b in range(start, stop):
         expand_and_backup(t, b)
         root_result(t, b)
