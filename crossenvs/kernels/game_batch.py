@@ -50,15 +50,6 @@ _apply_game, _mask_game, _observe_game = (
 
 # ----------------------------------------------------------------------------- a vector env's step and reset
 @njit(cache=True)
-def _final_views_and_restart(boards, metas, initial_board, initial_meta, final_observations, j) -> None:
-    """Game j has ended: both seats' views of where it ended, then the game back to the start (a call: few games
-    a step end)."""
-    for seat in range(2):
-        observe_kernel(boards[j], metas[j], np.int64(seat), final_observations[j, seat])
-    reset_game(boards, metas, j, initial_board, initial_meta)
-
-
-@njit(cache=True)
 def _restart_or_keep(boards, metas, ended, initial_board, initial_meta, what, j) -> None:
     """A reset's game j (``what``: RESTART or KEEP): back to the start, or as it is; no move, so nothing ended."""
     ended[j] = False
@@ -91,8 +82,10 @@ def step_games(a: Step, start, stop) -> None:
         else:
             _restart_or_keep(a.boards, a.metas, a.ended, a.initial_board, a.initial_meta, a.plays[j], j)
     for j in range(start, stop):
-        if a.ended[j]:
-            _final_views_and_restart(a.boards, a.metas, a.initial_board, a.initial_meta, a.final_observations, j)
+        if a.ended[j]:  # both seats' views of where it ended, then back to the start
+            for seat in range(2):
+                _observe_game(a.boards[j], a.metas[j], np.int64(seat), a.final_observations[j, seat])
+            reset_game(a.boards, a.metas, j, a.initial_board, a.initial_meta)
     for j in range(start, stop):
         seat = np.int64(a.metas[j, st.TO_MOVE])  # int64, as the view's seats: one compile of the observation
         a.players[j] = seat
