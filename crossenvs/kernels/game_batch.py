@@ -50,14 +50,6 @@ _apply_game, _mask_game, _observe_game = (
 
 # ----------------------------------------------------------------------------- a vector env's step and reset
 @njit(cache=True)
-def _restart_or_keep(boards, metas, ended, initial_board, initial_meta, what, j) -> None:
-    """A reset's game j (``what``: RESTART or KEEP): back to the start, or as it is; no move, so nothing ended."""
-    ended[j] = False
-    if what == RESTART:
-        reset_game(boards, metas, j, initial_board, initial_meta)
-
-
-@njit(cache=True)
 def step_games(a: Step, start, stop) -> None:
     """A vector env's step for games ``start`` to ``stop - 1``, the one body of every target's step: each game plays
     (a reset's game restarts or keeps, see :data:`~crossenvs.kernels.batch_kernels.PLAY`), an ended game's final
@@ -79,8 +71,10 @@ def step_games(a: Step, start, stop) -> None:
             over = not legal or status != st.STATUS_PLAYING
             a.illegal[j], a.movers[j], a.rewards[j], a.ended[j] = not legal, mover, a.seat_rewards[j, mover], over
             a.final_ply[j] = a.metas[j, st.PLY] if over else 0
-        else:
-            _restart_or_keep(a.boards, a.metas, a.ended, a.initial_board, a.initial_meta, a.plays[j], j)
+        else:  # a reset's game: back to the start (RESTART) or as it is (KEEP); no move, so nothing ended
+            a.ended[j] = False
+            if a.plays[j] == RESTART:
+                reset_game(a.boards, a.metas, j, a.initial_board, a.initial_meta)
     for j in range(start, stop):
         if a.ended[j]:  # both seats' views of where it ended, then back to the start
             for seat in range(2):
