@@ -245,18 +245,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
 
         where = start_ray(args)
     write_settings(args, game)
-    config = rllib.league_config(
-        game,
-        env_runners=args.env_runners,
-        envs_per_runner=args.envs_per_runner,
-        learners=args.learners,
-        gpus_per_learner=args.gpus_per_learner,
-        batch=args.batch,
-        minibatch=args.minibatch,
-        epochs=args.epochs,
-        lr=args.lr,
-        seed=args.seed,
-    )
+    config = rllib.league_config(game, **{flag: getattr(args, flag) for flag in LEAGUE_FLAGS})
     print(f"{game!r}: league self-play on {where}, {args.env_runners} env runner(s), "
           f"{args.learners} learner(s); run folder {args.out}", flush=True)  # fmt: skip
     with Wait(f"building the RLlib algorithm ({args.env_runners} env runner(s) starting)"):
@@ -266,6 +255,10 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     finally:
         algo.stop()
     return finish(args, game, checkpoint, steps, speed, illegal)
+
+
+#: the flags that are :func:`crossenvs.integrations.rllib.league_config`'s settings, under its own names
+LEAGUE_FLAGS = "env_runners envs_per_runner learners gpus_per_learner batch minibatch epochs lr seed".split()
 
 
 def write_settings(args: argparse.Namespace, game: Game) -> None:
