@@ -1,7 +1,7 @@
 """The batched env as a stable-baselines3 ``VecEnv``: one learner, the opponent inside ``step``.
 
-Apart from :mod:`crossenvs.envs.vector` (the two-player face) because stable-baselines3 imports torch, a second and
-a half that a user of the two-player env, a gymnasium loop or a pgx-style benchmark need not wait for.
+Apart from :mod:`crossenvs.envs.vector` (the two-player face) because stable-baselines3 imports torch, a wait that a
+user of the two-player env, a gymnasium loop or a pgx-style benchmark need not sit through.
 """
 
 from __future__ import annotations

@@ -248,7 +248,7 @@ class DeviceVectorEnv(CrossVectorEnv):
 
 def __getattr__(name: str) -> Any:
     """``CrossSB3VecEnv`` where it was first found: it lives in :mod:`crossenvs.envs.sb3_vec`, since importing
-    stable-baselines3 imports torch (1.5 s of this module's 1.9 s import, for every two-player env user)."""
+    stable-baselines3 imports torch (most of this module's import time, for every two-player env user)."""
     if name == "CrossSB3VecEnv":
         from .sb3_vec import CrossSB3VecEnv
 

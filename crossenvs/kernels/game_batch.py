@@ -13,11 +13,10 @@ game (a range of one), launched by
 :mod:`crossenvs.kernels.launch`. One source for both targets, one argument list: a vector env's step is
 :func:`step_games` on either (:class:`crossenvs.envs.batch.GameBatch` picks the loop or the kernel).
 
-What a call per game costs shaped the code (numba 0.68; Connect Four at 1,024 games on one thread, the step's
-numba time went from 251 to about 90 ns a game). numba counts an array in and out (an atomic reference count)
-where a function takes it, and prunes the counts only within one function: the game's kernel called per game
-with views of the batch cost about 25 ns a call more than compiled into the loop, an inlined helper given the
-step's NamedTuple 170 ns a game (the tuple is built again), one given seven of its arrays 70 ns. So the game's
+What a call per game costs shaped the code (numba 0.68; the figures are on docs/benchmarks.md). numba counts an
+array in and out (an atomic reference count) where a function takes it, and prunes the counts only within one
+function: the game's kernel called per game with views of the batch costs more in counts than a light game's
+move, an inlined helper given the step's NamedTuple more again (the tuple is built again per game). So the game's
 kernels are compiled into the range's loops (``inline="always"`` twins), a move's bookkeeping is written in the
 loop, and every loop calls the range function: numba 0.68 drops stores through arrays taken from a tuple in
 a function inlined with them (seen in ``prange`` bodies first, then in this step compiled into its serial loop:

@@ -250,7 +250,7 @@ def run(serial: Callable[..., Any], parallel: Callable[..., Any] | None, args: t
 def _parallel_chunked(parallel: Callable[..., Any], args: tuple[Any, ...], size: int) -> None:
     """``parallel(*args)`` across numba's threads, its ``prange`` indices (each a unit of :data:`CHUNK` games:
     :func:`chunk_bounds`) split evenly between them: taken one at a time, 256 units of a light game's step
-    cost more in scheduling than they saved (Connect Four at 4,096 games, 1.27x the time of the even split)."""
+    cost more in scheduling than they saved (measured: docs/benchmarks.md, the search written like the step)."""
     with numba.parallel_chunksize(0):  # 0: numba's even split, whatever a caller's outer setting
         parallel(*args)
 
@@ -262,7 +262,7 @@ class SerialLoop:
     type (its entry point), looked up at the first call. Given a NamedTuple of a dozen arrays, numba's
     dispatcher spends longer finding that code than a one-game step takes; a ``*fields`` wrapper that builds
     the tuple inside numba, the other way round it, is one more function to compile, which links the whole
-    body in again (a second and a half of a first search). Safe because each job builds ``args`` from buffers of
+    body in again (most of a cold first search's extra compile: docs/benchmarks.md). Safe because each job builds ``args`` from buffers of
     fixed types (the kernels' bodies are compiled once, a test checks it); without numba
     (``NUMBA_DISABLE_JIT=1``) the body itself runs. Make one with :func:`serial_loop`.
     """
