@@ -88,6 +88,14 @@ LONG_FILES = {
 }
 
 
+def pytest_configure(config):
+    """``CROSSENVS_COMPILE_LOG=<folder>``: every numba compile logged with its test (tests/compile_log.py says how)."""
+    if os.environ.get("CROSSENVS_COMPILE_LOG"):
+        import compile_log
+
+        config.pluginmanager.register(compile_log, "compile_log")  # its own pytest_configure runs on registering
+
+
 def pytest_collection_modifyitems(config, items):
     """Under xdist, the long files first (see :data:`LONG_FILES`); a serial run keeps the collection order."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
