@@ -262,9 +262,9 @@ class SerialLoop:
     type (its entry point), looked up at the first call. Given a NamedTuple of a dozen arrays, numba's
     dispatcher spends longer finding that code than a one-game step takes; a ``*fields`` wrapper that builds
     the tuple inside numba, the other way round it, is one more function to compile, which links the whole
-    body in again (most of a cold first search's extra compile: docs/benchmarks.md). Safe because each job builds ``args`` from buffers of
-    fixed types (the kernels' bodies are compiled once, a test checks it); without numba
-    (``NUMBA_DISABLE_JIT=1``) the body itself runs. Make one with :func:`serial_loop`.
+    body in again (most of a cold first search's extra compile: docs/benchmarks.md). Safe because each job
+    builds ``args`` from buffers of fixed types (the kernels' bodies are compiled once, a test checks it); where
+    no machine code is found (``NUMBA_DISABLE_JIT=1``) the body itself runs. Make one with :func:`serial_loop`.
     """
 
     def __init__(self, body: Callable[..., None]) -> None:
