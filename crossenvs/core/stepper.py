@@ -23,9 +23,9 @@ from functools import partial
 from typing import Protocol
 
 import numpy as np
-from numba import typeof, types
 
 from crossenvs.kernels import state as st
+from crossenvs.kernels.numba_internals import compiled_entry
 from crossenvs.kernels.specialize import specialize
 from crossenvs.kernels.state import State
 from crossenvs.support.actions import action_id
@@ -54,8 +54,7 @@ def bind_buffers(kernel: Callable[..., int], *buffers: np.ndarray) -> Callable[[
     checked Python int. Without numba (``NUMBA_DISABLE_JIT=1``) the plain function is bound.
     """
     kernel(*buffers, -1)  # compiles, or loads from the cache, the version for these types
-    compiled = getattr(kernel, "overloads", {}).get(tuple(typeof(b) for b in buffers) + (types.int64,))
-    return partial(getattr(compiled, "entry_point", kernel), *buffers)
+    return partial(compiled_entry(kernel, *buffers, -1), *buffers)
 
 
 class Stepper:

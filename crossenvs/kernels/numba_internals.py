@@ -17,6 +17,8 @@ What each is for:
   (``simulator.kernel._get_kernel_context``): the simulator swaps its fake ``numba.cuda`` into a
   kernel's own globals only, and our kernels name no ``numba.cuda`` of their own.
 * :func:`cached_signatures`: what the disk cache holds of a function (a test counts compiles).
+* :func:`compiled_entry`: the machine code compiled for given arguments' types, called without the dispatcher's
+  type search (a compile result's ``entry_point``): the single-game stepper and every serial loop.
 * :func:`links_with_nvjitlink`: which CUDA version the driver must run (the driver check).
 * :func:`named_compute_capability` and :func:`build_kernel`: a kernel built as numba-cuda would build
   it for a card of a given compute capability, with no card here (``dispatcher._Kernel``,
@@ -120,6 +122,17 @@ def cached_signatures(dispatcher: Any) -> list[tuple[Any, ...]]:
         return list(dispatcher.signatures)
     index = internal(cache_file, "_load_index", "reading the cache's index")()
     return [key[0] for key in index]
+
+
+def compiled_entry(function: Any, *arguments: Any) -> Callable[..., Any]:
+    """What calls ``function``'s machine code for the types of ``arguments`` straight away (the compile result's
+    ``entry_point``: it still converts the arguments, but skips the dispatcher's search for the version to run,
+    microseconds for a tuple of a dozen arrays); ``function`` itself where numba has no such version (not
+    compiled for these types yet, or numba off). The caller keeps to those types: the entry point checks none."""
+    import numba
+
+    compiled = getattr(function, "overloads", {}).get(tuple(numba.typeof(argument) for argument in arguments))
+    return getattr(compiled, "entry_point", None) or function
 
 
 # ----------------------------------------------------------------------------- CUDA: codegen

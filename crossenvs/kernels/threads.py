@@ -41,6 +41,8 @@ from typing import Any
 import numba
 from numba import njit
 
+from crossenvs.kernels.numba_internals import compiled_entry
+
 #: batches smaller than this run on the calling thread (``CROSSENVS_SERIAL_BELOW`` overrides it)
 SERIAL_BELOW = int(os.environ.get("CROSSENVS_SERIAL_BELOW") or 64)
 CHUNK = 16  # games per unit of work a thread takes
@@ -277,9 +279,7 @@ class SerialLoop:
             entry(args, 0, size)
             return
         self.body(args, 0, size)  # compiles, or loads from the cache, the version for these types (int64 bounds)
-        overloads = getattr(self.body, "overloads", {})
-        compiled = overloads.get((numba.typeof(args), numba.types.int64, numba.types.int64))
-        self._entry = getattr(compiled, "entry_point", None) or self.body  # the body: no machine code to call
+        self._entry = compiled_entry(self.body, args, 0, size)
 
 
 @cache
